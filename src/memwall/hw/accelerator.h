@@ -1,0 +1,44 @@
+// An accelerator (GPU, NPU, TPU ...): the datasheet facts memwall reasons with. Values the sources
+// do not give stay empty (std::nullopt) and are printed as "unknown"; nothing is filled in by guess.
+#pragma once
+
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "memwall/core/precision.h"
+#include "memwall/core/units.h"
+
+namespace memwall {
+
+struct Accelerator {
+  std::string id;       // as in shared/reference/accelerators.json, e.g. "nvidia-h100-sxm"
+  std::vector<std::string> aliases;  // short names: "h100", "h100-sxm" ...
+  std::string vendor, name, arch, form_factor, memory_type;
+  std::string confidence;  // high | medium | low | none, from the reference table
+
+  std::optional<Bytes> memory;                     // HBM/GDDR capacity (datasheet "GB" x 1e9)
+  std::optional<BytesPerSecond> memory_bandwidth;  // datasheet peak
+  // Dense (no sparsity) peak per precision column: fp32 tf32 fp16 bf16 fp8 int8 int4 fp4.
+  std::map<std::string, std::optional<FlopsPerSecond>> dense_peak;
+  std::vector<std::string> unsupported_precisions;  // columns the hardware has no path for
+
+  std::string scaleup_interconnect;  // e.g. "NVLink 4.0 (18 links)"
+  std::optional<BytesPerSecond> scaleup_bandwidth_per_direction;  // per device
+  std::string host_link;                                          // e.g. "PCIe Gen5 x16"
+  std::optional<BytesPerSecond> host_bandwidth_per_direction;     // from the PCIe generation
+  std::optional<Watts> tdp;
+  std::optional<int> compute_units;  // SMs (NVIDIA) / CUs (AMD) ..., for wave quantisation
+  std::optional<int> year;
+  std::optional<Dollars> price;
+  std::string price_source;
+  std::vector<std::string> sources;
+  std::string notes;
+
+  // Dense peak for the matmul precision; nullopt when unknown or unsupported.
+  std::optional<FlopsPerSecond> peak(Precision p) const;
+  bool supports(Precision p) const;
+};
+
+}  // namespace memwall

@@ -1,0 +1,37 @@
+// The subcommands of the memwall CLI. Each file parses its options, calls the library and prints
+// the answer; none computes anything of its own.
+#pragma once
+
+#include <functional>
+#include <string>
+#include <vector>
+
+#include <CLI/CLI.hpp>
+
+namespace memwall::cli {
+
+// Options every subcommand shares.
+struct GlobalOptions {
+  std::vector<std::string> catalog_files;  // --catalog FILE (repeatable): user hardware/models/prices
+  bool json = false;                       // --json: one JSON object on stdout, nothing else there
+};
+
+// Each register_* adds one subcommand to `app`; its callback runs when the subcommand is chosen
+// and returns the process exit status.
+using Runner = std::function<int()>;
+void register_catalog(CLI::App& app, GlobalOptions& g, Runner& run);
+void register_infer(CLI::App& app, GlobalOptions& g, Runner& run);
+void register_train(CLI::App& app, GlobalOptions& g, Runner& run);
+void register_simulate(CLI::App& app, GlobalOptions& g, Runner& run);
+void register_plan(CLI::App& app, GlobalOptions& g, Runner& run);
+void register_net(CLI::App& app, GlobalOptions& g, Runner& run);
+void register_compare(CLI::App& app, GlobalOptions& g, Runner& run);
+void register_probe(CLI::App& app, GlobalOptions& g, Runner& run);
+void register_monitor(CLI::App& app, GlobalOptions& g, Runner& run);
+void register_ui(CLI::App& app, GlobalOptions& g, Runner& run);
+void register_validate(CLI::App& app, GlobalOptions& g, Runner& run);
+
+// Adds --json and --catalog to a subcommand.
+void add_global_options(CLI::App& sub, GlobalOptions& g);
+
+}  // namespace memwall::cli

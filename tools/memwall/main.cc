@@ -1,0 +1,70 @@
+// memwall: what hardware an LLM workload needs, how fast it runs, what it costs, and why a live
+// cluster is slower than it should be. This file only dispatches; see commands.h.
+#include <cstdio>
+#include <exception>
+#include <iostream>
+
+#include "commands.h"
+#include "memwall/core/error.h"
+
+namespace memwall::cli {
+
+void add_global_options(CLI::App& sub, GlobalOptions& g) {
+  sub.add_flag("--json", g.json, "Print one JSON object on stdout and nothing else there");
+  sub.add_option("--catalog", g.catalog_files,
+                 "Extra catalog file (JSON or YAML: accelerators, nodes, fabrics, models, prices); "
+                 "repeatable, later files override earlier entries with the same id")
+      ->check(CLI::ExistingFile);
+}
+
+}  // namespace memwall::cli
+
+int main(int argc, char** argv) {
+  using namespace memwall;
+  CLI::App app{
+      "memwall: the memory wall, interconnect and utilisation of LLM training and inference.\n"
+      "Answers what hardware a workload needs, how fast it runs, what it costs, and why a running\n"
+      "cluster is slower than it should be."};
+  app.require_subcommand(1);
+  app.set_version_flag("--version", "memwall 0.1.0");
+  cli::GlobalOptions g;
+  cli::Runner run;
+  cli::register_plan(app, g, run);
+  cli::register_infer(app, g, run);
+  cli::register_train(app, g, run);
+  cli::register_simulate(app, g, run);
+  cli::register_net(app, g, run);
+  cli::register_compare(app, g, run);
+  cli::register_catalog(app, g, run);
+  cli::register_validate(app, g, run);
+  cli::register_probe(app, g, run);
+  cli::register_monitor(app, g, run);
+  cli::register_ui(app, g, run);
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::CallForHelp& e) {
+    return app.exit(e);
+  } catch (const CLI::CallForAllHelp& e) {
+    return app.exit(e);
+  } catch (const CLI::CallForVersion& e) {
+    return app.exit(e);
+  } catch (const CLI::ParseError& e) {
+    std::cerr << "memwall: " << e.what() << "\n";
+    return kExitBadInput;
+  }
+  try {
+    return run ? run() : kExitBadInput;
+  } catch (const InputError& e) {
+    std::cerr << "memwall: bad input: " << e.what() << "\n";
+    return kExitBadInput;
+  } catch (const InfeasibleError& e) {
+    std::cerr << "memwall: cannot run: " << e.what() << "\n";
+    return kExitInfeasible;
+  } catch (const std::bad_alloc&) {
+    std::cerr << "memwall: out of memory (input too large?)\n";
+    return kExitBadInput;
+  } catch (const std::exception& e) {
+    std::cerr << "memwall: internal error: " << e.what() << "\n";
+    return 1;
+  }
+}
