@@ -1,0 +1,52 @@
+// Everything memwall knows by name: accelerators, nodes, fabrics and models. Built from the data
+// files embedded at build time (data/), then extended or overridden by user files (--catalog FILE).
+#pragma once
+
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "memwall/core/document.h"
+#include "memwall/hw/accelerator.h"
+#include "memwall/hw/fabric.h"
+#include "memwall/hw/node.h"
+#include "memwall/model/transformer.h"
+
+namespace memwall {
+
+class Catalog {
+ public:
+  // The built-in catalog from the embedded data files (parsed once, then copied).
+  static Catalog builtin();
+  // Built-in plus each user file in order; later entries replace earlier ones with the same id.
+  static Catalog with_user_files(const std::vector<std::string>& paths);
+
+  // Adds the entries of one JSON/YAML document (keys: accelerators, nodes, fabrics, models).
+  void load(const Json& doc, const std::string& origin);
+  void load_file(const std::string& path);
+
+  // Lookup by id or alias, case-insensitive; InputError with the nearest names otherwise.
+  const Accelerator& accelerator(std::string_view name) const;
+  const Node& node(std::string_view name) const;
+  const Fabric& fabric(std::string_view name) const;
+  // A built-in model id, or a path to a Hugging Face config.json (imported on the fly).
+  ModelSpec model(std::string_view name_or_path) const;
+
+  const std::vector<Accelerator>& accelerators() const { return accelerators_; }
+  const std::vector<Node>& nodes() const { return nodes_; }
+  const std::vector<Fabric>& fabrics() const { return fabrics_; }
+  const std::vector<ModelSpec>& models() const { return models_; }
+
+  void add(Accelerator a);
+  void add(Node n);
+  void add(Fabric f);
+  void add(ModelSpec m);
+
+ private:
+  std::vector<Accelerator> accelerators_;
+  std::vector<Node> nodes_;
+  std::vector<Fabric> fabrics_;
+  std::vector<ModelSpec> models_;
+};
+
+}  // namespace memwall

@@ -1,0 +1,31 @@
+// A published, measured case (shared/validation/dev-cases.json format) and memwall's prediction
+// for it. Each kind has its own predictor; the runner collects errors per kind.
+#pragma once
+
+#include <optional>
+#include <string>
+
+#include "memwall/catalog/catalog.h"
+#include "memwall/core/document.h"
+
+namespace memwall::validate {
+
+struct CaseResult {
+  std::string id, kind, metric, unit;
+  double measured = 0;
+  std::optional<double> predicted;  // in the case's unit; empty when the case cannot be expressed
+  std::string skipped_reason;       // why not, when empty
+  std::string assumptions;          // what memwall assumed that the source left unstated
+  double abs_pct_error() const;     // |predicted - measured| / measured x 100
+};
+
+// One predictor per kind; each fills `predicted` or `skipped_reason`.
+CaseResult predict_inference_case(const Json& c, const Catalog& catalog);
+CaseResult predict_training_case(const Json& c, const Catalog& catalog);
+CaseResult predict_microbench_case(const Json& c, const Catalog& catalog);
+CaseResult predict_memory_case(const Json& c, const Catalog& catalog);
+
+// Common header fields of a case into a result with nothing predicted yet.
+CaseResult start_result(const Json& c);
+
+}  // namespace memwall::validate
