@@ -24,6 +24,8 @@ CaseResult predict_inference_case(const Json& c, const Catalog& catalog);
 CaseResult predict_training_case(const Json& c, const Catalog& catalog);
 CaseResult predict_microbench_case(const Json& c, const Catalog& catalog);
 CaseResult predict_memory_case(const Json& c, const Catalog& catalog);
+// Collective-bandwidth microbenchmarks (nccl-tests); predict_microbench_case delegates to it.
+CaseResult predict_net_microbench_case(const Json& c, const Catalog& catalog);
 
 // Common header fields of a case into a result with nothing predicted yet.
 CaseResult start_result(const Json& c);
