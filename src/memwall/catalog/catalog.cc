@@ -103,7 +103,7 @@ const Catalog& parsed_builtin() {
 
 }  // namespace
 
-Catalog Catalog::builtin() { return parsed_builtin(); }
+const Catalog& Catalog::builtin() { return parsed_builtin(); }
 
 Catalog Catalog::with_user_files(const std::vector<std::string>& paths) {
   Catalog c = builtin();
@@ -142,7 +142,11 @@ void Catalog::load(const Json& doc, const std::string& origin) {
       if (kind == "accelerators") {
         add_accelerator_entry(e, where);
       } else if (kind == "nodes") {
-        add(node_from_json(e, where));
+        Node n = node_from_json(e, where);
+        if (!find_accelerator(n.accelerator))
+          throw InputError::unknown_name(where + ".accelerator", n.accelerator,
+                                         accelerator_names());
+        add(std::move(n));
       } else if (kind == "fabrics") {
         add(fabric_from_json(e, where));
       } else {

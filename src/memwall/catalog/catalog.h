@@ -16,8 +16,9 @@ namespace memwall {
 
 class Catalog {
  public:
-  // The built-in catalog from the embedded data files (parsed once, then copied).
-  static Catalog builtin();
+  // The built-in catalog from the embedded data files, parsed once on first use and kept for the
+  // life of the program, so references into it never dangle. Copy it to extend it.
+  static const Catalog& builtin();
   // Built-in plus each user file in order; later entries replace earlier ones with the same id.
   static Catalog with_user_files(const std::vector<std::string>& paths);
 

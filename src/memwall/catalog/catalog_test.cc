@@ -8,6 +8,7 @@
 #include <gtest/gtest.h>
 
 #include "memwall/core/error.h"
+#include "memwall/hw/hw_io.h"
 
 namespace memwall {
 namespace {
@@ -28,7 +29,7 @@ std::string message_of(const std::function<void()>& f) {
 }
 
 TEST(Catalog, BuiltinHasEveryReferenceAcceleratorWithItsValues) {
-  const Catalog c = Catalog::builtin();
+  const Catalog& c = Catalog::builtin();
   ASSERT_EQ(c.accelerators().size(), 46u);
   const char* shared = std::getenv("MEMWALL_SHARED_DIR");
   if (!shared) GTEST_SKIP() << "MEMWALL_SHARED_DIR not set";
@@ -80,7 +81,7 @@ TEST(Catalog, H100DatasheetValues) {
 }
 
 TEST(Catalog, HostLinkFollowsPcieGeneration) {
-  const Catalog c = Catalog::builtin();
+  const Catalog& c = Catalog::builtin();
   EXPECT_DOUBLE_EQ(c.accelerator("v100").host_bandwidth_per_direction->value(), 15.75e9);
   EXPECT_DOUBLE_EQ(c.accelerator("4090").host_bandwidth_per_direction->value(), 31.5e9);
   EXPECT_DOUBLE_EQ(c.accelerator("mi300x").host_bandwidth_per_direction->value(), 63e9);
@@ -89,7 +90,7 @@ TEST(Catalog, HostLinkFollowsPcieGeneration) {
 }
 
 TEST(Catalog, UnknownValuesStayUnknown) {
-  const Catalog c = Catalog::builtin();
+  const Catalog& c = Catalog::builtin();
   const Accelerator& mlu590 = c.accelerator("mlu590");
   EXPECT_FALSE(mlu590.memory.has_value());
   EXPECT_FALSE(mlu590.memory_bandwidth.has_value());
@@ -99,7 +100,7 @@ TEST(Catalog, UnknownValuesStayUnknown) {
 }
 
 TEST(Catalog, AliasesResolveCaseInsensitivelyAndAreUnique) {
-  const Catalog c = Catalog::builtin();
+  const Catalog& c = Catalog::builtin();
   const std::vector<std::pair<std::string, std::string>> expected = {
       {"h100", "nvidia-h100-sxm"},   {"H100-SXM", "nvidia-h100-sxm"},
       {"h200", "nvidia-h200-sxm"},   {"a100", "nvidia-a100-80gb-sxm"},
@@ -127,7 +128,7 @@ TEST(Catalog, AliasesResolveCaseInsensitivelyAndAreUnique) {
 }
 
 TEST(Catalog, UnknownNameSuggestsNearest) {
-  const Catalog c = Catalog::builtin();
+  const Catalog& c = Catalog::builtin();
   const std::string msg = message_of([&] { c.accelerator("h10"); });
   EXPECT_NE(msg.find("--gpu"), std::string::npos) << msg;
   EXPECT_NE(msg.find("'h10'"), std::string::npos) << msg;
@@ -210,11 +211,58 @@ TEST(Catalog, BadUserFilesNameTheFile) {
 }
 
 TEST(Catalog, ModelPathThatDoesNotExistIsBadInput) {
-  const Catalog c = Catalog::builtin();
+  const Catalog& c = Catalog::builtin();
   EXPECT_NE(message_of([&] { c.model("/nonexistent/config.json"); }).find("/nonexistent/config.json"),
             std::string::npos);
   const std::string neither = write_temp("neither.json", R"({"hidden_size": 4096})");
   EXPECT_NE(message_of([&] { c.model(neither); }).find("model_type"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace memwall
+
+namespace memwall {
+namespace {
+
+TEST(Catalog, BuiltinHasTheContractNodesFabricsAndModels) {
+  const Catalog& c = Catalog::builtin();
+  for (const char* id : {"hgx-a100", "hgx-a800", "hgx-h100", "hgx-h800", "hgx-h20", "hgx-h200",
+                         "hgx-b200", "gb200-nvl72", "pcie-4090", "pcie-4090-p2p", "pcie-l40s",
+                         "pcie-l20", "mi300x-8", "gaudi3-8", "ascend-910b-8"}) {
+    const Node* n = c.find_node(id);
+    ASSERT_NE(n, nullptr) << id;
+    EXPECT_NE(c.find_accelerator(n->accelerator), nullptr) << id << " -> " << n->accelerator;
+  }
+  EXPECT_EQ(c.node("HGX-H100").accelerator, "nvidia-h100-sxm");
+  for (const char* id : {"ib-hdr", "ib-ndr", "ib-xdr", "roce-200", "roce-400"})
+    EXPECT_NE(c.find_fabric(id), nullptr) << id;
+  EXPECT_GE(c.models().size(), 25u);
+  for (const char* id : {"llama-2-7b", "llama-3.1-8b", "llama-3.1-70b", "llama-3.1-405b",
+                         "qwen2.5-72b", "mixtral-8x7b", "deepseek-v3", "gpt3-175b"})
+    EXPECT_EQ(c.model(id).id, id);
+  EXPECT_EQ(c.model("llama-3.1-8b").hidden, 4096);
+}
+
+TEST(Catalog, ModelFromHuggingFaceConfigPath) {
+  const ModelSpec m =
+      Catalog::builtin().model(MEMWALL_SOURCE_DIR "/src/memwall/model/testdata/llama-3.1-8b.config.json");
+  EXPECT_EQ(m.layers, 32);
+  EXPECT_EQ(m.hidden, 4096);
+  EXPECT_EQ(m.kv_heads, 8);
+  EXPECT_EQ(m.vocab, 128256);
+}
+
+TEST(Catalog, UserNodeMustNameAKnownAccelerator) {
+  const Catalog& c = Catalog::builtin();
+  Json node = node_to_json(c.node("hgx-h100"));
+  node["id"] = "my-node";
+  node["accelerator"] = "h1000";
+  Catalog copy = c;
+  EXPECT_NE(message_of([&] { copy.load(Json{{"nodes", {node}}}, "mine.json"); }).find("h100"),
+            std::string::npos);
+  node["accelerator"] = "h100";
+  copy.load(Json{{"nodes", {node}}}, "mine.json");
+  EXPECT_EQ(copy.node("my-node").devices, 8);
 }
 
 }  // namespace
