@@ -35,35 +35,64 @@ infer::StepBatch decode_at(int batch, double context) {
 
 double gb(Bytes b) { return b.value() / 1e9; }
 
-// The one-sentence explanation of what limits a plan (docs/plan.md "Binding wall").
-std::string binding_sentence(const Plan& p, int max_batch, const std::string& next_failure,
-                             const Requirements& r, double context) {
+// The one-sentence explanation of what limits a plan (docs/plan.md "Binding wall"): memory
+// capacity when the batch is capped by KV space, otherwise the SLA term that the next sequence
+// would break and the largest share of the decode iteration (memory traffic, compute, exposed
+// communication or fixed overhead) from the estimator's breakdown.
+std::string binding_sentence(const Plan& p, const ReplicaModel& rm, int best, int fit_batch,
+                             int max_batch, const std::string& next_failure, const Requirements& r,
+                             double context) {
   const Accelerator& a = *p.shape.accelerator;
   const int n = p.shape.devices();
-  const Bytes weights = r.weights;
-  const Bytes kv = r.kv_bytes_per_token * (p.point.batch * context);
-  if (p.point.batch >= max_batch) {
+  const Bytes kv = r.kv_bytes_per_token * (best * context);
+  if (best >= max_batch && best < fit_batch) {
+    return fmt::format(
+        "the load binds, not the hardware: all {} sequences fit on one replica within the SLA "
+        "(TPOT {:.1f} ms, TTFT p99 {:.2f} s); {} sequences would fit in memory",
+        best, p.point.tpot.value() * 1e3, p.point.ttft_p99.value(), fit_batch);
+  }
+  if (best >= fit_batch) {
     return fmt::format(
         "memory capacity binds: {:.1f} GB of weights leave room for only {} sequences of {:.0f} "
         "tokens ({:.1f} GB of KV at {:.0f} KB/token) on {} x {:.0f} GB; the SLA would allow more",
-        gb(weights), p.point.batch, context, gb(kv), r.kv_bytes_per_token.value() / 1e3, n,
+        gb(r.weights), best, context, gb(kv), r.kv_bytes_per_token.value() / 1e3, n,
         a.memory ? a.memory->value() / 1e9 : 0.0);
   }
-  const Bytes moved = weights + kv;
-  const double peak = a.memory_bandwidth ? a.memory_bandwidth->value() * n : 0.0;
-  const double achieved = moved.value() / p.point.decode_step.value();
-  if (next_failure.rfind("TPOT", 0) == 0) {
+  const double step_ms = rm.step(decode_at(best, context)).value() * 1e3;
+  if (next_failure.rfind("TTFT", 0) == 0 || next_failure.rfind("prefill", 0) == 0) {
     return fmt::format(
-        "decode is memory-bandwidth-bound: one step moves {:.1f} GB (weights {:.1f} + KV {:.1f}) "
-        "in {:.1f} ms, {:.2f} TB/s of the {} x {:.2f} TB/s peak ({:.0f}%); one more sequence "
-        "per replica gives {}",
-        gb(moved), gb(weights), gb(kv), p.point.decode_step.value() * 1e3, achieved / 1e12, n,
-        peak / 1e12 / n, peak > 0 ? 100 * achieved / peak : 0.0, next_failure);
+        "prefill binds: prompts take {:.0f}% of each replica's time, so a p99 prompt waits and "
+        "runs {:.2f} s; one more sequence per replica gives {}",
+        100 * p.point.prefill_share, p.point.ttft_p99.value(), next_failure);
   }
-  return fmt::format(
-      "prefill binds: prefill takes {:.0f}% of each replica's time and a p99 prompt waits and "
-      "runs {:.2f} s; one more sequence per replica gives {}",
-      100 * p.point.prefill_share, p.point.ttft_p99.value(), next_failure);
+  std::string wall = fmt::format("a decode step over {} sequences takes {:.1f} ms", best, step_ms);
+  if (rm.breakdown) {
+    const StepShares s = rm.breakdown(decode_at(best, context));
+    const double mem = s.memory.value(), cmp = s.compute.value(), com = s.communication.value(),
+                 ovh = s.overhead.value();
+    const double top = std::max({mem, cmp, com, ovh});
+    const double peak = a.memory_bandwidth ? a.memory_bandwidth->value() : 0.0;
+    if (top == mem) {
+      wall = fmt::format(
+          "decode is memory-bandwidth-bound: {:.1f} ms of the {:.1f} ms step stream {:.1f} GB per "
+          "device (weights {:.1f} GB + KV {:.1f} GB over {} devices) against {:.2f} TB/s peak each",
+          mem * 1e3, step_ms, s.bytes_moved.value() / 1e9, gb(r.weights), gb(kv), n, peak / 1e12);
+    } else if (top == cmp) {
+      wall = fmt::format("decode is compute-bound: {:.1f} ms of the {:.1f} ms step is matmul work at batch {}",
+                         cmp * 1e3, step_ms, best);
+    } else if (top == com) {
+      wall = fmt::format(
+          "the interconnect binds: exposed tensor/pipeline communication is {:.1f} ms of the {:.1f} "
+          "ms step on {}",
+          com * 1e3, step_ms, p.shape.node ? p.shape.node->id : "this node");
+    } else {
+      wall = fmt::format(
+          "fixed per-step overhead binds: kernel launches and engine work are {:.1f} ms of the "
+          "{:.1f} ms step (memory {:.1f} ms, compute {:.1f} ms)",
+          ovh * 1e3, step_ms, mem * 1e3, cmp * 1e3);
+    }
+  }
+  return wall + "; one more sequence per replica gives " + next_failure;
 }
 
 }  // namespace
@@ -152,8 +181,13 @@ InferenceSearchResult search_inference(const ModelSpec& model, const InferenceWo
                 reject(rm.infeasible);
                 continue;
               }
-              const int max_batch = rm.max_batch(context);
-              if (max_batch < 1) {
+              const int fit_batch = rm.max_batch(context);
+              // A closed loop never has more sequences in flight than users.
+              const int max_batch =
+                  w.load.concurrency
+                      ? std::min(fit_batch, static_cast<int>(std::ceil(*w.load.concurrency - 1e-9)))
+                      : fit_batch;
+              if (fit_batch < 1) {
                 reject(fmt::format("no room for one sequence of {:.0f} tokens beside the weights", context));
                 continue;
               }
@@ -185,6 +219,10 @@ InferenceSearchResult search_inference(const ModelSpec& model, const InferenceWo
                 const int bb = std::min(b, best);
                 const OperatingPoint op = steady_state(rm, w, bb);
                 ++result.configurations;
+                if (!op.stable) {  // not a point the replica can hold; never on a frontier
+                  if (bb == best) break;
+                  continue;
+                }
                 result.throughput_points.push_back(
                     {op.generated_tokens_per_s / shape.devices(), 1.0 / op.tpot.value()});
                 result.throughput_labels.push_back(fmt::format("{} @ batch {}", shape.describe(), bb));
@@ -198,6 +236,14 @@ InferenceSearchResult search_inference(const ModelSpec& model, const InferenceWo
                   w.load.concurrency ? *w.load.concurrency
                                      : *w.load.rate_per_s * plan.point.e2e_mean.value();
               plan.replicas = static_cast<int>(std::ceil(total_concurrency / best - 1e-9));
+              // Report the point the replicas actually run at: the load spread evenly (no more
+              // than `best` sequences each, so the SLA still holds by monotonicity).
+              const int actual = std::max(
+                  1, std::min(best, static_cast<int>(std::ceil(total_concurrency / plan.replicas - 1e-9))));
+              if (actual != best) {
+                plan.point = steady_state(rm, w, actual);
+                ++result.configurations;
+              }
               plan.devices = plan.replicas * shape.devices();
               plan.concurrency = total_concurrency;
               plan.generated_tokens_per_s = total_concurrency / plan.point.tpot.value();
@@ -214,7 +260,7 @@ InferenceSearchResult search_inference(const ModelSpec& model, const InferenceWo
               }
               auto key = std::make_pair(wp, kp);
               if (!reqs.count(key)) reqs.emplace(key, derive_requirements(model, w, wp, kp));
-              plan.binding = binding_sentence(plan, max_batch, next_failure, reqs.at(key), context);
+              plan.binding = binding_sentence(plan, rm, best, fit_batch, max_batch, next_failure, reqs.at(key), context);
 
               switch (options.objective) {
                 case Objective::cost: plan.objective = plan.cost.usd_per_million_tokens; break;

@@ -26,6 +26,15 @@ struct ReplicaShape {
   std::string describe() const;  // "4x nvidia-h100-sxm (hgx-h100) TP4 PP1, w bf16 / kv fp8"
 };
 
+// Where an iteration's time goes, from the estimator's per-operator breakdown.
+struct StepShares {
+  Seconds memory;         // memory-bound operators
+  Seconds compute;        // compute-bound operators
+  Seconds communication;  // exposed collectives
+  Seconds overhead;       // kernel launches and per-iteration engine overhead
+  Bytes bytes_moved;      // HBM traffic per device
+};
+
 struct ReplicaModel {
   std::string infeasible;  // non-empty: cannot run at all, with the reason in numbers
   // Largest number of sequences whose KV (each of `context_tokens`) fits beside the weights.
@@ -35,6 +44,8 @@ struct ReplicaModel {
   // Optional: share of a decode iteration spent in exposed communication (0..1), for the
   // interconnect score; empty when the estimator does not report it.
   std::function<double(const infer::StepBatch&)> communication_share;
+  // Optional: the breakdown of an iteration, for the binding-wall sentence.
+  std::function<StepShares(const infer::StepBatch&)> breakdown;
   // Optional: activity 0..1 of the devices in an iteration (max of MFU and MBU) for the power
   // model; empty: a busy device is taken as fully active (power at TDP).
   std::function<double(const infer::StepBatch&)> activity;

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 
 #include <fmt/format.h>
 
@@ -39,6 +40,13 @@ OperatingPoint steady_state(const ReplicaModel& model, const InferenceWorkload& 
   p.prefill_p99 = model.step(mixed);
 
   const double s = p.prefill_mean.value(), td = p.decode_step.value(), out = w.output.mean;
+  // A non-finite or non-positive time from the estimator is not a result: report it unstable.
+  if (!std::isfinite(s) || !std::isfinite(td) || !std::isfinite(p.prefill_p99.value()) || s <= 0 ||
+      td <= 0) {
+    p.stable = false;
+    p.prefill_share = std::numeric_limits<double>::quiet_NaN();
+    return p;
+  }
   double rho = 0, e2e = s + (out - 1.0) * td;
   for (int i = 0; i < 30; ++i) {
     const double lambda = batch / e2e;
@@ -74,6 +82,9 @@ bool meets_sla(const OperatingPoint& p, const Sla& sla, std::string* why) {
     return false;
   };
   if (!p.stable) {
+    if (!std::isfinite(p.prefill_share)) {
+      return fail(fmt::format("the estimator gave no finite step time at batch {}", p.batch));
+    }
     return fail(fmt::format("prefill alone needs {:.0f}% of the replica's time at batch {}",
                             100 * p.prefill_share, p.batch));
   }
