@@ -8,7 +8,8 @@ function(memwall_embed_files target)
     COMMAND ${CMAKE_COMMAND} -DOUT=${out} -DROOT=${CMAKE_CURRENT_SOURCE_DIR} "-DFILES=${ARGN}"
             -P ${CMAKE_SOURCE_DIR}/cmake/embed_script.cmake
     DEPENDS ${ARGN} ${CMAKE_SOURCE_DIR}/cmake/embed_script.cmake
-    COMMENT "Embedding memwall data files")
+    COMMENT "Embedding memwall data files"
+    VERBATIM)
   add_library(${target} STATIC ${out})
   target_include_directories(${target} PUBLIC ${CMAKE_SOURCE_DIR}/src)
 endfunction()

@@ -1,4 +1,5 @@
-// A scale-out cluster network: link technology and the switch hierarchy between nodes.
+// A scale-out cluster network: link technology and the switch hierarchy between nodes
+// (leaf/spine, optionally a core tier), with the oversubscription of each tier.
 #pragma once
 
 #include <string>
@@ -22,6 +23,13 @@ struct Fabric {
   bool in_network_reduction = false;  // SHARP-style
   std::vector<std::string> sources;
   std::string notes;
+
+  // Added by the network model (defaults keep older entries valid).
+  int leaves_per_pod = 16;             // 3 tiers: leaf groups under one spine block (pod)
+  double core_oversubscription = 1.0;  // 3 tiers: spine down:up ratio
+  std::vector<std::string> unconfirmed;  // fields whose value is reported but not vendor-confirmed
+
+  int nodes_per_pod() const { return nodes_per_leaf * leaves_per_pod; }
 };
 
 }  // namespace memwall
