@@ -49,11 +49,7 @@ void check_configuration(const TrainSetup& setup, const TrainConfig& c) {
   if (c.precision != Precision::bf16 && c.precision != Precision::fp16 &&
       c.precision != Precision::fp8_e4m3 && c.precision != Precision::fp8_e5m2)
     throw InputError("precision", std::string(to_string(c.precision)), "bf16, fp16, fp8");
-  if (!setup.gpu.peak(c.precision))
-    throw InfeasibleError(fmt::format("{} has no known dense {} matmul peak (not supported or "
-                                      "unknown), so it cannot train in {}",
-                                      setup.gpu.id, to_string(c.precision),
-                                      to_string(c.precision)));
+  setup.ceilings(c.precision);  // InfeasibleError when the accelerator has no such matmul path
   const ModelSpec& m = setup.model;
   const long long mp = 1LL * c.tp * c.cp * c.pp;
   const int dp = c.data_parallel();
@@ -106,7 +102,7 @@ TrainEstimate estimate_training(const TrainSetup& setup, const TrainConfig& conf
   const LayerShape& s = setup.shape;
   const TrainParameters& prm = setup.params;
   const DeviceRates rates =
-      device_rates(setup.gpu, c.precision, prm.kernel_overhead.value());
+      device_rates(setup.ceilings(c.precision), prm.kernel_overhead.value());
   const comm::Cluster cluster = cluster_for(setup, c);
 
   TrainEstimate e;
@@ -259,7 +255,7 @@ TrainEstimate estimate_training(const TrainSetup& setup, const TrainConfig& conf
   e.hardware_flops_per_step =
       e.model_flops_per_step +
       Flops(recompute_flops_per_token(s, c.seq, c.recompute) * e.tokens_per_step);
-  e.peak_per_gpu = *setup.gpu.peak(c.precision);
+  e.peak_per_gpu = setup.ceilings(c.precision).matmul_peak;
   e.model_tflops_per_gpu = e.model_flops_per_step.value() / step / c.gpus / 1e12;
   e.hardware_tflops_per_gpu = e.hardware_flops_per_step.value() / step / c.gpus / 1e12;
   e.mfu = e.model_tflops_per_gpu * 1e12 / e.peak_per_gpu.value();

@@ -101,7 +101,8 @@ LayerCost layer_cost(const TrainSetup& setup, const TrainConfig& c, const Device
       // Fused causal attention: only the unmasked half of the s x s tiles is computed (Dao 2023).
       const double fwd_flops = 4.0 * b * seq_local * double(c.seq) * (s.q_width / t) * 0.5;
       const double flops = bwd ? 2.5 * fwd_flops : fwd_flops;  // backward: 5 matmuls vs 2
-      const double frac = bwd ? prm.flash_backward_fraction : prm.flash_forward_fraction;
+      const double frac =
+          bwd ? prm.flash_backward_fraction : r.efficiency->attention_compute_fraction;
       attn.compute_s = flops / (r.matmul_peak * frac) + r.kernel_overhead_s;
       attn.flops = flops;
     } else {

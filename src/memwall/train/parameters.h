@@ -8,10 +8,9 @@ namespace memwall::train {
 
 struct TrainParameters {
   // --- Compute -------------------------------------------------------------------------------
-  // Fused attention (FlashAttention-2) throughput as a fraction of the dense matmul peak: Dao 2023
-  // (arXiv 2307.08691) Fig. 4-6 report 50-73 % of A100 peak forward and 40-60 % backward for
-  // head dim 64-128 at s >= 2k; the middle of those ranges is used.
-  double flash_forward_fraction = 0.62;
+  // Fused attention (FlashAttention-2) backward throughput as a fraction of the dense matmul peak
+  // (the forward uses perf's attention_compute_fraction): Dao 2023 (arXiv 2307.08691) Fig. 4-6
+  // report 40-60 % of A100 peak backward for head dim 64-128 at s >= 2k.
   double flash_backward_fraction = 0.50;
   // Fixed cost per kernel launch and per stream synchronisation (CUDA launch + framework dispatch,
   // ~4-6 us measured for PyTorch eager ops; PyTorch profiler docs and Megatron traces).

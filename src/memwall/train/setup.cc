@@ -71,8 +71,19 @@ LayerShape layer_shape(const ModelSpec& m) {
   return s;
 }
 
+const perf::Ceilings& TrainSetup::ceilings(Precision p) const {
+  const std::optional<perf::Ceilings>* c = &bf16;
+  if (p == Precision::fp16) c = &fp16;
+  if (p == Precision::fp8_e4m3 || p == Precision::fp8_e5m2) c = &fp8;
+  if (!*c)
+    throw InfeasibleError(gpu.id + " has no known dense " + std::string(to_string(p)) +
+                          " matmul peak (unsupported or unknown), so it cannot train in " +
+                          std::string(to_string(p)));
+  return **c;
+}
+
 TrainSetup make_setup(ModelSpec model, Accelerator gpu, Node node, std::optional<Fabric> fabric,
-                      TrainParameters params) {
+                      TrainParameters params, std::shared_ptr<const perf::Efficiency> efficiency) {
   const std::string who = "model '" + model.id + "'";
   if (model.layers <= 0) throw InputError(who + ": layers must be positive");
   if (model.hidden <= 0) throw InputError(who + ": hidden size must be positive");
@@ -85,8 +96,24 @@ TrainSetup make_setup(ModelSpec model, Accelerator gpu, Node node, std::optional
   if (!gpu.memory) throw InputError("gpu '" + gpu.id + "': memory capacity unknown");
   if (!gpu.memory_bandwidth) throw InputError("gpu '" + gpu.id + "': memory bandwidth unknown");
   if (node.devices <= 0) throw InputError("node '" + node.id + "': devices must be positive");
-  TrainSetup s{std::move(model), std::move(gpu), std::move(node), std::move(fabric), params, {}};
+  TrainSetup s;
+  s.model = std::move(model);
+  s.gpu = std::move(gpu);
+  s.node = std::move(node);
+  s.fabric = std::move(fabric);
+  s.params = params;
+  s.efficiency = efficiency ? std::move(efficiency)
+                            : std::shared_ptr<const perf::Efficiency>(
+                                  std::shared_ptr<const perf::Efficiency>(),
+                                  &perf::default_efficiency());
   s.shape = layer_shape(s.model);
+  auto resolve = [&](Precision p) -> std::optional<perf::Ceilings> {
+    if (!s.gpu.supports(p) || !s.gpu.peak(p)) return std::nullopt;
+    return perf::resolve_ceilings(s.gpu, p, *s.efficiency);
+  };
+  s.bf16 = resolve(Precision::bf16);
+  s.fp16 = resolve(Precision::fp16);
+  s.fp8 = resolve(Precision::fp8_e4m3);
   return s;
 }
 

@@ -3,6 +3,7 @@
 // facts precomputed once so each configuration evaluates in microseconds.
 #pragma once
 
+#include <memory>
 #include <optional>
 
 #include "memwall/core/units.h"
@@ -10,6 +11,7 @@
 #include "memwall/hw/fabric.h"
 #include "memwall/hw/node.h"
 #include "memwall/model/transformer.h"
+#include "memwall/perf/roofline.h"
 #include "memwall/train/parameters.h"
 
 namespace memwall::train {
@@ -49,12 +51,18 @@ struct TrainSetup {
   Node node;
   std::optional<Fabric> fabric;  // none: a single node
   TrainParameters params;
+  std::shared_ptr<const perf::Efficiency> efficiency;  // achievable ceilings (perf/)
   LayerShape shape;  // filled by make_setup
+  // Ceilings resolved once per matmul precision the accelerator supports (bf16, fp16, fp8).
+  std::optional<perf::Ceilings> bf16, fp16, fp8;
+  // The ceilings for `p`; InfeasibleError when the accelerator cannot run it.
+  const perf::Ceilings& ceilings(Precision p) const;
 };
 
 // Checks the facts the estimator needs (peak FLOP/s, memory size and bandwidth known; model shape
 // complete) and precomputes the layer shape. InputError names what is missing.
 TrainSetup make_setup(ModelSpec model, Accelerator gpu, Node node, std::optional<Fabric> fabric,
-                      TrainParameters params = {});
+                      TrainParameters params = {},
+                      std::shared_ptr<const perf::Efficiency> efficiency = nullptr);
 
 }  // namespace memwall::train
