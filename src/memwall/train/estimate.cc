@@ -103,7 +103,8 @@ TrainEstimate estimate_training(const TrainSetup& setup, const TrainConfig& conf
   const LayerShape& s = setup.shape;
   const TrainParameters& prm = setup.params;
   const DeviceRates rates =
-      device_rates(setup.ceilings(c.precision), prm.kernel_overhead.value());
+      device_rates(setup.ceilings(c.precision), prm.kernel_overhead.value(),
+                   prm.gemm_in_situ_fraction);
   const comm::Cluster cluster = cluster_for(setup, c);
 
   TrainEstimate e;
