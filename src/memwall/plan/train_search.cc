@@ -1,0 +1,228 @@
+#include "memwall/plan/train_search.h"
+
+#include <algorithm>
+#include <cctype>
+#include <cmath>
+
+#include <fmt/format.h>
+
+#include "memwall/core/error.h"
+#include "memwall/plan/inference_search.h"
+#include "memwall/train/setup.h"
+
+namespace memwall::plan {
+namespace {
+
+std::string lower(std::string s) {
+  std::transform(s.begin(), s.end(), s.begin(),
+                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+  return s;
+}
+
+std::vector<int> gpu_counts(int per_node, int max_gpus) {
+  std::vector<int> out;
+  for (int64_t base = 1; base * per_node <= max_gpus; base *= 2) {
+    out.push_back(static_cast<int>(base * per_node));
+    if (base >= 2 && base * 3 / 2 * per_node <= max_gpus && base * 3 / 2 != base) {
+      out.push_back(static_cast<int>(base * 3 / 2 * per_node));
+    }
+  }
+  std::sort(out.begin(), out.end());
+  out.erase(std::unique(out.begin(), out.end()), out.end());
+  return out;
+}
+
+std::string describe_network(const Node& node, const Fabric* fabric, int gpus) {
+  std::string s = fmt::format("{} ({} devices, {:.0f} GB/s per device per direction inside the node)",
+                              node.id, node.devices, node.device_link_bandwidth_per_direction.value() / 1e9);
+  if (gpus > node.devices && fabric) {
+    s += fmt::format("; {} nodes on {} ({} x {:.0f} GB/s NICs per node, {}-tier, {:g}:1)",
+                     (gpus + node.devices - 1) / node.devices, fabric->id, node.nics,
+                     node.nic_bandwidth_per_direction.value() / 1e9, fabric->tiers, fabric->oversubscription);
+  }
+  return s;
+}
+
+}  // namespace
+
+double parse_token_count(const std::string& s) {
+  if (s.empty()) throw InputError("--tokens", s, "a count such as 2T, 300B, 1.5e12");
+  double scale = 1;
+  std::string t = s;
+  const char last = static_cast<char>(std::toupper(static_cast<unsigned char>(t.back())));
+  if (last == 'T' || last == 'B' || last == 'M' || last == 'K') {
+    scale = last == 'T' ? 1e12 : last == 'B' ? 1e9 : last == 'M' ? 1e6 : 1e3;
+    t.pop_back();
+  }
+  size_t used = 0;
+  double v = 0;
+  try {
+    v = std::stod(t, &used);
+  } catch (const std::exception&) {
+    used = 0;
+  }
+  if (used == 0 || used != t.size() || !std::isfinite(v) || v <= 0 || v * scale > 1e16) {
+    throw InputError("--tokens", s, "a positive count up to 1e16, e.g. 2T, 300B, 1.5e12");
+  }
+  return v * scale;
+}
+
+void TrainGoal::validate() const {
+  require_positive(tokens, "--tokens");
+  require_positive(days, "--days");
+  if (days > 3650) throw InputError("--days", std::to_string(days), "at most 3650 days");
+  if (budget_usd) require_positive(*budget_usd, "--budget");
+  if (seq < 1 || seq > (int64_t{1} << 22)) throw InputError("--seq", std::to_string(seq), "1 to 4194304 tokens");
+  require_positive(batch_tokens, "--batch-tokens");
+  if (max_gpus < 1 || max_gpus > 1'000'000) throw InputError("--max-gpus", std::to_string(max_gpus), "1 to 1000000");
+}
+
+TrainSearchResult search_training(const ModelSpec& model, const TrainGoal& goal,
+                                  const TrainSpace& space, const cost::CostOverrides& cost_options,
+                                  const cost::PriceBook& prices) {
+  goal.validate();
+  cost_options.validate();
+  TrainSearchResult result;
+  const bool moe = model.is_moe();
+  for (const Accelerator* a : space.accelerators) {
+    const std::string vendor = lower(a->vendor);
+    if (space.domestic_only && !is_domestic_vendor(vendor)) continue;
+    if (!space.vendors.empty() &&
+        std::none_of(space.vendors.begin(), space.vendors.end(),
+                     [&](const std::string& v) { return vendor.rfind(lower(v), 0) == 0; })) {
+      continue;
+    }
+    bool has_node = false;
+    for (const Node* node : space.nodes) {
+      if (lower(node->accelerator) != lower(a->id)) continue;
+      has_node = true;
+      const std::optional<Fabric> fabric =
+          space.fabric ? std::optional<Fabric>(*space.fabric) : std::nullopt;
+      train::TrainSetup setup;
+      try {
+        setup = train::make_setup(model, *a, *node, fabric);
+      } catch (const std::exception& e) {
+        result.rejected.push_back(fmt::format("{} ({}): {}", a->id, node->id, e.what()));
+        continue;
+      }
+      const double pue = cost_options.pue ? *cost_options.pue : prices.facility().pue.value.value_or(setup.params.pue);
+      setup.params.pue = pue;  // one PUE for energy and cost
+      std::vector<Precision> precisions{Precision::bf16};
+      if (a->peak(Precision::fp8_e4m3)) precisions.push_back(Precision::fp8_e4m3);
+
+      std::optional<TrainPlan> best;
+      std::string why = "no configuration fits in memory";
+      for (int gpus : gpu_counts(node->devices, goal.max_gpus)) {
+        std::optional<train::TrainEstimate> fastest;
+        for (int tp : {1, 2, 4, 8}) {
+          if (tp > node->devices || tp > gpus) continue;
+          for (int pp : {1, 2, 4, 8, 16, 32}) {
+            if (pp > model.layers || tp * pp > gpus) continue;
+            for (int cp : {1, 2}) {
+              if (cp > 1 && goal.seq < 16384) continue;
+              if (gpus % (tp * pp * cp) != 0) continue;
+              const int dp = gpus / (tp * pp * cp);
+              for (int ep : {1, 2, 4, 8}) {
+                if (ep > 1 && (!moe || ep > dp * cp || model.moe.experts % ep != 0)) continue;
+                for (int vpp : {1, 2}) {
+                  if (vpp > 1 && pp == 1) continue;
+                  for (int64_t mb : {1, 2, 4}) {
+                    const double target = goal.batch_tokens / static_cast<double>(goal.seq);
+                    const int64_t unit = mb * dp;
+                    const int64_t global = std::max<int64_t>(1, std::llround(target / static_cast<double>(unit))) * unit;
+                    for (Precision p : precisions) {
+                      for (auto rc : {train::Recompute::none, train::Recompute::selective, train::Recompute::full}) {
+                        for (int zero : {1, 2, 3}) {
+                          train::TrainConfig c;
+                          c.gpus = gpus;
+                          c.tp = tp;
+                          c.pp = pp;
+                          c.cp = cp;
+                          c.ep = ep;
+                          c.vpp = vpp;
+                          c.micro_batch = mb;
+                          c.global_batch = global;
+                          c.seq = goal.seq;
+                          c.precision = p;
+                          c.recompute = rc;
+                          c.zero = zero;
+                          c.sequence_parallel = tp > 1;
+                          ++result.configurations;
+                          try {
+                            train::TrainEstimate e = train::estimate_training(setup, c);
+                            if (!fastest || e.tokens_per_s > fastest->tokens_per_s) fastest = std::move(e);
+                          } catch (const InfeasibleError& e) {
+                            why = e.what();
+                          } catch (const InputError& e) {
+                            why = e.what();
+                          }
+                        }
+                      }
+                    }
+                  }
+                }
+              }
+            }
+          }
+        }
+        if (!fastest) continue;
+        const train::TrainRun run = train::train_run(setup, *fastest, goal.tokens, std::nullopt);
+        const double days = run.time.value() / 86400.0;
+        if (days > goal.days) {
+          why = fmt::format("{} GPUs need {:.1f} days > {:g} (MFU {:.0f}%)", gpus, days, goal.days,
+                            100 * fastest->mfu);
+          continue;
+        }
+        TrainPlan plan;
+        plan.accelerator = a;
+        plan.node = node;
+        plan.config = fastest->config;
+        plan.tokens_per_s = fastest->tokens_per_s;
+        plan.mfu = fastest->mfu;
+        plan.days = days;
+        plan.gpu_hours = run.gpu_hours;
+        plan.energy_kwh = run.energy_kwh;
+        plan.memory_per_gpu = fastest->memory.total();
+        plan.device = cost::device_hour_cost(*a, prices, cost_options, fastest->busy_fraction);
+        if (plan.device.total) plan.cost_usd = plan.device.total->value() * run.gpu_hours;
+        plan.network = describe_network(*node, space.fabric, gpus);
+        if (goal.budget_usd && (!plan.cost_usd || *plan.cost_usd > *goal.budget_usd)) {
+          why = plan.cost_usd ? fmt::format("{} GPUs cost ${:.0f} > budget ${:.0f}", gpus, *plan.cost_usd, *goal.budget_usd)
+                              : "cost unknown under --budget";
+          continue;
+        }
+        // Cheapest wins; without a price, the fewest GPU-hours.
+        const auto key = [](const TrainPlan& t) { return t.cost_usd ? *t.cost_usd : t.gpu_hours; };
+        if (!best || key(plan) < key(*best)) best = std::move(plan);
+      }
+      if (!best) {
+        result.rejected.push_back(fmt::format("{} ({}): {}", a->id, node->id, why));
+        continue;
+      }
+      if (space.cheaper_fabric && best->config.gpus > node->devices) {
+        try {
+          const train::TrainSetup cheap = train::make_setup(model, *a, *node, *space.cheaper_fabric);
+          const train::TrainEstimate e = train::estimate_training(cheap, best->config);
+          best->cheaper_network_days = goal.tokens / e.tokens_per_s / 86400.0;
+        } catch (const std::exception&) {
+          // the same configuration cannot run on the cheaper network: left unknown
+        }
+      }
+      result.plans.push_back(std::move(*best));
+    }
+    if (!has_node) result.rejected.push_back(a->id + ": no node of it in the catalog (training needs one)");
+  }
+  std::stable_sort(result.plans.begin(), result.plans.end(), [](const TrainPlan& x, const TrainPlan& y) {
+    if (x.cost_usd.has_value() != y.cost_usd.has_value()) return x.cost_usd.has_value();
+    if (x.cost_usd) return *x.cost_usd < *y.cost_usd;
+    return x.gpu_hours < y.gpu_hours;
+  });
+  for (size_t i = 1; i < result.plans.size(); ++i) {
+    const auto& p = result.plans[i - 1].cost_usd;
+    const auto& c = result.plans[i].cost_usd;
+    if (p && c && *c <= *p * 1.02) result.plans[i].near_tie = true;
+  }
+  return result;
+}
+
+}  // namespace memwall::plan

@@ -1,0 +1,79 @@
+// Training planning: from a model, a token count and a deadline (and optionally a budget), the
+// cheapest feasible training runs over accelerator x GPU count x TP/PP/DP/CP/EP x virtual stages x
+// micro-batch x recomputation x ZeRO stage x precision, each with its MFU, time, energy, cost, the
+// network it assumes and what a cheaper network would cost in time. Every configuration is timed
+// by the training estimator (train::estimate_training); the planner only enumerates and ranks.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "memwall/cost/tco.h"
+#include "memwall/hw/fabric.h"
+#include "memwall/hw/node.h"
+#include "memwall/model/transformer.h"
+#include "memwall/train/config.h"
+#include "memwall/train/estimate.h"
+
+namespace memwall::plan {
+
+struct TrainGoal {
+  double tokens = 0;       // tokens to train on
+  double days = 0;         // deadline
+  std::optional<double> budget_usd;
+  int64_t seq = 4096;      // tokens per sequence
+  // Tokens per optimizer step: 4M, the initial batch of Llama 3 405B pre-training (Dubey et al.
+  // 2024 §3.4.1: 4M tokens in sequences of 4,096). Rounded to whole micro-batches x DP.
+  double batch_tokens = 4.0 * 1024 * 1024;
+  int max_gpus = 4096;
+  void validate() const;
+};
+
+struct TrainSpace {
+  std::vector<const Accelerator*> accelerators;
+  std::vector<const Node*> nodes;     // a run needs a node of its accelerator
+  const Fabric* fabric = nullptr;     // the cluster network assumed
+  const Fabric* cheaper_fabric = nullptr;  // re-timed on this for "what a cheaper network costs"
+  std::vector<std::string> vendors;   // lower-case prefixes; empty = all
+  bool domestic_only = false;
+};
+
+struct TrainPlan {
+  const Accelerator* accelerator = nullptr;
+  const Node* node = nullptr;
+  train::TrainConfig config;
+  double tokens_per_s = 0;
+  double mfu = 0;
+  double days = 0;
+  double gpu_hours = 0;
+  std::optional<double> energy_kwh;
+  cost::DeviceHourCost device;         // one GPU-hour at the run's modelled activity
+  std::optional<double> cost_usd;      // gpu_hours x $/GPU-hour
+  Bytes memory_per_gpu;
+  std::string network;                 // node scale-up and the fabric, in words
+  std::optional<double> cheaper_network_days;  // the same configuration on cheaper_fabric
+  bool near_tie = false;
+};
+
+struct TrainSearchResult {
+  std::vector<TrainPlan> plans;   // the cheapest feasible run per accelerator/node, cheapest first
+  std::vector<std::string> rejected;  // per accelerator/node: why no run meets the goal
+  int64_t configurations = 0;     // configurations timed by the estimator
+};
+
+// Space (docs/plan.md "Training"): GPU counts node.devices x {1, 2, 3, 4, 6, 8, 12, ...} up to
+// max_gpus; TP {1,2,4,8} within the node, sequence parallel whenever TP > 1; PP {1,2,4,8,16,32};
+// virtual stages {1,2} when PP > 1; CP {1,2} for sequences of 16k tokens or more; EP {1,2,4,8}
+// for MoE models; micro-batch {1,2,4}; recompute {none, selective, full}; ZeRO {1,2,3} (ZeRO-0 is
+// never faster than ZeRO-1 and holds more memory); precision bf16 and fp8 where the device has it.
+// Exhaustive: every combination is timed (invalid ones are rejected by the estimator), the fastest
+// per GPU count is kept, and the cheapest GPU count that meets the deadline (and budget) wins.
+TrainSearchResult search_training(const ModelSpec& model, const TrainGoal& goal,
+                                  const TrainSpace& space, const cost::CostOverrides& cost_options,
+                                  const cost::PriceBook& prices);
+
+// "2T", "300B", "1.5e12", "500M" -> tokens; InputError naming --tokens otherwise.
+double parse_token_count(const std::string& s);
+
+}  // namespace memwall::plan

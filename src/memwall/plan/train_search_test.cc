@@ -1,0 +1,77 @@
+#include "memwall/plan/train_search.h"
+
+#include <gtest/gtest.h>
+
+#include "memwall/catalog/catalog.h"
+#include "memwall/core/error.h"
+
+namespace memwall::plan {
+namespace {
+
+TrainSpace space_of(const Catalog& c, const std::vector<std::string>& gpus) {
+  TrainSpace s;
+  for (const auto& g : gpus) s.accelerators.push_back(&c.accelerator(g));
+  for (const auto& n : c.nodes()) s.nodes.push_back(&n);
+  s.fabric = &c.fabric("ib-ndr");
+  s.cheaper_fabric = &c.fabric("roce-200");
+  return s;
+}
+
+TEST(TrainSearch, CheapestRunMeetsTheDeadlineWithConsistentArithmetic) {
+  const Catalog& c = Catalog::builtin();
+  TrainGoal goal;
+  goal.tokens = parse_token_count("300B");
+  goal.days = 30;
+  goal.max_gpus = 1024;
+  const auto r = search_training(c.model("llama-3.1-8b"), goal, space_of(c, {"h100", "a100"}), {},
+                                 cost::PriceBook::builtin());
+  ASSERT_FALSE(r.plans.empty());
+  EXPECT_GT(r.configurations, 1000);
+  for (const auto& p : r.plans) {
+    EXPECT_LE(p.days, 30.0);
+    EXPECT_NEAR(p.days, 300e9 / p.tokens_per_s / 86400, 1e-9);
+    EXPECT_NEAR(p.gpu_hours, p.days * 24 * p.config.gpus, 1e-6 * p.gpu_hours);
+    ASSERT_TRUE(p.cost_usd.has_value());
+    EXPECT_NEAR(*p.cost_usd, p.device.total->value() * p.gpu_hours, 1e-6 * *p.cost_usd);
+    EXPECT_GT(p.mfu, 0.05);
+    EXPECT_LT(p.mfu, 0.9);
+    EXPECT_EQ(p.config.tp * p.config.pp * p.config.cp * p.config.data_parallel(), p.config.gpus);
+  }
+  for (size_t i = 1; i < r.plans.size(); ++i) EXPECT_LE(*r.plans[i - 1].cost_usd, *r.plans[i].cost_usd);
+}
+
+TEST(TrainSearch, ShorterDeadlineNeedsMoreGpusAndNeverCostsLess) {
+  const Catalog& c = Catalog::builtin();
+  TrainGoal goal;
+  goal.tokens = 300e9;
+  goal.max_gpus = 2048;
+  goal.days = 60;
+  const auto slow = search_training(c.model("llama-3.1-8b"), goal, space_of(c, {"h100"}), {}, cost::PriceBook::builtin());
+  goal.days = 3;
+  const auto fast = search_training(c.model("llama-3.1-8b"), goal, space_of(c, {"h100"}), {}, cost::PriceBook::builtin());
+  ASSERT_FALSE(slow.plans.empty());
+  ASSERT_FALSE(fast.plans.empty());
+  EXPECT_GT(fast.plans[0].config.gpus, slow.plans[0].config.gpus);
+  EXPECT_GE(*fast.plans[0].cost_usd, *slow.plans[0].cost_usd * 0.999);
+}
+
+TEST(TrainSearch, ImpossibleGoalsSayWhy) {
+  const Catalog& c = Catalog::builtin();
+  TrainGoal goal;
+  goal.tokens = 15e12;
+  goal.days = 1;
+  goal.max_gpus = 64;
+  const auto r = search_training(c.model("llama-3.1-405b"), goal, space_of(c, {"h100"}), {}, cost::PriceBook::builtin());
+  EXPECT_TRUE(r.plans.empty());
+  ASSERT_FALSE(r.rejected.empty());
+  EXPECT_THROW(parse_token_count("2X"), InputError);
+  EXPECT_THROW(parse_token_count("-1T"), InputError);
+  EXPECT_DOUBLE_EQ(parse_token_count("2T"), 2e12);
+  TrainGoal bad;
+  bad.tokens = 1e9;
+  bad.days = std::nan("");
+  EXPECT_THROW(bad.validate(), InputError);
+}
+
+}  // namespace
+}  // namespace memwall::plan
