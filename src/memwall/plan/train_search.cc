@@ -116,6 +116,8 @@ TrainSearchResult search_training(const ModelSpec& model, const TrainGoal& goal,
         std::optional<train::TrainEstimate> fastest;
         for (int tp : {1, 2, 4, 8}) {
           if (tp > node->devices || tp > gpus) continue;
+          // The estimator rejects these too; skipping them here saves an exception per config.
+          if (model.heads % tp != 0) continue;
           for (int pp : {1, 2, 4, 8, 16, 32}) {
             if (pp > model.layers || tp * pp > gpus) continue;
             for (int cp : {1, 2}) {
@@ -126,12 +128,19 @@ TrainSearchResult search_training(const ModelSpec& model, const TrainGoal& goal,
                 if (ep > 1 && (!moe || ep > dp * cp || model.moe.experts % ep != 0)) continue;
                 for (int vpp : {1, 2}) {
                   if (vpp > 1 && pp == 1) continue;
+                  if (model.layers % (pp * vpp) != 0) continue;
                   for (int64_t mb : {1, 2, 4}) {
                     const double target = goal.batch_tokens / static_cast<double>(goal.seq);
                     const int64_t unit = mb * dp;
                     const int64_t global = std::max<int64_t>(1, std::llround(target / static_cast<double>(unit))) * unit;
                     for (Precision p : precisions) {
+                      // Pruning (provable when step time is non-decreasing in the recompute level
+                      // and in the ZeRO stage, as both only add work or communication): for each
+                      // recompute level only the lowest ZeRO stage that fits can be fastest, and
+                      // once a level fits at ZeRO-1 no higher level can beat it.
+                      bool done = false;
                       for (auto rc : {train::Recompute::none, train::Recompute::selective, train::Recompute::full}) {
+                        if (done) break;
                         for (int zero : {1, 2, 3}) {
                           train::TrainConfig c;
                           c.gpus = gpus;
@@ -151,6 +160,8 @@ TrainSearchResult search_training(const ModelSpec& model, const TrainGoal& goal,
                           try {
                             train::TrainEstimate e = train::estimate_training(setup, c);
                             if (!fastest || e.tokens_per_s > fastest->tokens_per_s) fastest = std::move(e);
+                            if (zero == 1) done = true;
+                            break;  // higher ZeRO stages at this recompute level are not faster
                           } catch (const InfeasibleError& e) {
                             why = e.what();
                           } catch (const InputError& e) {

@@ -67,7 +67,8 @@ struct TrainSearchResult {
 // virtual stages {1,2} when PP > 1; CP {1,2} for sequences of 16k tokens or more; EP {1,2,4,8}
 // for MoE models; micro-batch {1,2,4}; recompute {none, selective, full}; ZeRO {1,2,3} (ZeRO-0 is
 // never faster than ZeRO-1 and holds more memory); precision bf16 and fp8 where the device has it.
-// Exhaustive: every combination is timed (invalid ones are rejected by the estimator), the fastest
+// Exhaustive but for one provable cut: recompute levels and ZeRO stages are tried cheapest first and
+// the first that fits ends the line (both only add time). Every other combination is timed; the fastest
 // per GPU count is kept, and the cheapest GPU count that meets the deadline (and budget) wins.
 TrainSearchResult search_training(const ModelSpec& model, const TrainGoal& goal,
                                   const TrainSpace& space, const cost::CostOverrides& cost_options,
