@@ -129,6 +129,8 @@ TEST(TrainEstimate, PtdpBeatsZero3At1536Gpus) {
   TrainConfig z = ptdp(1536, 1, 1);
   z.zero = 3;
   z.overlap_param_gather = true;
+  z.zero3_collectives_per_layer = 6;  // DeepSpeed ZeRO-3 fetches per sub-module
+  z.zero3_bandwidth_fraction = s.params.deepspeed_2021_zero3_bandwidth_fraction;
   const TrainEstimate e = estimate_training(s, z);
   EXPECT_GT(p.hardware_tflops_per_gpu, 2.0 * e.hardware_tflops_per_gpu);
   // And ZeRO-3 falls behind as it scales at a fixed batch (384 -> 1536 GPUs: 144 -> 44).
