@@ -56,9 +56,6 @@ struct TrainParameters {
   // Fraction of an overlappable window that actually hides communication (SM and memory
   // contention between NCCL kernels and GEMMs; Calculon's `processor_usage` is the same idea).
   double overlap_efficiency = 0.85;
-  // Compute slowdown while a collective runs concurrently (NCCL uses SMs; Calculon models 15 %
-  // for NVLink, 2 % for IB).
-  double overlap_compute_slowdown = 0.05;
 
   // --- Memory -----------------------------------------------------------------------------------
   // CUDA context, cuBLAS/cuDNN workspaces and NCCL internal buffers per GPU: ~0.5-1 GB context
