@@ -234,8 +234,10 @@ TrainEstimate estimate_training(const TrainSetup& setup, const TrainConfig& conf
     // ZeRO-3 / FSDP: every micro-batch gathers the weights for forward and again for backward
     // and reduce-scatters the gradients; prefetching hides them behind the previous layer.
     // One collective per layer (the FSDP wrapping unit / DeepSpeed per-layer fetch).
-    const double gather = both(comm::Collective::all_gather, sb.weights, stage_layers);
-    const double reduce = both(comm::Collective::reduce_scatter, sb.gradients, stage_layers);
+    const double units = stage_layers * std::max(1, c.zero3_collectives_per_layer);
+    const double slow = 1.0 / std::clamp(c.zero3_bandwidth_fraction, 1e-3, 1.0);
+    const double gather = slow * both(comm::Collective::all_gather, sb.weights, units);
+    const double reduce = slow * both(comm::Collective::reduce_scatter, sb.gradients, units);
     const double first_layer = 1.0 / std::max(1.0, stage_layers);
     double per_mb = 0;
     if (c.overlap_param_gather) {
