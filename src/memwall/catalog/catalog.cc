@@ -29,7 +29,9 @@ std::string lower(std::string_view s) {
 }
 
 bool same_name(std::string_view a, std::string_view b) {
-  return a.size() == b.size() && lower(a) == lower(b);
+  return std::equal(a.begin(), a.end(), b.begin(), b.end(), [](char x, char y) {
+    return std::tolower(static_cast<unsigned char>(x)) == std::tolower(static_cast<unsigned char>(y));
+  });
 }
 
 bool ends_with(std::string_view s, std::string_view suffix) {
