@@ -43,6 +43,7 @@ const std::set<std::pair<std::string, std::string>> kHeadlineOnly = {
     {"opt-13b", "total"},           // OPT paper Table 1: "13B"; exact count 12.85B
     {"qwen3-30b-a3b", "active"},    // model card: "3.3B activated"; exact 3.353B
     {"qwen3-235b-a22b", "active"},  // model card: "22B activated"; exact 22.19B
+    {"deepseek-v2", "active"},      // V2 paper: "21B activated"; exact 21.38B
     {"deepseek-v3", "active"},      // V3 report: "37B activated"; exact 37.55B
     {"deepseek-r1", "active"},      // same architecture as V3
 };
@@ -133,6 +134,31 @@ TEST(Counts, DeepSeekV3MlaAndMoeParts) {
   EXPECT_EQ(c.shared_experts, 58 * 3.0 * 7168 * 2048);
   EXPECT_EQ(c.router, 58 * 256 * (7168.0 + 1));  // gate weight + score-correction bias
   EXPECT_NEAR(c.total, 671.03e9, 0.01e9);
+}
+
+TEST(Counts, PublishersDifferOnWhetherActiveIncludesTheEmbedding) {
+  // Mistral AI and Qwen count the embedding table as active: Mixtral 8x7B's 12.9B and
+  // Qwen3-30B-A3B's 3.3B only come out with it (12.75B and 3.04B without).
+  const ParameterCounts mixtral = count_parameters(model("mixtral-8x7b"));
+  EXPECT_NEAR(mixtral.active, 12.9e9, 0.005 * 12.9e9);
+  EXPECT_GT(std::abs(mixtral.active - mixtral.embedding - 12.9e9), 0.005 * 12.9e9);
+  // DeepSeek does not: DeepSeek-V2-Lite's published "2.4B activated" (15.7B total; arXiv
+  // 2405.04434 Appendix B) is 2.45B without the 0.21B embedding, 2.66B with it. memwall's
+  // `active` keeps one definition (with the embedding); docs/models.md states the difference.
+  const Json lite = Json::parse(R"({"model_type": "deepseek_v2", "num_hidden_layers": 27,
+      "hidden_size": 2048, "num_attention_heads": 16, "num_key_value_heads": 16,
+      "q_lora_rank": null, "kv_lora_rank": 512, "qk_rope_head_dim": 64, "qk_nope_head_dim": 128,
+      "v_head_dim": 128, "intermediate_size": 10944, "moe_intermediate_size": 1408,
+      "n_routed_experts": 64, "n_shared_experts": 2, "num_experts_per_tok": 6,
+      "first_k_dense_replace": 1, "moe_layer_freq": 1, "topk_method": "greedy",
+      "vocab_size": 102400, "max_position_embeddings": 163840, "tie_word_embeddings": false})");
+  const ParameterCounts c = count_parameters(import_hf_config(lite, "deepseek-v2-lite"));
+  EXPECT_NEAR(c.total, 15.7e9, 0.005 * 15.7e9);
+  EXPECT_NEAR(c.active - c.embedding, 2.45e9, 0.01e9);
+  EXPECT_NEAR(c.active, 2.66e9, 0.01e9);
+  const ParameterCounts v3 = count_parameters(model("deepseek-v3"));
+  EXPECT_GE(v3.active - v3.embedding, 36.5e9);  // 36.63B: rounds to the published "37B"
+  EXPECT_LT(v3.active - v3.embedding, 37.5e9);
 }
 
 TEST(Counts, TiedEmbeddingHasNoSeparateHeadButStillMultiplies) {

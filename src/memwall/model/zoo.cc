@@ -21,6 +21,15 @@ constexpr int64_t kMaxVocab = 100'000'000;
 constexpr int64_t kMaxContext = 1'000'000'000;
 constexpr int64_t kMaxExperts = 100'000;
 
+// User text echoed in a message: one line, bounded, printable (keys of hostile files can be
+// anything).
+std::string shown(const std::string& text) {
+  std::string out;
+  for (char c : text.substr(0, 80)) out += std::isprint(static_cast<unsigned char>(c)) ? c : '?';
+  if (text.size() > 80) out += "...";
+  return out;
+}
+
 std::string field_name(const std::string& where, const std::string& key) {
   return where + ": " + key;
 }
@@ -134,8 +143,13 @@ void reject_unknown_fields(const Json& obj, const std::string& where,
                            const std::vector<std::string>& known) {
   if (!obj.is_object()) throw InputError(fmt::format("{}: expected an object", where));
   for (const auto& [key, value] : obj.items()) {
-    if (std::find(known.begin(), known.end(), key) == known.end())
-      throw InputError::unknown_name(where + ": field", key, known);
+    if (std::find(known.begin(), known.end(), key) == known.end()) {
+      const auto near = nearest_names(key, known, 1);
+      throw InputError(
+          fmt::format("{}: unknown field '{}'{}; known fields: {}", where, shown(key),
+                      near.empty() ? "" : fmt::format(" (did you mean '{}'?)", near[0]),
+                      fmt::join(known, ", ")));
+    }
   }
 }
 
@@ -193,7 +207,7 @@ void validate(const ModelSpec& m, const std::string& where) {
 ModelSpec model_from_json(const Json& entry, const std::string& where_in) {
   std::string where = where_in;
   if (entry.is_object() && entry.contains("id") && entry.at("id").is_string())
-    where = fmt::format("{} model '{}'", where_in, entry.at("id").get<std::string>());
+    where = fmt::format("{} model '{}'", where_in, shown(entry.at("id").get<std::string>()));
   reject_unknown_fields(entry, where,
                         {"id",
                          "name",
@@ -692,7 +706,7 @@ ModelSpec import_hf_config(const Json& config, const std::string& origin) {
       m.warnings.push_back(fmt::format(
           "sliding_window {}: sliding-window attention is not modelled; every layer is treated as "
           "global attention (KV cache and attention FLOPs are upper bounds past the window)",
-          value.dump()));
+          shown(value.dump())));
     else if (key == "num_nextn_predict_layers" && value.is_number() && value.get<double>() > 0)
       m.warnings.push_back(fmt::format(
           "num_nextn_predict_layers {}: the multi-token-prediction module is not counted",
@@ -702,7 +716,7 @@ ModelSpec import_hf_config(const Json& config, const std::string& origin) {
           "quantization_config: the checkpoint is quantised; choose the weight precision with "
           "--weight-precision (parameter counts are unaffected)");
     else if (!irrelevant_fields().count(key))
-      m.warnings.push_back(fmt::format("field '{}' is not understood and was ignored", key));
+      m.warnings.push_back(fmt::format("field '{}' is not understood and was ignored", shown(key)));
   }
   validate(m, r.where);
   return m;

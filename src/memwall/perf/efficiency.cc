@@ -1,0 +1,238 @@
+#include "memwall/perf/efficiency.h"
+
+#include <algorithm>
+#include <cctype>
+#include <cmath>
+
+#include "memwall/core/error.h"
+
+namespace memwall::perf {
+namespace {
+
+std::string lower(std::string_view s) {
+  std::string out(s);
+  std::transform(out.begin(), out.end(), out.begin(),
+                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+  return out;
+}
+
+bool starts_with(const std::string& text, const std::string& prefix) {
+  return !prefix.empty() && text.size() >= prefix.size() &&
+         text.compare(0, prefix.size(), prefix) == 0;
+}
+
+Efficiency make_default() {
+  Efficiency e;
+  // STREAM triad (2 loads + 1 store), 100 % occupancy rows of te42kyfo/gpu-benches gpu-stream:
+  // A100-40 1360/1555 = 0.875 (HBM2); A100-80 1759/2039 = 0.863 and H100 PCIe 1832/2000 = 0.916
+  // (HBM2e, mean 0.89); H200 3534/4800 = 0.736 (HBM3e); L40 768/864 = 0.889 (GDDR6). Other memory
+  // types use the median of the five, 0.875.
+  e.memory_bandwidth_fraction.fallback = 0.875;
+  e.memory_bandwidth_fraction.entries = {
+      {"HBM2e", 0.89}, {"HBM2", 0.875}, {"HBM3e", 0.736}, {"GDDR6", 0.889}};
+  e.memory_bandwidth_fraction.evidence =
+      "STREAM triad / datasheet bandwidth, te42kyfo/gpu-benches gpu-stream (A100-40, A100-80, "
+      "H100 PCIe, H200, L40); unlisted memory types use the median 0.875";
+  // Maximum achievable matmul FLOP/s over datasheet dense peak, stas00/ml-engineering MAMF finder
+  // table: A100 SXM 271.2/312 = 0.869, A100 PCIe 252.9/312 = 0.811 (Ampere 0.84); H100 SXM
+  // 794.5/989 = 0.803, GH200 828.6/989 = 0.838 (Hopper bf16 0.82); H100 fp8 1402.6/1979 = 0.709,
+  // H200 fp8 1453.4/1979 = 0.734 (Hopper fp8 0.72); B200 1745/2250 = 0.776, GB200 1822/2500 =
+  // 0.729 (Blackwell bf16 0.75), B200 fp8 3432.5/4500 = 0.763; MI300X 668.4/1300 = 0.514, MI325X
+  // 784.9/1300 = 0.604 (CDNA 3: 0.56); MI355X 1565/2300 = 0.68 (CDNA 4); Gaudi 2 418.7/432 = 0.969.
+  // Unlisted architectures use the median of the table, 0.76.
+  e.gemm_peak_fraction.fallback = 0.76;
+  e.gemm_peak_fraction.entries = {
+      {"Ampere", 0.84},      {"Hopper/fp8", 0.72},    {"Hopper", 0.82},
+      {"Blackwell/fp8", 0.763}, {"Blackwell", 0.75}, {"CDNA 3", 0.56},
+      {"CDNA 4", 0.68},      {"Gaudi", 0.97}};
+  e.gemm_peak_fraction.evidence =
+      "MAMF finder best-shape matmul / dense peak, stas00/ml-engineering (A100, H100, GH200, H200, "
+      "B200, GB200, MI300X, MI325X, MI355X, Gaudi 2); unlisted architectures use the median 0.76";
+  // Engines. Kernel overheads: a CUDA-graph replayed kernel costs ~2-4 us of launch gap and
+  // ramp-up/tail (NVIDIA CUDA Graphs blog 2019: ~2 us per node vs ~4-8 us per stream launch);
+  // engines without graphs pay the host launch path per kernel.
+  e.engines = {
+      {"default", us(4.0), us(150.0), true,
+       "a CUDA-graph engine (vLLM/TensorRT-LLM class): ~4 us per kernel, ~0.15 ms host work per "
+       "iteration (scheduling, sampling, detokenisation hand-off)"},
+      {"tensorrt-llm", us(4.0), us(150.0), true,
+       "TensorRT-LLM gptSessionBenchmark: fused kernels, CUDA graphs off by default in v0.5/v0.6"},
+      {"vllm", us(4.0), us(300.0), true,
+       "vLLM V0/V1 with CUDA graphs for decode; Python scheduler and sampler per iteration"},
+      {"llama.cpp", us(12.0), us(300.0), false,
+       "llama.cpp CUDA backend (2023, no CUDA graphs): one host launch per ggml node"},
+  };
+  return e;
+}
+
+double number_in_range(const Json& v, const std::string& field, double lo, double hi) {
+  if (!v.is_number()) throw InputError(field, v.dump(), "a number");
+  const double x = v.get<double>();
+  if (!std::isfinite(x) || x < lo || x > hi)
+    throw InputError(field, v.dump(), "a number in [" + std::to_string(lo) + ", " +
+                                          std::to_string(hi) + "]");
+  return x;
+}
+
+void apply_table(FractionTable& t, const Json& v, const std::string& field) {
+  if (v.is_number()) {
+    t.fallback = number_in_range(v, field, 1e-3, 1.0);
+    t.entries.clear();
+  } else if (v.is_object()) {
+    for (const auto& [key, val] : v.items()) {
+      const double x = number_in_range(val, field + "." + key, 1e-3, 1.0);
+      if (key == "default") {
+        t.fallback = x;
+        continue;
+      }
+      auto it = std::find_if(t.entries.begin(), t.entries.end(),
+                             [&](const auto& e) { return lower(e.first) == lower(key); });
+      if (it != t.entries.end())
+        it->second = x;
+      else
+        t.entries.emplace_back(key, x);
+    }
+  } else {
+    throw InputError(field, v.dump(), "a fraction or an object of key -> fraction");
+  }
+  t.evidence = "calibration file";
+}
+
+}  // namespace
+
+double FractionTable::lookup(const Accelerator& a, Precision p) const {
+  const std::string id = lower(a.id), arch = lower(a.arch), mem = lower(a.memory_type),
+                    vendor = lower(a.vendor), prec = std::string(info(p).peak_key);
+  // Most specific field first; within a field, the longest matching key.
+  const std::string fields[] = {id, arch + "/" + prec, arch, mem, vendor};
+  for (int f = 0; f < 5; ++f) {
+    double best = -1;
+    size_t best_len = 0;
+    for (const auto& [key, value] : entries) {
+      const std::string k = lower(key);
+      bool match = f == 0 ? (k == id || std::any_of(a.aliases.begin(), a.aliases.end(),
+                                                     [&](const std::string& al) {
+                                                       return lower(al) == k;
+                                                     }))
+                          : starts_with(fields[f], k);
+      if (f == 2 && k.find('/') != std::string::npos) match = false;
+      if (match && k.size() > best_len) {
+        best = value;
+        best_len = k.size();
+      }
+    }
+    if (best > 0) return best;
+  }
+  return fallback;
+}
+
+const EngineProfile& Efficiency::engine(std::string_view name) const {
+  const std::string n = lower(name);
+  for (const auto& e : engines)
+    if (lower(e.name) == n) return e;
+  throw InputError::unknown_name("engine", std::string(name), engine_names());
+}
+
+std::vector<std::string> Efficiency::engine_names() const {
+  std::vector<std::string> names;
+  for (const auto& e : engines) names.push_back(e.name);
+  return names;
+}
+
+const Efficiency& default_efficiency() {
+  static const Efficiency e = make_default();
+  return e;
+}
+
+Efficiency apply_calibration(const Efficiency& base, const Json& doc, const std::string& where) {
+  if (!doc.is_object()) throw InputError(where, doc.type_name(), "a calibration object");
+  Efficiency e = base;
+  for (const auto& [key, v] : doc.items()) {
+    const std::string field = where + ": " + key;
+    if (key == "memory_bandwidth_fraction") {
+      apply_table(e.memory_bandwidth_fraction, v, field);
+    } else if (key == "gemm_peak_fraction") {
+      apply_table(e.gemm_peak_fraction, v, field);
+    } else if (key == "attention_compute_fraction") {
+      e.attention_compute_fraction = number_in_range(v, field, 1e-3, 1.0);
+    } else if (key == "attention_bandwidth_fraction") {
+      e.attention_bandwidth_fraction = number_in_range(v, field, 1e-3, 1.0);
+    } else if (key == "overlap_exponent") {
+      e.overlap_exponent = number_in_range(v, field, 1.0, 100.0);
+    } else if (key == "tp_comm_overlap") {
+      e.tp_comm_overlap = number_in_range(v, field, 0.0, 1.0);
+    } else if (key == "gemm_tile_m") {
+      e.gemm_tile_m = static_cast<int>(number_in_range(v, field, 1, 4096));
+    } else if (key == "gemm_tile_n") {
+      e.gemm_tile_n = static_cast<int>(number_in_range(v, field, 1, 4096));
+    } else if (key == "gemm_min_tile_m") {
+      e.gemm_min_tile_m = static_cast<int>(number_in_range(v, field, 1, 4096));
+    } else if (key == "gemm_k_overhead") {
+      e.gemm_k_overhead = number_in_range(v, field, 0.0, 1e5);
+    } else if (key == "engines") {
+      if (!v.is_object()) throw InputError(field, v.dump(), "an object of engine name -> settings");
+      for (const auto& [name, s] : v.items()) {
+        if (!s.is_object()) throw InputError(field + "." + name, s.dump(), "an object");
+        auto it = std::find_if(e.engines.begin(), e.engines.end(),
+                               [&](const EngineProfile& p) { return lower(p.name) == lower(name); });
+        if (it == e.engines.end()) {
+          e.engines.push_back(e.engines.front());
+          it = e.engines.end() - 1;
+          it->name = name;
+        }
+        it->evidence = "calibration file";
+        for (const auto& [k, x] : s.items()) {
+          const std::string f = field + "." + name + "." + k;
+          if (k == "kernel_overhead_us")
+            it->kernel_overhead = us(number_in_range(x, f, 0.0, 1e5));
+          else if (k == "step_overhead_us")
+            it->step_overhead = us(number_in_range(x, f, 0.0, 1e7));
+          else if (k == "fused_elementwise" && x.is_boolean())
+            it->fused_elementwise = x.get<bool>();
+          else
+            throw InputError(f, x.dump(),
+                             "kernel_overhead_us, step_overhead_us (numbers) or "
+                             "fused_elementwise (true/false)");
+        }
+      }
+    } else {
+      throw InputError(field, v.dump(),
+                       "one of memory_bandwidth_fraction, gemm_peak_fraction, "
+                       "attention_compute_fraction, attention_bandwidth_fraction, "
+                       "overlap_exponent, tp_comm_overlap, gemm_tile_m, gemm_tile_n, "
+                       "gemm_min_tile_m, gemm_k_overhead, engines");
+    }
+  }
+  return e;
+}
+
+Efficiency load_calibration(const std::string& path) {
+  return apply_calibration(default_efficiency(), load_document(path), path);
+}
+
+Json to_json(const Efficiency& e) {
+  auto table = [](const FractionTable& t) {
+    Json j = Json::object();
+    j["default"] = t.fallback;
+    for (const auto& [k, v] : t.entries) j[k] = v;
+    return j;
+  };
+  Json engines = Json::object();
+  for (const auto& p : e.engines)
+    engines[p.name] = {{"kernel_overhead_us", p.kernel_overhead.value() * 1e6},
+                       {"step_overhead_us", p.step_overhead.value() * 1e6},
+                       {"fused_elementwise", p.fused_elementwise}};
+  return Json{{"memory_bandwidth_fraction", table(e.memory_bandwidth_fraction)},
+              {"gemm_peak_fraction", table(e.gemm_peak_fraction)},
+              {"attention_compute_fraction", e.attention_compute_fraction},
+              {"attention_bandwidth_fraction", e.attention_bandwidth_fraction},
+              {"overlap_exponent", e.overlap_exponent},
+              {"tp_comm_overlap", e.tp_comm_overlap},
+              {"gemm_tile_m", e.gemm_tile_m},
+              {"gemm_tile_n", e.gemm_tile_n},
+              {"gemm_min_tile_m", e.gemm_min_tile_m},
+              {"gemm_k_overhead", e.gemm_k_overhead},
+              {"engines", engines}};
+}
+
+}  // namespace memwall::perf

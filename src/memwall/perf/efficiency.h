@@ -1,0 +1,83 @@
+// Achievable-ceiling parameters: how far below datasheet peaks real kernels run, and what fixed
+// overheads an engine adds. Every number is a named parameter with its evidence, resolved per
+// accelerator (by id, then architecture, then memory type, then a default) and overridable by a
+// calibration file (JSON or YAML, `--calibration FILE`).
+#pragma once
+
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "memwall/core/document.h"
+#include "memwall/core/precision.h"
+#include "memwall/core/units.h"
+#include "memwall/hw/accelerator.h"
+
+namespace memwall::perf {
+
+// A fraction looked up by the most specific key that matches: accelerator id, "arch/precision",
+// arch, memory type, vendor, then `fallback`. Keys match case-insensitively as prefixes of the
+// accelerator's field ("Ada Lovelace (AD102)" matches key "Ada Lovelace").
+struct FractionTable {
+  double fallback = 1.0;
+  std::vector<std::pair<std::string, double>> entries;  // key -> fraction
+  std::string evidence;
+
+  double lookup(const Accelerator& a, Precision p) const;
+};
+
+// The overheads of one serving engine (software stack). A kernel gap is paid per launched kernel,
+// a step overhead once per engine iteration (scheduling, sampling, host synchronisation).
+struct EngineProfile {
+  std::string name;               // "default", "tensorrt-llm", "vllm", "llama.cpp"
+  Seconds kernel_overhead;        // per kernel: launch + prologue/epilogue not covered by roofline
+  Seconds step_overhead;          // per iteration on the host
+  bool fused_elementwise = true;  // rotary, activation and residual adds fused into neighbours
+  std::string evidence;
+};
+
+struct Efficiency {
+  // Sustained / datasheet HBM (or GDDR) bandwidth for streaming kernels: STREAM triad results.
+  FractionTable memory_bandwidth_fraction;
+  // Sustained / dense peak of the best-shaped large GEMM (MAMF finder) per architecture.
+  FractionTable gemm_peak_fraction;
+  // FlashAttention-style prefill kernels: fraction of the dense peak on long sequences.
+  double attention_compute_fraction = 0.60;
+  // Decode attention (paged KV gather): fraction of the sustained streaming bandwidth.
+  double attention_bandwidth_fraction = 0.85;
+
+  // GEMM tiling (CUTLASS/cuBLAS CTA tiles) for tile and wave quantisation.
+  int gemm_tile_m = 128;
+  int gemm_tile_n = 128;
+  int gemm_min_tile_m = 16;       // small-M (decode) kernels shrink the M tile down to this
+  double gemm_k_overhead = 64;    // mainloop fill + epilogue, in K elements per tile
+  int gemm_min_k_per_split = 256; // split-K below this K slice is not worthwhile
+
+  // Blend of compute and memory time for one kernel: t = (c^p + m^p)^(1/p). p -> infinity is the
+  // ideal roofline max(c, m); a finite p models imperfect overlap near the ridge point.
+  double overlap_exponent = 3.0;
+
+  // Fraction of tensor-parallel communication hidden behind compute (0: none, the default for
+  // inference engines, which run the all-reduce between dependent GEMMs).
+  double tp_comm_overlap = 0.0;
+
+  std::vector<EngineProfile> engines;  // the first one is the default
+
+  const EngineProfile& engine(std::string_view name) const;  // InputError for an unknown name
+  std::vector<std::string> engine_names() const;
+};
+
+// The built-in parameters with their evidence (see efficiency.cc and docs/infer.md).
+const Efficiency& default_efficiency();
+
+// Applies a calibration document over `base`. Keys: memory_bandwidth_fraction,
+// gemm_peak_fraction (number, or object of key -> fraction with optional "default"),
+// attention_compute_fraction, attention_bandwidth_fraction, overlap_exponent, tp_comm_overlap,
+// gemm_tile_m, gemm_tile_n, gemm_min_tile_m, gemm_k_overhead, engines: {name: {kernel_overhead_us,
+// step_overhead_us, fused_elementwise}}. Unknown keys and out-of-range values raise InputError.
+Efficiency apply_calibration(const Efficiency& base, const Json& doc, const std::string& where);
+Efficiency load_calibration(const std::string& path);  // default_efficiency() + the file
+Json to_json(const Efficiency& e);
+
+}  // namespace memwall::perf

@@ -1,0 +1,33 @@
+#include "memwall/perf/operator.h"
+
+#include <fmt/format.h>
+
+namespace memwall::perf {
+
+std::string_view to_string(CommPattern c) {
+  switch (c) {
+    case CommPattern::none: return "none";
+    case CommPattern::tp_all_reduce: return "tp all-reduce";
+    case CommPattern::tp_all_gather: return "tp all-gather";
+    case CommPattern::pp_send_recv: return "pp send/recv";
+  }
+  return "?";
+}
+
+std::string Operator::shape() const {
+  if (cost.kind == OpKind::gemm) {
+    std::string s = fmt::format("{}x{}x{}", cost.gemm.m, cost.gemm.n, cost.gemm.k);
+    if (cost.gemm.batch > 1) s += fmt::format(" x{} groups", cost.gemm.batch);
+    return s + " " + std::string(to_string(element));
+  }
+  if (cost.kind == OpKind::communication)
+    return fmt::format("{} of {:.3g} MB", to_string(comm), message_bytes.value() / 1e6);
+  return fmt::format("{:.3g} MB moved", cost.bytes_moved().value() / 1e6);
+}
+
+double Operator::intensity() const {
+  const double b = cost.bytes_moved().value();
+  return b > 0 ? cost.flops.value() / b : 0.0;
+}
+
+}  // namespace memwall::perf

@@ -1,0 +1,136 @@
+#include "memwall/perf/roofline.h"
+
+#include <algorithm>
+#include <cmath>
+#include <string>
+
+#include "memwall/core/error.h"
+
+namespace memwall::perf {
+
+std::string_view to_string(OpKind k) {
+  switch (k) {
+    case OpKind::gemm: return "gemm";
+    case OpKind::attention_prefill: return "attention-prefill";
+    case OpKind::attention_decode: return "attention-decode";
+    case OpKind::elementwise: return "elementwise";
+    case OpKind::communication: return "communication";
+  }
+  return "?";
+}
+
+Ceilings resolve_ceilings(const Accelerator& a, Precision p, const Efficiency& e,
+                          std::string_view engine) {
+  if (!a.supports(p))
+    throw InfeasibleError(a.id + " has no " + std::string(to_string(p)) +
+                          " matmul path (unsupported precisions: " +
+                          [&] {
+                            std::string s;
+                            for (const auto& u : a.unsupported_precisions) s += (s.empty() ? "" : ", ") + u;
+                            return s;
+                          }() +
+                          ")");
+  const auto peak = a.peak(p);
+  if (!peak || peak->value() <= 0)
+    throw InputError("accelerator " + a.id + ": the dense " + std::string(to_string(p)) +
+                     " peak is unknown in the catalog; add it with --catalog FILE");
+  if (!a.memory_bandwidth || a.memory_bandwidth->value() <= 0)
+    throw InputError("accelerator " + a.id +
+                     ": the memory bandwidth is unknown in the catalog; add it with --catalog FILE");
+  Ceilings c;
+  c.matmul_peak = *peak;
+  c.gemm_peak_fraction = e.gemm_peak_fraction.lookup(a, p);
+  c.attention_compute_fraction = e.attention_compute_fraction;
+  c.memory_peak = *a.memory_bandwidth;
+  c.memory_sustained = c.memory_peak * e.memory_bandwidth_fraction.lookup(a, p);
+  c.attention_bandwidth_fraction = e.attention_bandwidth_fraction;
+  c.compute_units = a.compute_units.value_or(0);
+  const EngineProfile& eng = e.engine(engine);
+  c.kernel_overhead = eng.kernel_overhead;
+  c.step_overhead = eng.step_overhead;
+  c.fused_elementwise = eng.fused_elementwise;
+  c.efficiency = &e;
+  return c;
+}
+
+double gemm_shape_efficiency(int64_t m, int64_t n, int64_t k, int64_t batch, int compute_units,
+                             const Efficiency& e) {
+  if (m <= 0 || n <= 0 || k <= 0 || batch <= 0) return 1.0;
+  // Tile quantisation (NVIDIA "Matrix Multiplication Background" user guide, 2023): a CTA computes
+  // a tile_m x tile_n block; partial tiles do full work. Small-M kernels use a shorter M tile.
+  int64_t tile_m = e.gemm_tile_m;
+  if (m < tile_m) {
+    tile_m = e.gemm_min_tile_m;
+    while (tile_m < m) tile_m *= 2;
+    tile_m = std::min<int64_t>(tile_m, e.gemm_tile_m);
+  }
+  const int64_t tile_n = e.gemm_tile_n;
+  const int64_t tiles_m = (m + tile_m - 1) / tile_m, tiles_n = (n + tile_n - 1) / tile_n;
+  const double tile_util =
+      double(m) * double(n) / (double(tiles_m * tile_m) * double(tiles_n * tile_n));
+  // Wave quantisation (same guide): tiles run in waves of one tile per SM; a partial last wave
+  // idles SMs. A grid smaller than the SM count is split along K (split-K) when K allows it.
+  double wave_eff = 1.0;
+  double k_per_tile = double(k);
+  if (compute_units > 0) {
+    const int64_t tiles = tiles_m * tiles_n * batch;
+    int64_t splits = 1;
+    if (tiles < compute_units)
+      splits = std::max<int64_t>(
+          1, std::min<int64_t>(compute_units / tiles, k / std::max(1, e.gemm_min_k_per_split)));
+    const int64_t units = tiles * splits;
+    const int64_t waves = (units + compute_units - 1) / compute_units;
+    wave_eff = double(units) / double(waves * compute_units);
+    k_per_tile = double(k) / double(splits);
+  }
+  // Mainloop fill and epilogue cost about gemm_k_overhead K-steps per tile.
+  const double k_eff = k_per_tile / (k_per_tile + e.gemm_k_overhead);
+  return tile_util * wave_eff * k_eff;
+}
+
+double gemm_efficiency(int64_t m, int64_t n, int64_t k, const Accelerator& a, Precision p,
+                       const Efficiency& e) {
+  return e.gemm_peak_fraction.lookup(a, p) *
+         gemm_shape_efficiency(m, n, k, 1, a.compute_units.value_or(0), e);
+}
+
+OpTime time_op(const OpCost& op, const Ceilings& c) {
+  OpTime t;
+  t.overhead = c.kernel_overhead * double(op.kernels);
+  if (op.kind == OpKind::communication) {
+    t.time = op.communication_time + t.overhead;
+    return t;
+  }
+  double frac = 0;
+  BytesPerSecond bw = c.memory_sustained;
+  switch (op.kind) {
+    case OpKind::gemm:
+      frac = c.gemm_peak_fraction * gemm_shape_efficiency(op.gemm.m, op.gemm.n, op.gemm.k,
+                                                          op.gemm.batch, c.compute_units,
+                                                          *c.efficiency);
+      break;
+    case OpKind::attention_prefill: frac = c.attention_compute_fraction; break;
+    case OpKind::attention_decode:
+      frac = c.attention_compute_fraction;
+      bw = bw * c.attention_bandwidth_fraction;
+      break;
+    default: frac = c.gemm_peak_fraction; break;  // vector work: negligible FLOPs
+  }
+  t.compute_efficiency = frac;
+  t.compute_time = op.flops.value() > 0 ? op.flops / (c.matmul_peak * frac) : Seconds(0);
+  t.memory_time = op.bytes_moved() / bw;
+  t.compute_bound = t.compute_time > t.memory_time;
+  // Imperfect overlap near the ridge: an L^p blend of the two times (p -> inf: ideal max).
+  const double p = c.efficiency ? c.efficiency->overlap_exponent : 1e9;
+  const double hi = std::max(t.compute_time.value(), t.memory_time.value());
+  const double lo = std::min(t.compute_time.value(), t.memory_time.value());
+  const double blended = hi > 0 ? hi * std::pow(1.0 + std::pow(lo / hi, p), 1.0 / p) : 0.0;
+  t.time = Seconds(blended) + t.overhead;
+  return t;
+}
+
+OpTime time_op(const OpCost& op, const Accelerator& a, Precision p, const Efficiency& e) {
+  return time_op(op, resolve_ceilings(a, p, e));
+}
+
+}  // namespace memwall::perf

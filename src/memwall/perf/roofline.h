@@ -1,0 +1,87 @@
+// The roofline with achievable ceilings: the time of one kernel from its FLOPs and bytes against
+// the sustained (not peak) compute and bandwidth of a device, with GEMM tile and wave quantisation,
+// imperfect compute/memory overlap near the ridge point, and a per-kernel overhead.
+// Stable API reused by the inference and training estimators.
+#pragma once
+
+#include <cstdint>
+#include <string_view>
+
+#include "memwall/core/precision.h"
+#include "memwall/core/units.h"
+#include "memwall/hw/accelerator.h"
+#include "memwall/perf/efficiency.h"
+
+namespace memwall::perf {
+
+enum class OpKind {
+  gemm,               // dense matmul on tensor cores; `gemm` holds its shape
+  attention_prefill,  // FlashAttention-style fused attention over new tokens (compute-heavy)
+  attention_decode,   // one query per sequence against its KV cache (bandwidth-heavy)
+  elementwise,        // norms, rotary, activations, residual adds, embedding gather, sampling
+  communication,      // a collective; its time comes from comm::estimate, not the roofline
+};
+std::string_view to_string(OpKind k);
+
+// A GEMM C[m,n] = A[m,k] * B[k,n], repeated `batch` times with the same shape (grouped experts).
+struct GemmShape {
+  int64_t m = 0, n = 0, k = 0;
+  int64_t batch = 1;
+};
+
+// What one kernel (or `kernels` back-to-back kernels) does.
+struct OpCost {
+  OpKind kind = OpKind::elementwise;
+  Flops flops;
+  Bytes bytes_read;
+  Bytes bytes_written;
+  GemmShape gemm;                // kind == gemm only
+  int kernels = 1;               // launches this op costs (0 when fused into a neighbour)
+  Seconds communication_time;    // kind == communication only
+  Bytes bytes_moved() const { return bytes_read + bytes_written; }
+};
+
+struct OpTime {
+  Seconds time;          // what the op adds to the step: blend(compute, memory) + overhead
+  Seconds compute_time;  // flops / achievable FLOP/s at this shape
+  Seconds memory_time;   // bytes / achievable bandwidth
+  Seconds overhead;      // kernel launch overhead
+  bool compute_bound = false;
+  double compute_efficiency = 0;  // achievable FLOP/s / dense peak at this shape
+};
+
+// A device's achievable ceilings for one matmul precision and engine, resolved once so that timing
+// an op is a few arithmetic operations.
+struct Ceilings {
+  FlopsPerSecond matmul_peak;        // datasheet dense peak of the matmul precision
+  double gemm_peak_fraction = 1;     // best-shape sustained / peak (MAMF)
+  double attention_compute_fraction = 1;
+  BytesPerSecond memory_peak;        // datasheet
+  BytesPerSecond memory_sustained;   // x STREAM fraction
+  double attention_bandwidth_fraction = 1;
+  int compute_units = 0;             // 0: unknown, no wave quantisation
+  Seconds kernel_overhead;
+  Seconds step_overhead;
+  bool fused_elementwise = true;
+  const Efficiency* efficiency = nullptr;
+};
+
+// InputError when the device's bandwidth or the precision's peak is unknown, InfeasibleError when
+// the device has no path for the precision.
+Ceilings resolve_ceilings(const Accelerator& a, Precision matmul_precision, const Efficiency& e,
+                          std::string_view engine = "default");
+
+// Shape-only factor in (0, 1]: tile quantisation x wave quantisation (with split-K for small
+// grids) x mainloop fill, for `compute_units` SMs/CUs (0: unknown, no wave quantisation).
+double gemm_shape_efficiency(int64_t m, int64_t n, int64_t k, int64_t batch, int compute_units,
+                             const Efficiency& e);
+
+// Achievable fraction of the dense peak for an m x n x k GEMM: MAMF best-shape fraction x shape.
+double gemm_efficiency(int64_t m, int64_t n, int64_t k, const Accelerator& a,
+                       Precision matmul_precision, const Efficiency& e);
+
+OpTime time_op(const OpCost& op, const Ceilings& c);
+OpTime time_op(const OpCost& op, const Accelerator& a, Precision matmul_precision,
+               const Efficiency& e);
+
+}  // namespace memwall::perf

@@ -1,0 +1,91 @@
+#include "memwall/perf/roofline.h"
+
+#include <gtest/gtest.h>
+
+#include "memwall/core/error.h"
+#include "memwall/perf/perf_test_fixtures.h"
+
+namespace memwall::perf {
+namespace {
+
+TEST(Efficiency, TablesResolveByArchitectureAndMemoryType) {
+  const auto& e = default_efficiency();
+  const auto h100 = testing::h100_sxm();
+  const auto a100 = testing::a100_80();
+  EXPECT_DOUBLE_EQ(e.gemm_peak_fraction.lookup(h100, Precision::bf16), 0.82);
+  EXPECT_DOUBLE_EQ(e.gemm_peak_fraction.lookup(h100, Precision::fp8_e4m3), 0.72);
+  EXPECT_DOUBLE_EQ(e.gemm_peak_fraction.lookup(a100, Precision::fp16), 0.84);
+  EXPECT_DOUBLE_EQ(e.memory_bandwidth_fraction.lookup(a100, Precision::fp16), 0.89);  // HBM2e
+  EXPECT_DOUBLE_EQ(e.memory_bandwidth_fraction.lookup(h100, Precision::bf16), 0.875);  // fallback
+}
+
+TEST(Efficiency, CalibrationOverridesAndRejectsBadValues) {
+  const Json doc = {{"memory_bandwidth_fraction", {{"default", 0.8}, {"nvidia-h100-sxm", 0.9}}},
+                    {"engines", {{"vllm", {{"step_overhead_us", 500}}}}}};
+  const Efficiency e = apply_calibration(default_efficiency(), doc, "cal.json");
+  EXPECT_DOUBLE_EQ(e.memory_bandwidth_fraction.lookup(testing::h100_sxm(), Precision::bf16), 0.9);
+  EXPECT_DOUBLE_EQ(e.memory_bandwidth_fraction.lookup(testing::a100_80(), Precision::bf16), 0.89);
+  EXPECT_NEAR(e.engine("vllm").step_overhead.value(), 500e-6, 1e-12);
+  EXPECT_THROW(apply_calibration(default_efficiency(), Json{{"overlap_exponent", -1}}, "c"),
+               InputError);
+  EXPECT_THROW(apply_calibration(default_efficiency(), Json{{"bogus", 1}}, "c"), InputError);
+  EXPECT_THROW(apply_calibration(default_efficiency(), Json{{"gemm_peak_fraction", 1.5}}, "c"),
+               InputError);
+  EXPECT_THROW(default_efficiency().engine("nope"), InputError);
+}
+
+TEST(Gemm, TileAndWaveQuantisation) {
+  Efficiency e = default_efficiency();
+  // 4096^3 on 132 SMs with 128x128 tiles: 1024 tiles in 8 waves of 132 -> 1024/1056; mainloop
+  // fill 4096/(4096+64).
+  EXPECT_NEAR(gemm_shape_efficiency(4096, 4096, 4096, 1, 132, e),
+              1024.0 / 1056.0 * 4096.0 / 4160.0, 1e-12);
+  // Unknown SM count: tile quantisation only. M = 200 rounds up to 2 tiles of 128.
+  EXPECT_NEAR(gemm_shape_efficiency(200, 4096, 4096, 1, 0, e), 200.0 / 256.0 * 4096.0 / 4160.0,
+              1e-12);
+  // Decode GEMV M = 1 uses the 16-row tile: 1/16 of the tile is useful work.
+  EXPECT_NEAR(gemm_shape_efficiency(1, 4096, 4096, 1, 0, e), 1.0 / 16.0 * 4096.0 / 4160.0, 1e-12);
+  // Small grid: 32 tiles on 132 SMs split K 4 ways (132/32 = 4): 128 of 132 SMs busy.
+  EXPECT_NEAR(gemm_shape_efficiency(128, 4096, 8192, 1, 132, e),
+              128.0 / 132.0 * 2048.0 / (2048.0 + 64.0), 1e-12);
+  EXPECT_NEAR(gemm_efficiency(4096, 4096, 4096, testing::h100_sxm(), Precision::bf16, e),
+              0.82 * 1024.0 / 1056.0 * 4096.0 / 4160.0, 1e-12);
+}
+
+TEST(Roofline, MemoryAndComputeBoundOps) {
+  Efficiency e = default_efficiency();
+  e.overlap_exponent = 1e9;  // ideal max for the closed forms
+  const auto h100 = testing::h100_sxm();
+  const Ceilings c = resolve_ceilings(h100, Precision::bf16, e);
+  // Decode GEMV: 8192 x 8192 bf16 weights = 134,217,728 B at 3.35 TB/s x 0.875.
+  OpCost gemv{OpKind::gemm, Flops(2.0 * 8192 * 8192), Bytes(8192.0 * 8192 * 2 + 8192 * 2),
+              Bytes(8192 * 2), {1, 8192, 8192, 1}, 1, Seconds(0)};
+  OpTime t = time_op(gemv, c);
+  EXPECT_FALSE(t.compute_bound);
+  EXPECT_NEAR(t.memory_time.value(), (8192.0 * 8192 * 2 + 4 * 8192) / (3350e9 * 0.875), 1e-12);
+  EXPECT_NEAR(t.time.value(), t.memory_time.value() + 4e-6, 1e-9);
+  // Large GEMM: compute-bound at 989.4 TFLOP/s x 0.82 x shape.
+  OpCost big{OpKind::gemm, Flops(2.0 * 8192 * 8192 * 8192), Bytes(3.0 * 8192 * 8192 * 2), Bytes(0),
+             {8192, 8192, 8192, 1}, 1, Seconds(0)};
+  t = time_op(big, c);
+  EXPECT_TRUE(t.compute_bound);
+  const double shape = gemm_shape_efficiency(8192, 8192, 8192, 1, 132, e);
+  EXPECT_NEAR(t.compute_time.value(), 2.0 * 8192 * 8192 * 8192 / (989.4e12 * 0.82 * shape), 1e-12);
+  // Blend: at the ridge point (c == m) an exponent p gives 2^(1/p) x the max.
+  Efficiency e3 = default_efficiency();
+  e3.overlap_exponent = 3;
+  const Ceilings c3 = resolve_ceilings(h100, Precision::bf16, e3);
+  OpCost ridge{OpKind::elementwise, Flops(0), Bytes(1e9), Bytes(0), {}, 0, Seconds(0)};
+  EXPECT_NEAR(time_op(ridge, c3).time.value(), 1e9 / (3350e9 * 0.875), 1e-12);
+}
+
+TEST(Roofline, UnsupportedOrUnknownPrecision) {
+  const auto a100 = testing::a100_80();
+  EXPECT_THROW(resolve_ceilings(a100, Precision::fp8_e4m3, default_efficiency()), InfeasibleError);
+  Accelerator blank = a100;
+  blank.memory_bandwidth.reset();
+  EXPECT_THROW(resolve_ceilings(blank, Precision::bf16, default_efficiency()), InputError);
+}
+
+}  // namespace
+}  // namespace memwall::perf
