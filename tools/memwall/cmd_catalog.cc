@@ -14,6 +14,7 @@
 #include "memwall/catalog/catalog.h"
 #include "memwall/core/error.h"
 #include "memwall/hw/hw_io.h"
+#include "memwall/model/counts.h"
 #include "memwall/model/zoo.h"
 
 namespace memwall::cli {
@@ -247,6 +248,38 @@ void show_generic(const std::string& kind, const Json& entry) {
   }
 }
 
+// Parameter counts computed from the shapes (model/counts.h), next to what the publisher states.
+Json parameter_json(const ModelSpec& m) {
+  const ParameterCounts p = count_parameters(m);
+  Json j = {{"total", p.total},
+            {"active_per_token", p.active},
+            {"embedding", p.embedding},
+            {"lm_head", p.lm_head},
+            {"attention", p.attention},
+            {"dense_mlp", p.dense_mlp},
+            {"routed_experts", p.routed_experts},
+            {"shared_experts", p.shared_experts},
+            {"router", p.router},
+            {"norms", p.norms}};
+  j["published_total"] = m.published_total_params ? Json(*m.published_total_params) : Json(nullptr);
+  j["published_active"] =
+      m.published_active_params ? Json(*m.published_active_params) : Json(nullptr);
+  return j;
+}
+
+void print_parameters(const ModelSpec& m) {
+  const ParameterCounts p = count_parameters(m);
+  auto vs = [](double computed, const std::optional<double>& published) {
+    if (!published) return fmt::format("{:.4g} B (publisher: unknown)", computed / 1e9);
+    return fmt::format("{:.4g} B (publisher: {:.4g} B, {:+.2f} %)", computed / 1e9,
+                       *published / 1e9, (computed / *published - 1) * 100);
+  };
+  fmt::print("  parameters\n");
+  fmt::print("    {:<24}{}\n", "total", vs(p.total, m.published_total_params));
+  fmt::print("    {:<24}{}\n", "active per token",
+             vs(p.active, m.is_moe() ? m.published_active_params : m.published_total_params));
+}
+
 int run_show(const Catalog& c, const CatalogOptions& o, bool json) {
   std::string kind;
   Json entry;
@@ -270,9 +303,12 @@ int run_show(const Catalog& c, const CatalogOptions& o, bool json) {
     throw InputError::unknown_name("catalog show ID", o.id, known);
   }
   if (json) {
-    fmt::print("{}\n", Json{{"kind", kind}, {"entry", entry}}.dump(2));
+    Json out = {{"kind", kind}, {"entry", entry}};
+    if (kind == "model") out["parameters"] = parameter_json(*c.find_model(o.id));
+    fmt::print("{}\n", out.dump(2));
   } else if (kind != "accelerator") {
     show_generic(kind, entry);
+    if (kind == "model") print_parameters(*c.find_model(o.id));
   }
   return 0;
 }
@@ -282,10 +318,14 @@ int run_import(const CatalogOptions& o, bool json) {
   const ModelSpec m = import_hf_config(config, o.config_path);
   const Json model = model_to_json(m);
   if (json) {
-    fmt::print("{}\n", Json{{"model", model}, {"warnings", m.warnings}}.dump(2));
+    fmt::print("{}\n", Json{{"model", model},
+                            {"parameters", parameter_json(m)},
+                            {"warnings", m.warnings}}
+                           .dump(2));
     return 0;
   }
   show_generic("model imported from " + o.config_path, model);
+  print_parameters(m);
   if (m.warnings.empty()) {
     fmt::print("  no warnings: every field was understood\n");
   } else {

@@ -69,6 +69,31 @@ TEST(CatalogCli, UnknownValuesPrintAsUnknown) {
   EXPECT_NE(r.out.find("memory bandwidth      unknown"), std::string::npos) << r.out;
 }
 
+TEST(CatalogCli, ImportPrintsPublishedParameterCounts) {
+  const Result r = run(std::string("catalog import --json ") + MEMWALL_SOURCE_DIR +
+                       "/src/memwall/model/testdata/deepseek-v3.config.json");
+  ASSERT_EQ(r.status, 0);
+  const auto j = nlohmann::json::parse(r.out);
+  // DeepSeek-V3: 671B total, 37B activated per token (DeepSeek-V3 technical report, abstract).
+  EXPECT_NEAR(j["parameters"]["total"].get<double>(), 671e9, 0.005 * 671e9);
+  EXPECT_NEAR(j["parameters"]["active_per_token"].get<double>(), 37e9, 0.02 * 37e9);
+  EXPECT_EQ(j["model"]["layers"], 61);
+  EXPECT_FALSE(j["warnings"].empty());  // the MTP module it does not count is named
+}
+
+TEST(CatalogCli, UserCatalogFileAddsAnAccelerator) {
+  const Result r = run(std::string("catalog show npu1 --json --catalog ") + MEMWALL_SOURCE_DIR +
+                       "/fuzz/corpus/catalog/new-npu.yaml");
+  ASSERT_EQ(r.status, 0);
+  const auto e = nlohmann::json::parse(r.out)["entry"];
+  EXPECT_EQ(e["id"], "my-npu");
+  EXPECT_EQ(e["tflops"]["fp16"], 300.0);
+  EXPECT_EQ(run(std::string("catalog list --catalog ") + MEMWALL_SOURCE_DIR +
+                "/fuzz/corpus/catalog/negative.json")
+                .status,
+            2);
+}
+
 TEST(CatalogCli, UnknownIdExitsTwoAndSuggests) {
   EXPECT_EQ(run("catalog show nope").status, 2);
   const std::string err = run_stderr("catalog show h10");

@@ -158,8 +158,16 @@ void Catalog::load(const Json& doc, const std::string& origin) {
 
 void Catalog::add_accelerator_entry(const Json& e, const std::string& where) {
   auto ext = e.is_object() ? e.find("extends") : e.end();
+  // Name clashes found by add() are reported with the file and entry they came from.
+  auto add_from_here = [&](Accelerator a) {
+    try {
+      add(std::move(a));
+    } catch (const InputError& err) {
+      throw InputError(fmt::format("{}: {}", where, err.what()));
+    }
+  };
   if (!e.is_object() || ext == e.end() || ext->is_null()) {
-    add(accelerator_from_json(e, where));
+    add_from_here(accelerator_from_json(e, where));
     return;
   }
   if (!ext->is_string()) throw InputError(where + ".extends", ext->dump(), "an accelerator id");
@@ -182,7 +190,7 @@ void Catalog::add_accelerator_entry(const Json& e, const std::string& where) {
       merged[key] = value;
     }
   }
-  add(accelerator_from_json(merged, where));
+  add_from_here(accelerator_from_json(merged, where));
 }
 
 void Catalog::add(Accelerator a) {

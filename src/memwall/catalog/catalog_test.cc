@@ -199,8 +199,9 @@ TEST(Catalog, BadUserFilesNameTheFile) {
   EXPECT_NE(message_of([&] { Catalog::with_user_files({dup}); }).find("twice"), std::string::npos);
   const std::string taken =
       write_temp("taken.json", R"({"accelerators": [{"id": "mine", "aliases": ["h100"]}]})");
-  EXPECT_NE(message_of([&] { Catalog::with_user_files({taken}); }).find("nvidia-h100-sxm"),
-            std::string::npos);
+  const std::string taken_msg = message_of([&] { Catalog::with_user_files({taken}); });
+  EXPECT_NE(taken_msg.find("nvidia-h100-sxm"), std::string::npos) << taken_msg;
+  EXPECT_NE(taken_msg.find("taken.json"), std::string::npos) << taken_msg;
   const std::string bad_extends =
       write_temp("ext.json", R"({"accelerators": [{"id": "mine", "extends": "h1000"}]})");
   EXPECT_NE(message_of([&] { Catalog::with_user_files({bad_extends}); }).find("h100"),

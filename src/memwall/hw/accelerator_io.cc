@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <array>
 #include <cmath>
+#include <cstdlib>
 #include <string_view>
 
 #include <fmt/format.h>
@@ -103,9 +104,12 @@ std::optional<int> opt_int(const Json& e, const char* key, const std::string& wh
 // Empty text is written as null, as the reference table writes an unknown.
 Json text(const std::string& s) { return s.empty() ? Json(nullptr) : Json(s); }
 
-// Values are stored in SI units; the file keeps the datasheet's decimal units. Rounding to 1e-9
-// of the unit undoes the binary noise of the x1e9 / /1e9 round trip.
-double to_unit(double si, double unit) { return std::round(si / unit * 1e9) / 1e9; }
+// Values are stored in SI units; the file keeps the datasheet's decimal units. Rounding to 12
+// significant digits undoes the binary noise of the x1e9 then /1e9 round trip (989.4, not
+// 989.4000000000001) at any magnitude.
+double to_unit(double si, double unit) {
+  return std::strtod(fmt::format("{:.12g}", si / unit).c_str(), nullptr);
+}
 
 template <class Q>
 Json in_unit(const std::optional<Q>& q, double unit) {
