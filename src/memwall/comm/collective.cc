@@ -546,7 +546,7 @@ void check(const Cluster& c, Bytes bytes) {
 CollectiveEstimate single_rank() {
   CollectiveEstimate e;
   e.algorithm = "none";
-  e.bottleneck = "none (a single rank)";
+  e.bottleneck = "none (a single rank or no bytes)";
   return e;
 }
 
@@ -645,7 +645,7 @@ CollectiveEstimate estimate(const Cluster& cluster, Collective op, Bytes bytes, 
                             Algorithm algorithm) {
   check(cluster, bytes);
   const Placement p = place(cluster, group);
-  if (group.size <= 1) return single_rank();
+  if (group.size <= 1 || bytes.value() == 0) return single_rank();  // nothing is sent
   auto all = candidates(cluster, op, bytes.value(), group, p, algorithm);
   Candidate best = best_of(all);
   fill_bandwidths(best, op, bytes.value(), op == Collective::send_recv ? 2 : group.size);
@@ -748,7 +748,7 @@ Explanation explain(const Cluster& cluster, Collective op, Bytes bytes, const Gr
   x.ranks_per_node = p.r;
   x.nodes_spanned = p.m;
   x.leaf_groups_spanned = p.leaf_groups;
-  if (group.size <= 1) {
+  if (group.size <= 1 || bytes.value() == 0) {
     x.estimate = single_rank();
     return x;
   }

@@ -196,6 +196,7 @@ TEST(Collective, BadInputAndImpossibleGroupsAreRejected) {
                InputError);
   EXPECT_THROW(estimate(one, Collective::all_reduce, Bytes(1e6), Group{0, 1, 0}), InputError);
   EXPECT_EQ(estimate(one, Collective::all_reduce, Bytes(1e6), Group{1, 1, 0}).time.value(), 0.0);
+  EXPECT_EQ(estimate(one, Collective::all_reduce, Bytes(0), Group{8, 1, 0}).time.value(), 0.0);
   EXPECT_EQ(parse_collective("all-reduce"), Collective::all_reduce);
   EXPECT_EQ(parse_algorithm("NVLS"), Algorithm::nvls);
   EXPECT_THROW(parse_collective("allreduec"), InputError);
