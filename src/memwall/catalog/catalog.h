@@ -16,12 +16,17 @@ namespace memwall {
 
 class Catalog {
  public:
-  // The built-in catalog from the embedded data files (parsed once, then copied).
-  static Catalog builtin();
+  // The built-in catalog from the embedded data files, parsed once on first use and kept for the
+  // life of the program, so references into it never dangle. Copy it to extend it.
+  static const Catalog& builtin();
   // Built-in plus each user file in order; later entries replace earlier ones with the same id.
   static Catalog with_user_files(const std::vector<std::string>& paths);
 
-  // Adds the entries of one JSON/YAML document (keys: accelerators, nodes, fabrics, models).
+  // Adds the entries of one JSON/YAML document (keys: accelerators, nodes, fabrics, models; also
+  // accepted and ignored here: description, prices). An entry replaces the one with the same id; a
+  // replacement without "aliases" keeps the old aliases. An accelerator entry with
+  // "extends": "<id or alias>" starts from that entry and overrides only the fields it gives.
+  // Errors (InputError) name `origin`, the entry and the field.
   void load(const Json& doc, const std::string& origin);
   void load_file(const std::string& path);
 
@@ -31,6 +36,18 @@ class Catalog {
   const Fabric& fabric(std::string_view name) const;
   // A built-in model id, or a path to a Hugging Face config.json (imported on the fly).
   ModelSpec model(std::string_view name_or_path) const;
+
+  // As above, but nullptr for an unknown name.
+  const Accelerator* find_accelerator(std::string_view name) const;
+  const Node* find_node(std::string_view name) const;
+  const Fabric* find_fabric(std::string_view name) const;
+  const ModelSpec* find_model(std::string_view name) const;
+
+  // Every id and alias of one kind, in catalog order (for messages and listings).
+  std::vector<std::string> accelerator_names() const;
+  std::vector<std::string> node_names() const;
+  std::vector<std::string> fabric_names() const;
+  std::vector<std::string> model_names() const;
 
   const std::vector<Accelerator>& accelerators() const { return accelerators_; }
   const std::vector<Node>& nodes() const { return nodes_; }
@@ -43,6 +60,8 @@ class Catalog {
   void add(ModelSpec m);
 
  private:
+  void add_accelerator_entry(const Json& entry, const std::string& where);
+
   std::vector<Accelerator> accelerators_;
   std::vector<Node> nodes_;
   std::vector<Fabric> fabrics_;

@@ -23,15 +23,19 @@ struct Accelerator {
   // Dense (no sparsity) peak per precision column: fp32 tf32 fp16 bf16 fp8 int8 int4 fp4.
   std::map<std::string, std::optional<FlopsPerSecond>> dense_peak;
   std::vector<std::string> unsupported_precisions;  // columns the hardware has no path for
+  std::string dense_method;  // how the dense peaks were derived from the vendor's figures
 
   std::string scaleup_interconnect;  // e.g. "NVLink 4.0 (18 links)"
   std::optional<BytesPerSecond> scaleup_bandwidth_per_direction;  // per device
+  std::optional<BytesPerSecond> scaleup_bandwidth_published;  // the vendor's figure, as stated
+  std::string scaleup_bandwidth_direction;  // what that figure counts: bidirectional, per-direction
   std::string host_link;                                          // e.g. "PCIe Gen5 x16"
   std::optional<BytesPerSecond> host_bandwidth_per_direction;     // from the PCIe generation
   std::optional<Watts> tdp;
   std::optional<int> compute_units;  // SMs (NVIDIA) / CUs (AMD) ..., for wave quantisation
   std::optional<int> year;
   std::optional<Dollars> price;
+  std::optional<Dollars> price_low, price_high;  // the range a price estimate was taken from
   std::string price_source;
   std::vector<std::string> sources;
   std::string notes;

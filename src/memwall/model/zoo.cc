@@ -43,7 +43,9 @@ int64_t as_integer(const Json& v, const std::string& where, const std::string& k
   if (v.is_number_integer()) {
     if (v.is_number_unsigned()) {
       const auto u = v.get<uint64_t>();
-      if (u > static_cast<uint64_t>(hi))
+      // Parsed non-negative integers are unsigned: check both bounds here too (fuzzing found
+      // "moe_layer_freq": 0 passing as unsigned and dividing by zero).
+      if (u > static_cast<uint64_t>(hi) || static_cast<int64_t>(u) < lo)
         throw InputError(field_name(where, key), v.dump(), allowed);
       return static_cast<int64_t>(u);
     }

@@ -211,6 +211,26 @@ TEST(HfImport, MissingOrBadFieldsAreInputErrors) {
         << bad.dump();
   }
 
+  // Zero as parsed from text (an unsigned JSON number), not only as a C++ literal.
+  for (const char* field : {"hidden_size", "num_hidden_layers", "num_attention_heads"}) {
+    c = load_document(fixture("llama-3.1-8b.config.json"));
+    c[field] = Json::parse("0");
+    ASSERT_TRUE(c[field].is_number_unsigned());
+    EXPECT_NE(error_of([&] { import_hf_config(c, "c.json"); }).find(field), std::string::npos);
+  }
+  c = parse_document(R"({"model_type": "deepseek_v2", "num_hidden_layers": 27,
+      "hidden_size": 2048, "num_attention_heads": 16, "kv_lora_rank": 512, "qk_rope_head_dim": 64,
+      "qk_nope_head_dim": 128, "v_head_dim": 128, "intermediate_size": 10944,
+      "moe_intermediate_size": 1408, "n_routed_experts": 64, "num_experts_per_tok": 6,
+      "first_k_dense_replace": 1, "moe_layer_freq": 0, "vocab_size": 102400,
+      "max_position_embeddings": 163840})",
+                     "fuzz-finding.json");
+  EXPECT_NE(error_of([&] { import_hf_config(c, "c.json"); }).find("moe_layer_freq"),
+            std::string::npos);
+  Json entry = minimal_entry();
+  entry["layers"] = Json::parse("0");
+  EXPECT_NE(error_of([&] { model_from_json(entry, "t"); }).find("layers"), std::string::npos);
+
   c = load_document(fixture("mixtral-8x7b.config.json"));
   c["num_experts_per_tok"] = 9;
   EXPECT_NE(error_of([&] { import_hf_config(c, "c.json"); }).find("top_k"), std::string::npos);

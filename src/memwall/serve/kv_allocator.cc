@@ -1,10 +1,10 @@
 #include "memwall/serve/kv_allocator.h"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <bit>
 #include <cmath>
-
-#include <fmt/format.h>
 
 #include "memwall/core/error.h"
 
@@ -94,8 +94,8 @@ int64_t BuddyArena::largest_free() const {
 KvAllocator::KvAllocator(const KvConfig& config)
     : config_(config), arena_(is_paged(config.policy) ? 0 : config.capacity_tokens) {
   if (config_.capacity_tokens < 1)
-    throw InfeasibleError(fmt::format("no memory left for the KV cache ({} token slots)",
-                                      config_.capacity_tokens));
+    throw InfeasibleError(
+        fmt::format("no memory left for the KV cache ({} token slots)", config_.capacity_tokens));
   if (config_.block_tokens < 1 || config_.block_tokens > 65536)
     throw InputError("--block", std::to_string(config_.block_tokens), "tokens in [1, 65536]");
   if (config_.max_sequence_tokens < 2)

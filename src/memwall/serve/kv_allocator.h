@@ -22,12 +22,14 @@ enum class KvPolicy {
 };
 KvPolicy parse_kv_policy(const std::string& name);  // paged | contiguous | pow2 | oracle
 std::string to_string(KvPolicy p);
-inline bool is_paged(KvPolicy p) { return p == KvPolicy::paged; }
+inline bool is_paged(KvPolicy p) {
+  return p == KvPolicy::paged;
+}
 
 struct KvConfig {
   KvPolicy policy = KvPolicy::paged;
-  int64_t capacity_tokens = 0;      // KV slots of the replica (from the memory plan)
-  int block_tokens = 16;            // paged block size B
+  int64_t capacity_tokens = 0;         // KV slots of the replica (from the memory plan)
+  int block_tokens = 16;               // paged block size B
   int64_t max_sequence_tokens = 2048;  // longest sequence (model context)
   // Paged admission keeps this fraction of blocks free for running sequences to grow into
   // (vLLM's BlockSpaceManager watermark, default 0.01).
@@ -64,7 +66,8 @@ class KvAllocator {
   explicit KvAllocator(const KvConfig& config);
 
   // Slots a sequence asks for at admission: contiguous policies reserve for its whole life; paged
-  // asks for the blocks of the `held` tokens it has now. `final_tokens` is its KV length at the end.
+  // asks for the blocks of the `held` tokens it has now. `final_tokens` is its KV length at the
+  // end.
   int64_t reservation_tokens(int64_t held, int64_t final_tokens) const;
   // Whether the sequence could be admitted on an otherwise empty replica.
   bool fits_empty(int64_t held, int64_t final_tokens) const;

@@ -1,9 +1,9 @@
 #include "memwall/serve/metrics.h"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <cmath>
-
-#include <fmt/format.h>
 
 #include "memwall/core/error.h"
 
@@ -115,8 +115,8 @@ void MetricsRecorder::iteration(int replica, double now_s, double duration_s,
   batch_sum_ += static_cast<double>(b);
   auto& next = next_sample_s_[static_cast<size_t>(replica)];
   if (now_s >= next) {
-    samples_.push_back(TimeSample{now_s, replica, running, waiting,
-                                  static_cast<int64_t>(b), kv, capacity_tokens, finished_});
+    samples_.push_back(TimeSample{now_s, replica, running, waiting, static_cast<int64_t>(b), kv,
+                                  capacity_tokens, finished_});
     next = now_s + sample_interval_s_;
     if (samples_.size() >= kMaxSamples) {  // keep every other sample, sample half as often
       size_t j = 0;
@@ -200,8 +200,8 @@ SimulationResult MetricsRecorder::summarize(const RequestTable& t,
     r.sla_observed_s.push_back(observed);
     if (observed > term.limit_s) r.sla_met = false;
   }
-  r.sla_attainment = r.completed > 0 ? static_cast<double>(good) / static_cast<double>(r.completed)
-                                     : 0;
+  r.sla_attainment =
+      r.completed > 0 ? static_cast<double>(good) / static_cast<double>(r.completed) : 0;
   if (r.duration_s > 0) {
     r.goodput_requests_per_s = static_cast<double>(good) / r.duration_s;
     r.goodput_tokens_per_s = good_tokens / r.duration_s;
@@ -233,7 +233,8 @@ SimulationResult MetricsRecorder::summarize(const RequestTable& t,
     size_t b = 0;
     while (b < batch_counts_.size()) {
       int64_t n = 0;
-      for (; b < batch_counts_.size() && static_cast<int64_t>(b) <= upper; ++b) n += batch_counts_[b];
+      for (; b < batch_counts_.size() && static_cast<int64_t>(b) <= upper; ++b)
+        n += batch_counts_[b];
       r.batch_histogram.emplace_back(upper, n);
       upper *= 2;
     }
@@ -277,23 +278,21 @@ Json to_json(const SimulationResult& r) {
                    {"attainment", r.sla_attainment},
                    {"goodput_requests_per_s", r.goodput_requests_per_s},
                    {"goodput_tokens_per_s", r.goodput_tokens_per_s}}},
-      {"kv_memory",
-       Json{{"capacity_tokens", r.kv_capacity_tokens},
-            {"used_share", r.kv.used},
-            {"reserved_share", r.kv.reserved},
-            {"internal_fragmentation_share", r.kv.internal},
-            {"external_fragmentation_share", r.kv.external},
-            {"free_share", r.kv.free},
-            {"allocations", r.kv_allocated},
-            {"frees", r.kv_freed}}},
-      {"batch",
-       Json{{"iterations", r.iterations},
-            {"mean", r.batch_mean},
-            {"p50", r.batch_p50},
-            {"p90", r.batch_p90},
-            {"p99", r.batch_p99},
-            {"max", r.batch_max},
-            {"histogram", hist}}},
+      {"kv_memory", Json{{"capacity_tokens", r.kv_capacity_tokens},
+                         {"used_share", r.kv.used},
+                         {"reserved_share", r.kv.reserved},
+                         {"internal_fragmentation_share", r.kv.internal},
+                         {"external_fragmentation_share", r.kv.external},
+                         {"free_share", r.kv.free},
+                         {"allocations", r.kv_allocated},
+                         {"frees", r.kv_freed}}},
+      {"batch", Json{{"iterations", r.iterations},
+                     {"mean", r.batch_mean},
+                     {"p50", r.batch_p50},
+                     {"p90", r.batch_p90},
+                     {"p99", r.batch_p99},
+                     {"max", r.batch_max},
+                     {"histogram", hist}}},
       {"preemptions", Json{{"recompute", r.preemptions_recompute}, {"swap", r.preemptions_swap}}},
       {"kv_transfers", r.kv_transfers},
   };

@@ -57,7 +57,7 @@ struct SimulationResult {
   std::vector<SlaTerm> sla;
   std::vector<double> sla_observed_s;  // the statistic per term
   bool sla_met = true;
-  double sla_attainment = 0;           // share of completed requests within every limit
+  double sla_attainment = 0;  // share of completed requests within every limit
   double goodput_requests_per_s = 0, goodput_tokens_per_s = 0;
   KvShares kv;
   int64_t kv_capacity_tokens = 0;

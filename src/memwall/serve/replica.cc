@@ -1,8 +1,8 @@
 #include "memwall/serve/replica.h"
 
-#include <cmath>
-
 #include <fmt/format.h>
+
+#include <cmath>
 
 #include "memwall/core/error.h"
 
@@ -31,9 +31,8 @@ std::optional<double> Replica::start(double now, bool arrivals_done) {
           dt, plan.batch.prefill_tokens, plan.batch.decode_sequences));
   }
   // Swapping blocks to and from host memory stalls the iteration (vLLM swaps synchronously).
-  const double swapped_bytes =
-      static_cast<double>(plan.swap_out_tokens + plan.swap_in_tokens) *
-      config_.kv_bytes_per_token.value();
+  const double swapped_bytes = static_cast<double>(plan.swap_out_tokens + plan.swap_in_tokens) *
+                               config_.kv_bytes_per_token.value();
   if (swapped_bytes > 0) dt += swapped_bytes / config_.swap_bandwidth.value();
   if (dt <= 0) dt = 1e-9;  // a swap-only iteration with no bytes cannot happen; keep time moving
   metrics_.iteration(index_, now, dt, plan, scheduler_.kv_tokens(), kv_.capacity_tokens(),

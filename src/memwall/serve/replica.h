@@ -20,8 +20,8 @@ using StepCost = std::function<Seconds(const infer::StepBatch&)>;
 struct ReplicaConfig {
   SchedulerConfig scheduler;
   KvConfig kv;
-  Bytes kv_bytes_per_token{0};              // for swap time (and disaggregated transfers)
-  BytesPerSecond swap_bandwidth{16e9};       // host link used by swap preemption
+  Bytes kv_bytes_per_token{0};          // for swap time (and disaggregated transfers)
+  BytesPerSecond swap_bandwidth{16e9};  // host link used by swap preemption
 };
 
 class Replica {

@@ -1,17 +1,23 @@
 #include "memwall/serve/scheduler.h"
 
-#include <algorithm>
-
 #include <fmt/format.h>
+
+#include <algorithm>
 
 #include "memwall/core/error.h"
 
 namespace memwall::serve {
 namespace {
 
-int64_t ceil_div(int64_t a, int64_t b) { return (a + b - 1) / b; }
-int64_t mod(int64_t a, int64_t b) { return ((a % b) + b) % b; }
-uint64_t key(uint32_t id, uint8_t epoch) { return (uint64_t{id} << 8) | epoch; }
+int64_t ceil_div(int64_t a, int64_t b) {
+  return (a + b - 1) / b;
+}
+int64_t mod(int64_t a, int64_t b) {
+  return ((a % b) + b) % b;
+}
+uint64_t key(uint32_t id, uint8_t epoch) {
+  return (uint64_t{id} << 8) | epoch;
+}
 
 }  // namespace
 
@@ -226,7 +232,8 @@ void Scheduler::plan_decode() {
       internal_heap_.pop();
       const auto id = static_cast<uint32_t>(k >> 8);
       const Sequence& s = t_.seqs[id];
-      if (s.phase == Phase::decode && s.epoch == static_cast<uint8_t>(k & 0xff)) realize_internal(id);
+      if (s.phase == Phase::decode && s.epoch == static_cast<uint8_t>(k & 0xff))
+        realize_internal(id);
     }
     const auto slot = static_cast<size_t>(mod(step, block_));
     while (bucket_[slot] > kv_.free_blocks() && decode_n_ > 0) preempt(*decoding_.rbegin(), step);
@@ -276,8 +283,8 @@ void Scheduler::plan_prefill(bool whole_prompts, int64_t budget) {
     s.phase = Phase::prefill;
     // Shared prefix blocks are already computed: prefill starts after them (prefix caching), but
     // at least the last prompt token is computed to produce the first output token.
-    s.prefilled = static_cast<int32_t>(
-        std::min<int64_t>(int64_t{s.kv.shared_blocks} * block_, s.prompt - 1));
+    s.prefilled =
+        static_cast<int32_t>(std::min<int64_t>(int64_t{s.kv.shared_blocks} * block_, s.prompt - 1));
     prefill_kv_ += s.prefilled;
     prefilling_.push_back(id);
     add_chunk(id);
@@ -326,8 +333,8 @@ bool Scheduler::plan_request_level(double now, bool arrivals_done) {
   for (uint32_t id : formed) {
     Sequence& s = t_.seqs[id];
     s.phase = Phase::prefill;
-    s.prefilled = static_cast<int32_t>(
-        std::min<int64_t>(int64_t{s.kv.shared_blocks} * block_, s.prompt - 1));
+    s.prefilled =
+        static_cast<int32_t>(std::min<int64_t>(int64_t{s.kv.shared_blocks} * block_, s.prompt - 1));
     prefill_kv_ += s.prefilled;
     prefilling_.push_back(id);
     plan_.prefill.push_back(Chunk{id, s.prefilled, s.prompt - s.prefilled});
@@ -457,7 +464,9 @@ void Scheduler::complete(IterationOutcome& out) {
   }
 }
 
-void Scheduler::transfer_done(uint32_t id) { arrived_.push_back(id); }
+void Scheduler::transfer_done(uint32_t id) {
+  arrived_.push_back(id);
+}
 
 void Scheduler::release_handoff(uint32_t id) {
   auto it = handoff_kv_.find(id);

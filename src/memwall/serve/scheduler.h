@@ -25,8 +25,14 @@
 
 namespace memwall::serve {
 
-enum class SchedulerPolicy { static_batching, dynamic_batching, continuous, chunked, prefill_only,
-                             decode_only };
+enum class SchedulerPolicy {
+  static_batching,
+  dynamic_batching,
+  continuous,
+  chunked,
+  prefill_only,
+  decode_only
+};
 SchedulerPolicy parse_scheduler_policy(const std::string& name);
 std::string to_string(SchedulerPolicy p);
 
@@ -34,16 +40,26 @@ enum class Preemption { recompute, swap };
 
 struct SchedulerConfig {
   SchedulerPolicy policy = SchedulerPolicy::continuous;
-  int max_batch = 256;          // sequences resident at once (vLLM max_num_seqs, default 256)
-  int64_t token_budget = 2048;  // tokens per iteration (vLLM max_num_batched_tokens)
-  double batch_timeout_s = 0.1; // dynamic batching: longest wait of the oldest request
+  int max_batch = 256;           // sequences resident at once (vLLM max_num_seqs, default 256)
+  int64_t token_budget = 2048;   // tokens per iteration (vLLM max_num_batched_tokens)
+  double batch_timeout_s = 0.1;  // dynamic batching: longest wait of the oldest request
   Preemption preemption = Preemption::recompute;
-  int64_t swap_capacity_tokens = 0;  // host memory for swapped-out KV (swap falls back to recompute)
-  int64_t max_waiting = 0;           // admission limit on the waiting queue; 0: unlimited
+  int64_t swap_capacity_tokens =
+      0;                    // host memory for swapped-out KV (swap falls back to recompute)
+  int64_t max_waiting = 0;  // admission limit on the waiting queue; 0: unlimited
 };
 
-enum class Phase : uint8_t { pending, waiting, prefill, decode, swapped, handoff, held, finished,
-                             rejected };
+enum class Phase : uint8_t {
+  pending,
+  waiting,
+  prefill,
+  decode,
+  swapped,
+  handoff,
+  held,
+  finished,
+  rejected
+};
 
 // Per-request state while it is served; one table shared by all replicas (a request lives on one
 // replica at a time). Kept compact: a million of them fit in ~50 MB.
@@ -57,7 +73,7 @@ struct Sequence {
   int32_t held = 0;       // KV tokens while swapped out, handed off or held after finishing
   KvSeq kv;
   Phase phase = Phase::pending;
-  uint8_t epoch = 0;      // bumped when it leaves the decode set: stale heap entries are skipped
+  uint8_t epoch = 0;  // bumped when it leaves the decode set: stale heap entries are skipped
   bool internal_counted = false;
 };
 
@@ -117,7 +133,7 @@ class Scheduler {
   double wake_at() const { return wake_at_; }
   // decode_only: requests admitted at the last plan whose KV is now to be transferred in.
   const std::vector<uint32_t>& transfers_started() const { return transfers_started_; }
-  void transfer_done(uint32_t id);  // decode_only: the KV has arrived; decoding may start
+  void transfer_done(uint32_t id);    // decode_only: the KV has arrived; decoding may start
   void release_handoff(uint32_t id);  // prefill_only: the KV has left; free it
   bool has_work() const;
 
@@ -156,7 +172,7 @@ class Scheduler {
   std::vector<uint32_t> batch_members_;  // request-level batching: the batch in flight
   std::vector<uint32_t> transfers_started_, arrived_;
   std::unordered_map<uint32_t, KvSeq> handoff_kv_;  // prefill_only: KV on its way out
-  using StepEntry = std::pair<int64_t, uint64_t>;  // (step, id << 8 | epoch)
+  using StepEntry = std::pair<int64_t, uint64_t>;   // (step, id << 8 | epoch)
   std::priority_queue<StepEntry, std::vector<StepEntry>, std::greater<>> finish_heap_,
       internal_heap_;
   std::vector<int64_t> bucket_;  // decoding sequences needing a new block at step % B

@@ -1,10 +1,10 @@
 #include "memwall/serve/simulator.h"
 
+#include <fmt/format.h>
+
 #include <cmath>
 #include <memory>
 #include <queue>
-
-#include <fmt/format.h>
 
 #include "memwall/core/error.h"
 
@@ -24,7 +24,10 @@ struct Event {
 class Loop {
  public:
   Loop(const SimulationConfig& c, const StepCost& cost, const StepCost& prefill_cost)
-      : c_(c), source_(c.workload), metrics_(total_replicas(c)), router_(c.router),
+      : c_(c),
+        source_(c.workload),
+        metrics_(total_replicas(c)),
+        router_(c.router),
         decode_router_(c.router) {
     const auto& d = c.disaggregation;
     if (d.enabled) {
@@ -38,7 +41,8 @@ class Loop {
       ReplicaConfig pre = c.replica, dec = c.replica;
       pre.scheduler.policy = SchedulerPolicy::prefill_only;
       dec.scheduler.policy = SchedulerPolicy::decode_only;
-      for (int i = 0; i < d.prefill_replicas; ++i) add(pre, prefill_cost ? prefill_cost : cost, prefill_);
+      for (int i = 0; i < d.prefill_replicas; ++i)
+        add(pre, prefill_cost ? prefill_cost : cost, prefill_);
       for (int i = 0; i < d.decode_replicas; ++i) add(dec, cost, decode_);
     } else {
       if (c.replicas < 1 || c.replicas > 4096)
@@ -98,8 +102,8 @@ class Loop {
                : c.replicas;
   }
   void add(const ReplicaConfig& rc, const StepCost& cost, std::vector<Replica*>& pool) {
-    replicas_.push_back(std::make_unique<Replica>(static_cast<int>(replicas_.size()), rc, cost,
-                                                  table_, metrics_));
+    replicas_.push_back(
+        std::make_unique<Replica>(static_cast<int>(replicas_.size()), rc, cost, table_, metrics_));
     pool.push_back(replicas_.back().get());
   }
   void push(double t, EventKind k, uint32_t index) { events_.push(Event{t, seq_++, k, index}); }
@@ -115,7 +119,8 @@ class Loop {
     if (c_.workload.arrival.kind == ArrivalKind::closed_loop) r.arrival_s = closed_loop_time;
     const uint32_t id = table_.add(r);
     push(r.arrival_s, EventKind::arrival, id);
-    if (source_.total() == static_cast<int64_t>(table_.requests.size())) arrivals_pending_last_ = id;
+    if (source_.total() == static_cast<int64_t>(table_.requests.size()))
+      arrivals_pending_last_ = id;
   }
 
   void arrive(uint32_t id) {

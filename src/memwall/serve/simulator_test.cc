@@ -12,10 +12,11 @@ namespace {
 // weight-read time per iteration, a per-prompt-token compute time, and a per-context-token KV read.
 Seconds toy_cost(const infer::StepBatch& b) {
   return Seconds(0.015 + 1.3e-4 * static_cast<double>(b.prefill_tokens) +
-                 5e-7 * static_cast<double>(b.decode_context_tokens) +
-                 1e-5 * b.decode_sequences);
+                 5e-7 * static_cast<double>(b.decode_context_tokens) + 1e-5 * b.decode_sequences);
 }
-Seconds constant_cost(const infer::StepBatch&) { return Seconds(0.01); }
+Seconds constant_cost(const infer::StepBatch&) {
+  return Seconds(0.01);
+}
 
 SimulationConfig base(const std::string& dataset, int64_t n, double rate) {
   SimulationConfig c;
@@ -114,7 +115,8 @@ TEST(Simulator, ConservationWithPrefixesReplicasAndDisaggregation) {
   SimulationConfig c = base("sharegpt", 300, 20);
   c.workload.arrival.kind = ArrivalKind::trace;
   for (int i = 0; i < 300; ++i)
-    c.workload.trace.push_back(Request{0.01 * i, 200 + (i % 7) * 30, 20 + (i % 11) * 13, i % 3, 150});
+    c.workload.trace.push_back(
+        Request{0.01 * i, 200 + (i % 7) * 30, 20 + (i % 11) * 13, i % 3, 150});
   c.replicas = 3;
   c.router = RouterPolicy::least_outstanding;
   auto r = simulate(c, toy_cost);
@@ -171,7 +173,8 @@ TEST(Simulator, PagedAttentionMemoryFindingInSize) {
   EXPECT_GE(max.used, 0.15);
   EXPECT_LE(max.used, 0.40);
   EXPECT_GE(paged.used, 0.90);
-  const KvShares oracle = share(KvPolicy::contiguous_oracle), pow2 = share(KvPolicy::contiguous_pow2);
+  const KvShares oracle = share(KvPolicy::contiguous_oracle),
+                 pow2 = share(KvPolicy::contiguous_pow2);
   EXPECT_LT(max.used, pow2.used);
   EXPECT_LT(pow2.used, oracle.used);
   EXPECT_LT(oracle.used, paged.used);

@@ -1,12 +1,12 @@
 #include "memwall/serve/trace.h"
 
+#include <fmt/format.h>
+
 #include <cctype>
 #include <cmath>
 #include <fstream>
 #include <sstream>
 #include <unordered_map>
-
-#include <fmt/format.h>
 
 #include "memwall/core/document.h"
 #include "memwall/core/error.h"
@@ -82,8 +82,8 @@ struct Builder {
     r.output_tokens = tokens(line, "output_tokens", output, 1);
     if (has_prefix) {
       r.prefix_id = prefix(prefix_key);
-      r.prefix_tokens = has_prefix_tokens ? tokens(line, "prefix_tokens", prefix_tokens, 0)
-                                          : r.input_tokens;
+      r.prefix_tokens =
+          has_prefix_tokens ? tokens(line, "prefix_tokens", prefix_tokens, 0) : r.input_tokens;
       if (r.prefix_tokens > r.input_tokens)
         fail(line, fmt::format("prefix_tokens {} exceeds input_tokens {}", r.prefix_tokens,
                                r.input_tokens));
@@ -187,8 +187,8 @@ void parse_csv(std::string_view text, Builder& b) {
       }
     }
     if (cells.size() < 3 || cells.size() > columns.size())
-      b.fail(line_no, fmt::format("expected 3 to {} comma-separated values, got {}",
-                                  columns.size(), cells.size()));
+      b.fail(line_no, fmt::format("expected 3 to {} comma-separated values, got {}", columns.size(),
+                                  cells.size()));
     double vals[5] = {0, 0, 0, 0, 0};
     bool seen[5] = {false, false, false, false, false};
     std::string prefix_key;
@@ -203,7 +203,7 @@ void parse_csv(std::string_view text, Builder& b) {
         continue;
       }
       static const char* kNames[5] = {"arrival_s", "input_tokens", "output_tokens", "prefix_id",
-                                        "prefix_tokens"};
+                                      "prefix_tokens"};
       vals[idx] = b.number(line_no, kNames[idx], cells[i]);
     }
     if (!seen[0] || !seen[1] || !seen[2])

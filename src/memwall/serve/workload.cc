@@ -1,12 +1,12 @@
 #include "memwall/serve/workload.h"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <cmath>
 #include <fstream>
 #include <limits>
 #include <sstream>
-
-#include <fmt/format.h>
 
 #include "memwall/core/error.h"
 
@@ -194,7 +194,9 @@ std::string LengthDistribution::describe() const {
   return "";
 }
 
-std::vector<std::string> dataset_names() { return {"sharegpt", "alpaca", "fixed:IN,OUT"}; }
+std::vector<std::string> dataset_names() {
+  return {"sharegpt", "alpaca", "fixed:IN,OUT"};
+}
 
 Dataset dataset_preset(const std::string& name) {
   // Means from Kwon et al. 2023 (PagedAttention, SOSP'23) Fig. 11: ShareGPT input 161.31 /
@@ -250,7 +252,8 @@ void validate(const WorkloadSpec& s) {
   if (a.kind == ArrivalKind::closed_loop && (a.concurrency < 1 || a.concurrency > 10'000'000))
     throw InputError("--concurrency", std::to_string(a.concurrency), "clients in [1, 10000000]");
   if (a.kind == ArrivalKind::trace) {
-    if (s.trace.empty()) throw InputError("--trace", "(empty)", "a trace with at least one request");
+    if (s.trace.empty())
+      throw InputError("--trace", "(empty)", "a trace with at least one request");
   } else if (s.requests < 1 || s.requests > 100'000'000) {
     throw InputError("--requests", std::to_string(s.requests), "a count in [1, 100000000]");
   }
@@ -260,9 +263,7 @@ void validate(const WorkloadSpec& s) {
 }
 
 RequestSource::RequestSource(const WorkloadSpec& spec)
-    : spec_(spec),
-      length_rng_(spec.seed),
-      arrival_rng_(spec.seed ^ 0x9E3779B97F4A7C15ull) {
+    : spec_(spec), length_rng_(spec.seed), arrival_rng_(spec.seed ^ 0x9E3779B97F4A7C15ull) {
   validate(spec_);
   if (spec_.arrival.kind == ArrivalKind::trace) {
     std::stable_sort(spec_.trace.begin(), spec_.trace.end(),
@@ -296,12 +297,14 @@ bool RequestSource::next(Request& out) {
   }
   const auto& a = spec_.arrival;
   if (a.kind == ArrivalKind::poisson) {
-    if (produced_ > 0) clock_s_ += std::exponential_distribution<double>(a.rate_per_s)(arrival_rng_);
+    if (produced_ > 0)
+      clock_s_ += std::exponential_distribution<double>(a.rate_per_s)(arrival_rng_);
   } else if (a.kind == ArrivalKind::gamma) {
     // Gamma gaps with mean 1/rate and coefficient of variation cv: shape 1/cv^2, scale cv^2/rate.
     const double shape = 1.0 / (a.cv * a.cv);
     if (produced_ > 0)
-      clock_s_ += std::gamma_distribution<double>(shape, 1.0 / (a.rate_per_s * shape))(arrival_rng_);
+      clock_s_ +=
+          std::gamma_distribution<double>(shape, 1.0 / (a.rate_per_s * shape))(arrival_rng_);
   }
   out.arrival_s = clock_s_;
   ++produced_;

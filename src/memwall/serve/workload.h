@@ -1,7 +1,8 @@
 // The work offered to a serving system: when requests arrive (Poisson, bursty gamma, closed-loop
 // concurrency or a replayed trace) and how long their prompts and outputs are (fixed, uniform,
 // log-normal or empirical lengths, with presets for published datasets). Seeded and reproducible:
-// lengths and arrival gaps come from separate random streams, so changing the rate keeps the lengths.
+// lengths and arrival gaps come from separate random streams, so changing the rate keeps the
+// lengths.
 #pragma once
 
 #include <cstdint>
@@ -13,11 +14,11 @@ namespace memwall::serve {
 
 // One request as offered to the server.
 struct Request {
-  double arrival_s = 0;        // seconds from the start of the run
-  int32_t input_tokens = 0;    // prompt length
-  int32_t output_tokens = 0;   // tokens to generate (>= 1)
-  int32_t prefix_id = -1;      // requests with equal id share a prompt prefix; -1: none
-  int32_t prefix_tokens = 0;   // length of that shared prefix (<= input_tokens)
+  double arrival_s = 0;       // seconds from the start of the run
+  int32_t input_tokens = 0;   // prompt length
+  int32_t output_tokens = 0;  // tokens to generate (>= 1)
+  int32_t prefix_id = -1;     // requests with equal id share a prompt prefix; -1: none
+  int32_t prefix_tokens = 0;  // length of that shared prefix (<= input_tokens)
 };
 
 // A distribution of token counts.
@@ -28,7 +29,7 @@ class LengthDistribution {
   static LengthDistribution fixed(int tokens);
   static LengthDistribution uniform(int lo, int hi);            // inclusive bounds
   static LengthDistribution lognormal(double mean, double cv);  // mean and coefficient of variation
-  static LengthDistribution empirical(std::vector<int> values); // each value equally likely
+  static LengthDistribution empirical(std::vector<int> values);  // each value equally likely
   // "fixed:N", "uniform:LO,HI", "lognormal:MEAN,CV", "empirical:V1,V2,..." or "empirical:@FILE"
   // (whitespace/comma separated integers). InputError naming `field` otherwise.
   static LengthDistribution parse(const std::string& spec, const std::string& field);

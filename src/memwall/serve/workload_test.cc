@@ -1,8 +1,8 @@
 #include "memwall/serve/workload.h"
 
-#include <cmath>
-
 #include <gtest/gtest.h>
+
+#include <cmath>
 
 #include "memwall/core/error.h"
 #include "memwall/serve/trace.h"
@@ -30,8 +30,9 @@ TEST(LengthDistribution, ParsesEveryKindAndRejectsNonsense) {
   EXPECT_EQ(LengthDistribution::parse("uniform:10,20", "--input").mean(), 15);
   EXPECT_EQ(LengthDistribution::parse("empirical:1,2,3,6", "--input").mean(), 3);
   EXPECT_NEAR(LengthDistribution::parse("lognormal:100,0.5", "--input").mean(), 100, 1e-9);
-  for (const char* bad : {"fixed", "fixed:0", "fixed:-3", "fixed:nan", "uniform:5,1",
-                          "lognormal:100,0", "lognormal:inf,1", "zipf:3", "empirical:", "fixed:1e9"})
+  for (const char* bad :
+       {"fixed", "fixed:0", "fixed:-3", "fixed:nan", "uniform:5,1", "lognormal:100,0",
+        "lognormal:inf,1", "zipf:3", "empirical:", "fixed:1e9"})
     EXPECT_THROW(LengthDistribution::parse(bad, "--input"), InputError) << bad;
 }
 
@@ -91,8 +92,8 @@ TEST(Workload, PresetsCarryThePublishedMeans) {
 }
 
 TEST(Trace, ParsesCsvWithAndWithoutHeaderAndJsonLines) {
-  const auto a = parse_trace("arrival_s,input_tokens,output_tokens,prefix_id\n0,10,5,sys\n1.5,20,6,\n",
-                             "t.csv");
+  const auto a = parse_trace(
+      "arrival_s,input_tokens,output_tokens,prefix_id\n0,10,5,sys\n1.5,20,6,\n", "t.csv");
   ASSERT_EQ(a.size(), 2u);
   EXPECT_EQ(a[0].prefix_id, 0);
   EXPECT_EQ(a[0].prefix_tokens, 10);
@@ -111,8 +112,10 @@ TEST(Trace, ParsesCsvWithAndWithoutHeaderAndJsonLines) {
 
 TEST(Trace, RejectsMalformedLinesWithTheirNumber) {
   for (const char* bad : {"", "a,b,c\n1,2,3\n", "0,10\n", "-1,10,5\n", "0,10,0\n", "0,1.5,3\n",
-                          "0,10,5,p,11\n", "{\"arrival_s\":0}\n", "{\"arrival_s\":0,\"input_tokens\""
-                          ":1,\"output_tokens\":1,\"input\":3}\n", "[1,2,3]\n", "0,nan,3\n"})
+                          "0,10,5,p,11\n", "{\"arrival_s\":0}\n",
+                          "{\"arrival_s\":0,\"input_tokens\""
+                          ":1,\"output_tokens\":1,\"input\":3}\n",
+                          "[1,2,3]\n", "0,nan,3\n"})
     EXPECT_THROW(parse_trace(bad, "bad.csv"), InputError) << bad;
   try {
     parse_trace("0,1,1\n0,x,1\n", "bad.csv");

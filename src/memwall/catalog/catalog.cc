@@ -1,0 +1,295 @@
+#include "memwall/catalog/catalog.h"
+
+#include <algorithm>
+#include <array>
+#include <cctype>
+#include <filesystem>
+#include <set>
+
+#include <fmt/format.h>
+
+#include "memwall/core/embedded.h"
+#include "memwall/core/error.h"
+#include "memwall/hw/hw_io.h"
+#include "memwall/model/zoo.h"
+
+namespace memwall {
+namespace {
+
+constexpr std::array<std::string_view, 4> kEntryKinds = {"accelerators", "nodes", "fabrics",
+                                                         "models"};
+// Top-level keys a user file may carry that this loader does not read: a free-text description
+// and the price list read by the cost module.
+constexpr std::array<std::string_view, 2> kOtherKeys = {"description", "prices"};
+
+std::string lower(std::string_view s) {
+  std::string out(s);
+  for (auto& c : out) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return out;
+}
+
+bool same_name(std::string_view a, std::string_view b) {
+  return a.size() == b.size() && lower(a) == lower(b);
+}
+
+bool ends_with(std::string_view s, std::string_view suffix) {
+  return s.size() >= suffix.size() && lower(s.substr(s.size() - suffix.size())) == suffix;
+}
+
+bool names_match(const Accelerator& a, std::string_view name) {
+  if (same_name(a.id, name)) return true;
+  return std::any_of(a.aliases.begin(), a.aliases.end(),
+                     [&](const std::string& alias) { return same_name(alias, name); });
+}
+
+template <class T>
+T* find_by_id(std::vector<T>& v, std::string_view id) {
+  for (auto& x : v)
+    if (same_name(x.id, id)) return &x;
+  return nullptr;
+}
+
+template <class T>
+const T* find_by_id(const std::vector<T>& v, std::string_view id) {
+  for (const auto& x : v)
+    if (same_name(x.id, id)) return &x;
+  return nullptr;
+}
+
+template <class T>
+std::vector<std::string> ids(const std::vector<T>& v) {
+  std::vector<std::string> out;
+  for (const auto& x : v) out.push_back(x.id);
+  return out;
+}
+
+template <class T>
+void add_or_replace(std::vector<T>& v, T x) {
+  if (T* old = find_by_id(v, x.id)) {
+    *old = std::move(x);
+  } else {
+    v.push_back(std::move(x));
+  }
+}
+
+std::string entry_id(const Json& e) {
+  if (e.is_object()) {
+    auto it = e.find("id");
+    if (it != e.end() && it->is_string()) return it->get<std::string>();
+  }
+  return {};
+}
+
+// The built-in catalog: every embedded data file, parsed once. Files under data/ may carry keys
+// other modules read (prices ...), so unknown top-level keys are skipped here, not rejected.
+const Catalog& parsed_builtin() {
+  static const Catalog catalog = [] {
+    Catalog c;
+    for (const auto& f : data::embedded_files()) {
+      const std::string origin = "built-in data/" + std::string(f.path);
+      const Json doc = parse_document(f.content, origin);
+      if (!doc.is_object()) continue;
+      Json entries = Json::object();
+      for (auto kind : kEntryKinds) {
+        auto it = doc.find(std::string(kind));
+        if (it != doc.end()) entries[std::string(kind)] = *it;
+      }
+      c.load(entries, origin);
+    }
+    return c;
+  }();
+  return catalog;
+}
+
+}  // namespace
+
+const Catalog& Catalog::builtin() { return parsed_builtin(); }
+
+Catalog Catalog::with_user_files(const std::vector<std::string>& paths) {
+  Catalog c = builtin();
+  for (const auto& p : paths) c.load_file(p);
+  return c;
+}
+
+void Catalog::load_file(const std::string& path) { load(load_document(path), path); }
+
+void Catalog::load(const Json& doc, const std::string& origin) {
+  if (!doc.is_object())
+    throw InputError(fmt::format("{}: expected an object with the keys {}; got {}", origin,
+                                 fmt::join(kEntryKinds, ", "), doc.type_name()));
+  for (const auto& [key, value] : doc.items()) {
+    const bool known = std::find(kEntryKinds.begin(), kEntryKinds.end(), key) !=
+                           kEntryKinds.end() ||
+                       std::find(kOtherKeys.begin(), kOtherKeys.end(), key) != kOtherKeys.end();
+    if (!known)
+      throw InputError(fmt::format("{}: unknown top-level key '{}'; allowed: {}, {}", origin, key,
+                                   fmt::join(kEntryKinds, ", "), fmt::join(kOtherKeys, ", ")));
+  }
+  for (auto kind_view : kEntryKinds) {
+    const std::string kind(kind_view);
+    auto it = doc.find(kind);
+    if (it == doc.end() || it->is_null()) continue;
+    if (!it->is_array())
+      throw InputError(fmt::format("{}: '{}' must be a list of entries, got {}", origin, kind,
+                                   it->type_name()));
+    std::set<std::string> seen;  // the same id twice in one file is a mistake, not an override
+    for (size_t i = 0; i < it->size(); ++i) {
+      const Json& e = (*it)[i];
+      const std::string where = fmt::format("{}: {}[{}]", origin, kind, i);
+      const std::string id = entry_id(e);
+      if (!id.empty() && !seen.insert(lower(id)).second)
+        throw InputError(fmt::format("{}: id '{}' appears twice in this file", where, id));
+      if (kind == "accelerators") {
+        add_accelerator_entry(e, where);
+      } else if (kind == "nodes") {
+        Node n = node_from_json(e, where);
+        if (!find_accelerator(n.accelerator))
+          throw InputError::unknown_name(where + ".accelerator", n.accelerator,
+                                         accelerator_names());
+        add(std::move(n));
+      } else if (kind == "fabrics") {
+        add(fabric_from_json(e, where));
+      } else {
+        add(model_from_json(e, where));
+      }
+    }
+  }
+}
+
+void Catalog::add_accelerator_entry(const Json& e, const std::string& where) {
+  auto ext = e.is_object() ? e.find("extends") : e.end();
+  // Name clashes found by add() are reported with the file and entry they came from.
+  auto add_from_here = [&](Accelerator a) {
+    try {
+      add(std::move(a));
+    } catch (const InputError& err) {
+      throw InputError(fmt::format("{}: {}", where, err.what()));
+    }
+  };
+  if (!e.is_object() || ext == e.end() || ext->is_null()) {
+    add_from_here(accelerator_from_json(e, where));
+    return;
+  }
+  if (!ext->is_string()) throw InputError(where + ".extends", ext->dump(), "an accelerator id");
+  const Accelerator* base = find_accelerator(ext->get<std::string>());
+  if (!base)
+    throw InputError::unknown_name(where + ".extends", ext->get<std::string>(),
+                                   accelerator_names());
+  const std::string id = require_string(e, "id", where);
+  // Start from the base entry; fields given here replace the base's, per-precision peaks merge,
+  // sources given here are added to the base's (its other values still come from them).
+  Json merged = accelerator_to_json(*base);
+  if (!same_name(id, base->id)) merged["aliases"] = Json::array();  // aliases name one entry
+  for (const auto& [key, value] : e.items()) {
+    if (key == "extends") continue;
+    if (key == "tflops" && value.is_object() && merged["tflops"].is_object()) {
+      for (const auto& [p, v] : value.items()) merged["tflops"][p] = v;
+    } else if (key == "sources" && value.is_array()) {
+      for (const auto& s : value) merged["sources"].push_back(s);
+    } else {
+      merged[key] = value;
+    }
+  }
+  add_from_here(accelerator_from_json(merged, where));
+}
+
+void Catalog::add(Accelerator a) {
+  Accelerator* old = find_by_id(accelerators_, a.id);
+  if (old && a.aliases.empty()) a.aliases = old->aliases;
+  // Every id and alias must name exactly one accelerator.
+  std::vector<std::string> names = a.aliases;
+  names.push_back(a.id);
+  for (const auto& name : names) {
+    for (const auto& other : accelerators_) {
+      if (&other == old) continue;
+      if (names_match(other, name))
+        throw InputError(fmt::format(
+            "accelerator '{}': the name '{}' already names accelerator '{}'; choose another alias",
+            a.id, name, other.id));
+    }
+  }
+  for (size_t i = 0; i < names.size(); ++i)
+    for (size_t j = 0; j < i; ++j)
+      if (same_name(names[i], names[j]))
+        throw InputError(fmt::format("accelerator '{}': the name '{}' is given twice", a.id,
+                                     names[i]));
+  if (old) {
+    *old = std::move(a);
+  } else {
+    accelerators_.push_back(std::move(a));
+  }
+}
+
+void Catalog::add(Node n) { add_or_replace(nodes_, std::move(n)); }
+void Catalog::add(Fabric f) { add_or_replace(fabrics_, std::move(f)); }
+void Catalog::add(ModelSpec m) { add_or_replace(models_, std::move(m)); }
+
+const Accelerator* Catalog::find_accelerator(std::string_view name) const {
+  for (const auto& a : accelerators_)
+    if (names_match(a, name)) return &a;
+  return nullptr;
+}
+const Node* Catalog::find_node(std::string_view name) const { return find_by_id(nodes_, name); }
+const Fabric* Catalog::find_fabric(std::string_view name) const {
+  return find_by_id(fabrics_, name);
+}
+const ModelSpec* Catalog::find_model(std::string_view name) const {
+  return find_by_id(models_, name);
+}
+
+std::vector<std::string> Catalog::accelerator_names() const {
+  std::vector<std::string> out;
+  for (const auto& a : accelerators_) {
+    out.push_back(a.id);
+    out.insert(out.end(), a.aliases.begin(), a.aliases.end());
+  }
+  return out;
+}
+std::vector<std::string> Catalog::node_names() const { return ids(nodes_); }
+std::vector<std::string> Catalog::fabric_names() const { return ids(fabrics_); }
+std::vector<std::string> Catalog::model_names() const { return ids(models_); }
+
+const Accelerator& Catalog::accelerator(std::string_view name) const {
+  if (const auto* a = find_accelerator(name)) return *a;
+  throw InputError::unknown_name("--gpu", std::string(name), accelerator_names());
+}
+
+const Node& Catalog::node(std::string_view name) const {
+  if (const auto* n = find_node(name)) return *n;
+  throw InputError::unknown_name("--node", std::string(name), node_names());
+}
+
+const Fabric& Catalog::fabric(std::string_view name) const {
+  if (const auto* f = find_fabric(name)) return *f;
+  throw InputError::unknown_name("--fabric", std::string(name), fabric_names());
+}
+
+ModelSpec Catalog::model(std::string_view name_or_path) const {
+  if (const auto* m = find_model(name_or_path)) return *m;
+  const std::string path(name_or_path);
+  std::error_code ec;
+  const bool is_file = std::filesystem::is_regular_file(path, ec);
+  const bool looks_like_path = ends_with(path, ".json") || ends_with(path, ".yaml") ||
+                               ends_with(path, ".yml") || path.find('/') != std::string::npos;
+  if (!is_file && !looks_like_path)
+    throw InputError::unknown_name("--model", path, model_names());
+  const Json doc = load_document(path);
+  if (!doc.is_object())
+    throw InputError(fmt::format("{}: expected an object (a Hugging Face config.json or a memwall "
+                                 "model entry), got {}",
+                                 path, doc.type_name()));
+  // A Hugging Face config always names its architecture family in model_type.
+  if (doc.contains("model_type")) return import_hf_config(doc, path);
+  if (doc.contains("models")) {
+    const Json& models = doc["models"];
+    if (models.is_array() && models.size() == 1) return model_from_json(models[0], path);
+    throw InputError(fmt::format(
+        "{}: a catalog file with several models; add it with --catalog and name the model", path));
+  }
+  if (doc.contains("id") && doc.contains("layers")) return model_from_json(doc, path);
+  throw InputError(fmt::format("{}: neither a Hugging Face config.json (no 'model_type') nor a "
+                               "memwall model entry (no 'id' and 'layers')",
+                               path));
+}
+
+}  // namespace memwall

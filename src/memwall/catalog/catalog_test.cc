@@ -1,0 +1,270 @@
+#include "memwall/catalog/catalog.h"
+
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <set>
+
+#include <gtest/gtest.h>
+
+#include "memwall/core/error.h"
+#include "memwall/hw/hw_io.h"
+
+namespace memwall {
+namespace {
+
+std::string write_temp(const std::string& name, const std::string& text) {
+  const auto path = std::filesystem::path(testing::TempDir()) / name;
+  std::ofstream(path) << text;
+  return path.string();
+}
+
+std::string message_of(const std::function<void()>& f) {
+  try {
+    f();
+  } catch (const InputError& e) {
+    return e.what();
+  }
+  return "(no InputError)";
+}
+
+TEST(Catalog, BuiltinHasEveryReferenceAcceleratorWithItsValues) {
+  const Catalog& c = Catalog::builtin();
+  ASSERT_EQ(c.accelerators().size(), 46u);
+  const char* shared = std::getenv("MEMWALL_SHARED_DIR");
+  if (!shared) GTEST_SKIP() << "MEMWALL_SHARED_DIR not set";
+  const Json ref = load_document(std::string(shared) + "/reference/accelerators.json");
+  ASSERT_EQ(ref.size(), 46u);
+  auto same = [](const Json& v, const auto& q, double unit) {
+    if (v.is_null()) return !q.has_value();
+    return q.has_value() && std::abs(q->value() - v.get<double>() * unit) <=
+                                1e-9 * v.get<double>() * unit;
+  };
+  for (const auto& row : ref) {
+    const std::string id = row["id"];
+    const Accelerator* a = c.find_accelerator(id);
+    ASSERT_NE(a, nullptr) << id;
+    EXPECT_EQ(a->id, id);
+    EXPECT_TRUE(same(row["memory_gb"], a->memory, 1e9)) << id;
+    EXPECT_TRUE(same(row["mem_bw_gbps"], a->memory_bandwidth, 1e9)) << id;
+    EXPECT_TRUE(same(row["tdp_w"], a->tdp, 1.0)) << id;
+    EXPECT_TRUE(same(row["price_usd"], a->price, 1.0)) << id;
+    EXPECT_TRUE(same(row["scaleup_bw_per_direction_gbps_derived"],
+                     a->scaleup_bandwidth_per_direction, 1e9))
+        << id;
+    for (const auto& [key, v] : row["tflops"].items()) {
+      ASSERT_TRUE(a->dense_peak.count(key)) << id << " " << key;
+      EXPECT_TRUE(same(v, a->dense_peak.at(key), 1e12)) << id << " " << key;
+    }
+    EXPECT_EQ(a->unsupported_precisions, row["unsupported_precisions"].get<std::vector<std::string>>());
+    EXPECT_EQ(a->confidence, row["confidence"].get<std::string>());
+    for (const auto& s : row["sources"]) {
+      EXPECT_NE(std::find(a->sources.begin(), a->sources.end(), s.get<std::string>()),
+                a->sources.end())
+          << id;
+    }
+  }
+}
+
+TEST(Catalog, H100DatasheetValues) {
+  const Accelerator& h100 = Catalog::builtin().accelerator("h100");
+  EXPECT_EQ(h100.id, "nvidia-h100-sxm");
+  EXPECT_DOUBLE_EQ(h100.peak(Precision::bf16)->value(), 989.4e12);  // dense, sparsity halved
+  EXPECT_DOUBLE_EQ(h100.peak(Precision::fp8_e4m3)->value(), 1978.9e12);
+  EXPECT_DOUBLE_EQ(h100.memory_bandwidth->value(), 3350e9);
+  EXPECT_DOUBLE_EQ(h100.memory->value(), 80e9);
+  EXPECT_DOUBLE_EQ(h100.scaleup_bandwidth_per_direction->value(), 450e9);  // 900 GB/s bidir / 2
+  EXPECT_DOUBLE_EQ(h100.host_bandwidth_per_direction->value(), 63e9);      // PCIe Gen5 x16
+  EXPECT_EQ(*h100.compute_units, 132);
+  EXPECT_DOUBLE_EQ(h100.tdp->value(), 700);
+  EXPECT_GE(h100.sources.size(), 3u);
+}
+
+TEST(Catalog, HostLinkFollowsPcieGeneration) {
+  const Catalog& c = Catalog::builtin();
+  EXPECT_DOUBLE_EQ(c.accelerator("v100").host_bandwidth_per_direction->value(), 15.75e9);
+  EXPECT_DOUBLE_EQ(c.accelerator("4090").host_bandwidth_per_direction->value(), 31.5e9);
+  EXPECT_DOUBLE_EQ(c.accelerator("mi300x").host_bandwidth_per_direction->value(), 63e9);
+  EXPECT_FALSE(c.accelerator("h20").host_bandwidth_per_direction.has_value());  // not stated
+  EXPECT_FALSE(c.accelerator("gb200").host_bandwidth_per_direction.has_value());  // NVLink-C2C
+}
+
+TEST(Catalog, UnknownValuesStayUnknown) {
+  const Catalog& c = Catalog::builtin();
+  const Accelerator& mlu590 = c.accelerator("mlu590");
+  EXPECT_FALSE(mlu590.memory.has_value());
+  EXPECT_FALSE(mlu590.memory_bandwidth.has_value());
+  EXPECT_FALSE(mlu590.peak(Precision::bf16).has_value());
+  EXPECT_FALSE(c.accelerator("910b").peak(Precision::fp16).has_value());
+  EXPECT_DOUBLE_EQ(c.accelerator("910b3").peak(Precision::fp16)->value(), 313e12);
+}
+
+TEST(Catalog, AliasesResolveCaseInsensitivelyAndAreUnique) {
+  const Catalog& c = Catalog::builtin();
+  const std::vector<std::pair<std::string, std::string>> expected = {
+      {"h100", "nvidia-h100-sxm"},   {"H100-SXM", "nvidia-h100-sxm"},
+      {"h200", "nvidia-h200-sxm"},   {"a100", "nvidia-a100-80gb-sxm"},
+      {"a100-40gb", "nvidia-a100-40gb-sxm"}, {"a800", "nvidia-a800-80gb-sxm"},
+      {"h800", "nvidia-h800-sxm"},   {"h20", "nvidia-h20"},
+      {"b200", "nvidia-b200"},       {"gb200", "nvidia-gb200-per-gpu"},
+      {"b300", "nvidia-b300"},       {"l4", "nvidia-l4"},
+      {"l20", "nvidia-l20"},         {"l40s", "nvidia-l40s"},
+      {"a10", "nvidia-a10"},         {"a40", "nvidia-a40"},
+      {"v100", "nvidia-v100-sxm2-32gb"}, {"3090", "nvidia-rtx-3090"},
+      {"rtx4090", "nvidia-rtx-4090"}, {"4090", "nvidia-rtx-4090"},
+      {"5090", "nvidia-rtx-5090"},   {"mi250x", "amd-mi250x"},
+      {"MI300X", "amd-mi300x"},      {"mi325x", "amd-mi325x"},
+      {"mi355x", "amd-mi355x"},      {"gaudi2", "intel-gaudi2"},
+      {"gaudi3", "intel-gaudi3"},    {"910b", "huawei-ascend-910b"},
+      {"910c", "huawei-ascend-910c"}, {"mlu370", "cambricon-mlu370-x8"},
+      {"tpu-v5p", "google-tpu-v5p"}, {"nvidia-h100-pcie", "nvidia-h100-pcie"}};
+  for (const auto& [alias, id] : expected) EXPECT_EQ(c.accelerator(alias).id, id) << alias;
+  std::set<std::string> names;
+  for (const auto& n : c.accelerator_names()) {
+    std::string l = n;
+    for (auto& ch : l) ch = static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
+    EXPECT_TRUE(names.insert(l).second) << "ambiguous name " << n;
+  }
+}
+
+TEST(Catalog, UnknownNameSuggestsNearest) {
+  const Catalog& c = Catalog::builtin();
+  const std::string msg = message_of([&] { c.accelerator("h10"); });
+  EXPECT_NE(msg.find("--gpu"), std::string::npos) << msg;
+  EXPECT_NE(msg.find("'h10'"), std::string::npos) << msg;
+  EXPECT_NE(msg.find("h100"), std::string::npos) << msg;
+  EXPECT_THROW(c.node("no-such-node"), InputError);
+  EXPECT_THROW(c.fabric("no-such-fabric"), InputError);
+  EXPECT_THROW(c.model("no-such-model"), InputError);
+}
+
+TEST(Catalog, UserJsonReplacesByIdKeepingAliases) {
+  const std::string path = write_temp("override.json", R"J({"accelerators": [
+    {"id": "nvidia-l4", "name": "L4 (my numbers)", "memory_gb": 24, "mem_bw_gbps": 280,
+     "tflops": {"bf16": 100}, "sources": ["my STREAM run"]},
+    {"id": "my-npu", "aliases": ["npu1"], "memory_gb": 64, "mem_bw_gbps": 1600,
+     "tflops": {"fp16": 300}}]})J");
+  const Catalog c = Catalog::with_user_files({path});
+  EXPECT_EQ(c.accelerators().size(), 47u);
+  const Accelerator& l4 = c.accelerator("l4");  // alias kept
+  EXPECT_EQ(l4.name, "L4 (my numbers)");
+  EXPECT_DOUBLE_EQ(l4.memory_bandwidth->value(), 280e9);
+  EXPECT_FALSE(l4.tdp.has_value());  // a replacement is whole: nothing inherited
+  EXPECT_DOUBLE_EQ(c.accelerator("npu1").peak(Precision::fp16)->value(), 300e12);
+  EXPECT_DOUBLE_EQ(Catalog::builtin().accelerator("l4").memory_bandwidth->value(), 300e9);
+}
+
+TEST(Catalog, UserYamlExtendsAnEntry) {
+  const std::string path = write_temp("extend.yaml", R"(
+accelerators:
+  - id: h100-96gb-500w
+    extends: h100
+    name: H100 SXM 96GB at 500 W
+    memory_gb: 96
+    tdp_w: 500
+    tflops:
+      fp8: 1500
+    sources: [vendor quote 2024]
+)");
+  const Catalog c = Catalog::with_user_files({path});
+  const Accelerator& a = c.accelerator("h100-96gb-500w");
+  EXPECT_DOUBLE_EQ(a.memory->value(), 96e9);
+  EXPECT_DOUBLE_EQ(a.tdp->value(), 500);
+  EXPECT_DOUBLE_EQ(a.peak(Precision::fp8_e4m3)->value(), 1500e12);
+  EXPECT_DOUBLE_EQ(a.peak(Precision::bf16)->value(), 989.4e12);   // inherited
+  EXPECT_DOUBLE_EQ(a.memory_bandwidth->value(), 3350e9);          // inherited
+  EXPECT_TRUE(a.aliases.empty());  // h100 still names the original
+  EXPECT_EQ(c.accelerator("h100").id, "nvidia-h100-sxm");
+  EXPECT_EQ(a.sources.back(), "vendor quote 2024");
+  EXPECT_GT(a.sources.size(), 1u);
+}
+
+TEST(Catalog, BadUserFilesNameTheFile) {
+  const std::string broken = write_temp("broken.json", R"({"accelerators": [{"id": "x",)");
+  EXPECT_NE(message_of([&] { Catalog::with_user_files({broken}); }).find("broken.json"),
+            std::string::npos);
+  const std::string nan_yaml = write_temp("nan.yaml", "accelerators:\n  - id: x\n    memory_gb: .nan\n");
+  EXPECT_NE(message_of([&] { Catalog::with_user_files({nan_yaml}); }).find("memory_gb"),
+            std::string::npos);
+  const std::string negative =
+      write_temp("negative.json", R"({"accelerators": [{"id": "x", "memory_gb": -80}]})");
+  const std::string msg = message_of([&] { Catalog::with_user_files({negative}); });
+  EXPECT_NE(msg.find("negative.json"), std::string::npos) << msg;
+  EXPECT_NE(msg.find("memory_gb"), std::string::npos) << msg;
+  const std::string typo = write_temp("typo.json", R"({"accelerator": []})");
+  EXPECT_NE(message_of([&] { Catalog::with_user_files({typo}); }).find("accelerator"),
+            std::string::npos);
+  const std::string dup = write_temp(
+      "dup.json", R"({"accelerators": [{"id": "x", "memory_gb": 1}, {"id": "X", "memory_gb": 2}]})");
+  EXPECT_NE(message_of([&] { Catalog::with_user_files({dup}); }).find("twice"), std::string::npos);
+  const std::string taken =
+      write_temp("taken.json", R"({"accelerators": [{"id": "mine", "aliases": ["h100"]}]})");
+  const std::string taken_msg = message_of([&] { Catalog::with_user_files({taken}); });
+  EXPECT_NE(taken_msg.find("nvidia-h100-sxm"), std::string::npos) << taken_msg;
+  EXPECT_NE(taken_msg.find("taken.json"), std::string::npos) << taken_msg;
+  const std::string bad_extends =
+      write_temp("ext.json", R"({"accelerators": [{"id": "mine", "extends": "h1000"}]})");
+  EXPECT_NE(message_of([&] { Catalog::with_user_files({bad_extends}); }).find("h100"),
+            std::string::npos);
+  EXPECT_THROW(Catalog::with_user_files({"/nonexistent/catalog.yaml"}), InputError);
+  const std::string not_object = write_temp("list.json", "[1, 2, 3]");
+  EXPECT_THROW(Catalog::with_user_files({not_object}), InputError);
+}
+
+TEST(Catalog, ModelPathThatDoesNotExistIsBadInput) {
+  const Catalog& c = Catalog::builtin();
+  EXPECT_NE(message_of([&] { c.model("/nonexistent/config.json"); }).find("/nonexistent/config.json"),
+            std::string::npos);
+  const std::string neither = write_temp("neither.json", R"({"hidden_size": 4096})");
+  EXPECT_NE(message_of([&] { c.model(neither); }).find("model_type"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace memwall
+
+namespace memwall {
+namespace {
+
+TEST(Catalog, BuiltinHasTheContractNodesFabricsAndModels) {
+  const Catalog& c = Catalog::builtin();
+  for (const char* id : {"hgx-a100", "hgx-a800", "hgx-h100", "hgx-h800", "hgx-h20", "hgx-h200",
+                         "hgx-b200", "gb200-nvl72", "pcie-4090", "pcie-4090-p2p", "pcie-l40s",
+                         "pcie-l20", "mi300x-8", "gaudi3-8", "ascend-910b-8"}) {
+    const Node* n = c.find_node(id);
+    ASSERT_NE(n, nullptr) << id;
+    EXPECT_NE(c.find_accelerator(n->accelerator), nullptr) << id << " -> " << n->accelerator;
+  }
+  EXPECT_EQ(c.node("HGX-H100").accelerator, "nvidia-h100-sxm");
+  for (const char* id : {"ib-hdr", "ib-ndr", "ib-xdr", "roce-200", "roce-400"})
+    EXPECT_NE(c.find_fabric(id), nullptr) << id;
+  EXPECT_GE(c.models().size(), 25u);
+  for (const char* id : {"llama-2-7b", "llama-3.1-8b", "llama-3.1-70b", "llama-3.1-405b",
+                         "qwen2.5-72b", "mixtral-8x7b", "deepseek-v3", "gpt3-175b"})
+    EXPECT_EQ(c.model(id).id, id);
+  EXPECT_EQ(c.model("llama-3.1-8b").hidden, 4096);
+}
+
+TEST(Catalog, ModelFromHuggingFaceConfigPath) {
+  const ModelSpec m =
+      Catalog::builtin().model(MEMWALL_SOURCE_DIR "/src/memwall/model/testdata/llama-3.1-8b.config.json");
+  EXPECT_EQ(m.layers, 32);
+  EXPECT_EQ(m.hidden, 4096);
+  EXPECT_EQ(m.kv_heads, 8);
+  EXPECT_EQ(m.vocab, 128256);
+}
+
+TEST(Catalog, UserNodeMustNameAKnownAccelerator) {
+  const Catalog& c = Catalog::builtin();
+  Json node = node_to_json(c.node("hgx-h100"));
+  node["id"] = "my-node";
+  node["accelerator"] = "h1000";
+  Catalog copy = c;
+  EXPECT_NE(message_of([&] { copy.load(Json{{"nodes", {node}}}, "mine.json"); }).find("h100"),
+            std::string::npos);
+  node["accelerator"] = "h100";
+  copy.load(Json{{"nodes", {node}}}, "mine.json");
+  EXPECT_EQ(copy.node("my-node").devices, 8);
+}
+
+}  // namespace
+}  // namespace memwall

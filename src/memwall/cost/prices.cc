@@ -1,0 +1,136 @@
+#include "memwall/cost/prices.h"
+
+#include <algorithm>
+#include <cctype>
+#include <cmath>
+
+#include "memwall/core/embedded.h"
+#include "memwall/core/error.h"
+
+namespace memwall::cost {
+namespace {
+
+std::string lower(std::string s) {
+  std::transform(s.begin(), s.end(), s.begin(),
+                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+  return s;
+}
+
+// {"value": x, "source": "...", "date": "..."} or a bare number (user files); value must be finite
+// and within [lo, hi].
+SourcedValue read_value(const Json& v, const std::string& where, double lo, double hi,
+                        const std::string& origin) {
+  SourcedValue out;
+  const Json* number = &v;
+  if (v.is_object()) {
+    if (!v.contains("value")) throw InputError(where + ": missing field 'value'");
+    number = &v.at("value");
+    if (v.contains("source")) out.source = v.at("source").is_string() ? v.at("source").get<std::string>() : "";
+    if (v.contains("date")) out.date = v.at("date").is_string() ? v.at("date").get<std::string>() : "";
+  }
+  if (number->is_null()) return out;  // explicitly unknown
+  if (!number->is_number()) throw InputError(where, number->dump(), "a number or null");
+  const double x = number->get<double>();
+  if (!std::isfinite(x) || x < lo || x > hi) {
+    throw InputError(where, number->dump(),
+                     "a finite number in [" + std::to_string(lo) + ", " + std::to_string(hi) + "]");
+  }
+  out.value = x;
+  if (out.source.empty()) out.source = "user file " + origin;
+  return out;
+}
+
+void read_facility(const Json& f, FacilityPrices& out, const std::string& where,
+                   const std::string& origin) {
+  if (!f.is_object()) throw InputError(where, f.dump().substr(0, 40), "an object");
+  struct Field {
+    const char* key;
+    SourcedValue FacilityPrices::*member;
+    double lo, hi;
+  };
+  // Ranges reject nonsense, not unusual but real values: PUE 1..5, power 0..10 $/kWh, etc.
+  static const Field fields[] = {
+      {"electricity_usd_per_kwh", &FacilityPrices::electricity_usd_per_kwh, 0.0, 10.0},
+      {"pue", &FacilityPrices::pue, 1.0, 5.0},
+      {"hosting_usd_per_kw_month", &FacilityPrices::hosting_usd_per_kw_month, 0.0, 1e5},
+      {"life_years", &FacilityPrices::life_years, 0.1, 30.0},
+      {"idle_power_fraction", &FacilityPrices::idle_power_fraction, 0.0, 1.0},
+  };
+  for (const auto& [key, value] : f.items()) {
+    if (!key.empty() && key[0] == '_') continue;  // comments
+    const Field* field = nullptr;
+    for (const auto& candidate : fields) {
+      if (key == candidate.key) field = &candidate;
+    }
+    if (!field) {
+      std::vector<std::string> known;
+      for (const auto& candidate : fields) known.emplace_back(candidate.key);
+      throw InputError::unknown_name(where + " key", key, known);
+    }
+    out.*(field->member) = read_value(value, where + "." + key, field->lo, field->hi, origin);
+  }
+}
+
+}  // namespace
+
+void PriceBook::load(const Json& doc, const std::string& origin) {
+  if (!doc.is_object() || !doc.contains("prices")) return;
+  const Json& p = doc.at("prices");
+  const std::string where = origin + ": prices";
+  if (!p.is_object()) throw InputError(where, p.dump().substr(0, 40), "an object");
+  if (p.contains("facility")) read_facility(p.at("facility"), facility_, where + ".facility", origin);
+  if (!p.contains("accelerators")) return;
+  const Json& list = p.at("accelerators");
+  if (!list.is_array()) throw InputError(where + ".accelerators", list.dump().substr(0, 40), "an array");
+  for (size_t i = 0; i < list.size(); ++i) {
+    const Json& e = list[i];
+    const std::string at = where + ".accelerators[" + std::to_string(i) + "]";
+    AcceleratorPrices entry;
+    entry.accelerator = require_string(e, "accelerator", at);
+    if (e.contains("capex_usd")) {
+      entry.capex_usd = read_value(e.at("capex_usd"), at + ".capex_usd", 1.0, 1e8, origin);
+    }
+    if (e.contains("cloud_usd_per_gpu_hour")) {
+      entry.cloud_usd_per_gpu_hour =
+          read_value(e.at("cloud_usd_per_gpu_hour"), at + ".cloud_usd_per_gpu_hour", 1e-4, 1e4, origin);
+    }
+    accelerators_.push_back(std::move(entry));  // find() merges entries in order
+  }
+}
+
+PriceBook PriceBook::builtin() {
+  static const PriceBook book = [] {
+    PriceBook b;
+    for (const auto& f : data::embedded_files()) {
+      if (f.path.rfind("prices/", 0) != 0) continue;
+      b.load(parse_document(f.content, std::string(f.path)), "data/" + std::string(f.path));
+    }
+    return b;
+  }();
+  return book;
+}
+
+PriceBook PriceBook::with_user_files(const std::vector<std::string>& paths) {
+  PriceBook b = builtin();
+  for (const auto& path : paths) b.load(load_document(path), path);
+  return b;
+}
+
+std::optional<AcceleratorPrices> PriceBook::find(const Accelerator& a) const {
+  std::vector<std::string> names{lower(a.id)};
+  for (const auto& alias : a.aliases) names.push_back(lower(alias));
+  std::optional<AcceleratorPrices> out;
+  for (const auto& entry : accelerators_) {
+    if (std::find(names.begin(), names.end(), lower(entry.accelerator)) == names.end()) continue;
+    if (!out) {
+      out = entry;
+      out->accelerator = a.id;
+      continue;
+    }
+    if (entry.capex_usd.known()) out->capex_usd = entry.capex_usd;
+    if (entry.cloud_usd_per_gpu_hour.known()) out->cloud_usd_per_gpu_hour = entry.cloud_usd_per_gpu_hour;
+  }
+  return out;
+}
+
+}  // namespace memwall::cost

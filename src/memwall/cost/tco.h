@@ -1,0 +1,77 @@
+// What running a deployment costs: device-hours priced as cloud rental or as owned hardware
+// (capex amortised over its life + electricity for the power drawn at the modelled utilisation
+// x PUE + colocation rent per provisioned kW), then $ per million generated tokens, tokens per
+// joule and total cost of ownership over a horizon. Unknown prices stay unknown and are listed.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "memwall/core/units.h"
+#include "memwall/cost/prices.h"
+#include "memwall/hw/accelerator.h"
+
+namespace memwall::cost {
+
+enum class PricingBasis {
+  automatic,  // owned when capex and TDP are known, else cloud when a rental price is known
+  cloud,      // on-demand $/GPU-hour (power and facility included in the price)
+  owned,      // capex / life + energy + hosting
+};
+std::string to_string(PricingBasis b);
+PricingBasis parse_pricing_basis(const std::string& s);  // InputError naming --pricing
+
+// Command-line overrides; each replaces the price-book figure for every accelerator.
+struct CostOverrides {
+  PricingBasis basis = PricingBasis::automatic;
+  std::optional<double> price_per_gpu_hour;  // $/device-hour (forces cloud unless basis=owned)
+  std::optional<double> capex_usd;           // $ per device
+  std::optional<double> electricity_usd_per_kwh;
+  std::optional<double> pue;
+  std::optional<double> life_years;
+  std::optional<double> hosting_usd_per_kw_month;
+  std::optional<double> idle_power_fraction;
+  double tco_years = 3.0;  // horizon of the reported total cost of ownership
+  void validate() const;   // InputError for non-finite, negative or out-of-range values
+};
+
+inline constexpr double kHoursPerYear = 8760.0;
+
+// One device for one hour.
+struct DeviceHourCost {
+  PricingBasis basis = PricingBasis::owned;  // resolved: cloud or owned
+  std::optional<Dollars> total;              // nullopt when a needed figure is unknown
+  std::optional<Dollars> capex_share, energy, hosting, rental;  // the parts (owned / cloud)
+  std::optional<Dollars> capex;                                 // purchase price of the device
+  std::optional<Watts> board_power;     // at the modelled utilisation
+  std::optional<Watts> facility_power;  // board power x PUE
+  std::vector<std::string> unknown;     // figures that were missing ("capex of nvidia-l4" ...)
+  std::vector<std::string> sources;     // "capex: <source> (<date>)" for each figure used
+};
+
+// Board power at utilisation u in [0,1]: TDP x (idle + (1 - idle) x u), a linear model between the
+// static floor and TDP (TDP is the sustained board power limit in the vendor datasheet).
+Watts board_power(Watts tdp, double utilisation, double idle_fraction);
+
+DeviceHourCost device_hour_cost(const Accelerator& a, const PriceBook& book,
+                                const CostOverrides& o, double utilisation);
+
+// A deployment of `devices` identical devices generating `tokens_per_s` output tokens per second.
+struct DeploymentCost {
+  int devices = 0;
+  double generated_tokens_per_s = 0;
+  DeviceHourCost device;
+  std::optional<Dollars> per_hour;                  // all devices
+  std::optional<double> usd_per_million_tokens;     // per_hour / (tokens per hour) x 1e6
+  std::optional<Dollars> capex_total;               // owned: devices x capex
+  std::optional<Dollars> tco;                       // over o.tco_years
+  double tco_years = 3.0;
+  std::optional<Watts> facility_power;              // all devices, with PUE
+  std::optional<double> tokens_per_joule;           // generated tokens / board energy
+};
+
+DeploymentCost deployment_cost(const Accelerator& a, int devices, double generated_tokens_per_s,
+                               double utilisation, const PriceBook& book, const CostOverrides& o);
+
+}  // namespace memwall::cost

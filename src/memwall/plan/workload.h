@@ -1,0 +1,40 @@
+// The question the planner answers, before any hardware is named: a model, the load offered to it
+// (arrival rate or concurrent users), prompt/output lengths and the latency targets (SLA).
+#pragma once
+
+#include <optional>
+#include <string>
+
+#include "memwall/core/units.h"
+
+namespace memwall::plan {
+
+// Summary statistics of a token-length distribution (the serving simulator samples the full one).
+struct Lengths {
+  double mean = 0;
+  double p99 = 0;  // 99th percentile, for tail latency (TTFT p99 uses the p99 prompt)
+  std::string description;
+};
+
+struct Sla {
+  Seconds ttft_p99;                // arrival to first token
+  Seconds tpot_p99;                // mean time between output tokens after the first
+  std::optional<Seconds> e2e_p99;  // ttft + (output - 1) x tpot
+};
+
+struct Load {
+  std::optional<double> rate_per_s;  // open loop: requests per second
+  std::optional<double> concurrency;  // closed loop: users each with one request in flight
+};
+
+struct InferenceWorkload {
+  Load load;
+  Lengths input, output;
+  Sla sla;
+  void validate() const;  // InputError: exactly one of rate/concurrency, positive finite numbers
+};
+
+// Sets `field` from "ttft_p99=1,tpot_p99=0.05[,e2e_p99=20]" (seconds; suffix ms allowed).
+Sla parse_sla(const std::string& spec);
+
+}  // namespace memwall::plan

@@ -1,0 +1,86 @@
+#include "memwall/score/scorecard.h"
+
+#include <algorithm>
+
+#include <fmt/format.h>
+
+namespace memwall::score {
+
+std::vector<ScorecardRow> build_scorecard(const std::vector<Evidence>& evidence,
+                                          const EcosystemBook& ecosystem) {
+  std::vector<ScorecardRow> rows;
+  double best_tpj = 0, best_cost = 0;
+  for (const auto& e : evidence) {
+    if (e.feasible && e.tokens_per_joule) best_tpj = std::max(best_tpj, *e.tokens_per_joule);
+    if (e.feasible && e.usd_per_million_tokens && *e.usd_per_million_tokens > 0) {
+      best_cost = best_cost == 0 ? *e.usd_per_million_tokens
+                                 : std::min(best_cost, *e.usd_per_million_tokens);
+    }
+  }
+  for (const auto& e : evidence) {
+    ScorecardRow r;
+    r.accelerator = e.accelerator;
+    r.evidence = e;
+    const Accelerator& a = *e.accelerator;
+
+    // Memory: capacity and bandwidth sufficiency of one device against one replica's need.
+    if (a.memory && a.memory_bandwidth && e.required_capacity_per_replica.value() > 0 &&
+        e.required_bandwidth_per_replica.value() > 0) {
+      const double cap = *a.memory / e.required_capacity_per_replica;
+      const double bw = *a.memory_bandwidth / e.required_bandwidth_per_replica;
+      r.memory.score = 5.0 * std::min(1.0, cap) + 5.0 * std::min(1.0, bw);
+      r.memory.basis = fmt::format(
+          "{:.0f} GB holds {:.0f}% of the {:.0f} GB one replica needs; {:.2f} TB/s is {:.0f}% of "
+          "the {:.2f} TB/s one replica needs",
+          a.memory->value() / 1e9, 100 * cap, e.required_capacity_per_replica.value() / 1e9,
+          a.memory_bandwidth->value() / 1e12, 100 * bw,
+          e.required_bandwidth_per_replica.value() / 1e12);
+    } else {
+      r.memory.basis = "memory capacity or bandwidth unknown";
+      r.flags.push_back("memory spec unknown");
+    }
+
+    if (e.feasible && e.scaling_efficiency) {
+      r.interconnect.score = 10.0 * std::clamp(*e.scaling_efficiency, 0.0, 1.0);
+      r.interconnect.basis = fmt::format("{:.0f}% scaling efficiency at {} devices per replica",
+                                         100 * *e.scaling_efficiency, e.devices_per_replica);
+    } else {
+      r.interconnect.basis = e.feasible ? "scaling efficiency unknown" : "no feasible plan";
+    }
+
+    r.ecosystem_facts = score_ecosystem(a, ecosystem);
+    r.ecosystem.score = r.ecosystem_facts.score;
+    if (r.ecosystem_facts.score) {
+      std::string names;
+      for (const auto& f : r.ecosystem_facts.facts) {
+        if (f.support == Support::none) continue;
+        names += (names.empty() ? "" : ", ") + f.name + (f.support == Support::plugin ? " (plugin)" : "");
+      }
+      r.ecosystem.basis = (r.ecosystem_facts.stack.empty() ? "" : r.ecosystem_facts.stack + ": ") + names;
+    } else {
+      r.ecosystem.basis = "no sourced software facts for vendor " + a.vendor;
+      r.flags.push_back("ecosystem unknown");
+    }
+
+    if (e.feasible && e.tokens_per_joule && best_tpj > 0) {
+      r.energy.score = 10.0 * *e.tokens_per_joule / best_tpj;
+      r.energy.basis = fmt::format("{:.2f} tokens/J (board power)", *e.tokens_per_joule);
+    } else {
+      r.energy.basis = e.feasible ? "TDP unknown" : "no feasible plan";
+      if (e.feasible) r.flags.push_back("power unknown");
+    }
+
+    if (e.feasible && e.usd_per_million_tokens && best_cost > 0) {
+      r.cost.score = 10.0 * best_cost / *e.usd_per_million_tokens;
+      r.cost.basis = fmt::format("${:.3f} per million tokens", *e.usd_per_million_tokens);
+    } else {
+      r.cost.basis = e.feasible ? "price unknown" : "no feasible plan";
+      if (e.feasible) r.flags.push_back("price unknown");
+    }
+    if (!e.feasible) r.flags.push_back("infeasible: " + e.infeasible_reason);
+    rows.push_back(std::move(r));
+  }
+  return rows;
+}
+
+}  // namespace memwall::score

@@ -1,0 +1,55 @@
+// The four-dimension scorecard of the source articles (memory, interconnect, software ecosystem,
+// energy efficiency) plus cost, for one workload across candidate accelerators. Each dimension
+// keeps the numbers behind its 0-10 score; a dimension whose facts are unknown has no score and
+// is flagged, never filled in.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "memwall/core/units.h"
+#include "memwall/hw/accelerator.h"
+#include "memwall/score/ecosystem.h"
+
+namespace memwall::score {
+
+// What the planner found for one accelerator on the workload (filled by plan/compare).
+struct Evidence {
+  const Accelerator* accelerator = nullptr;
+  Bytes required_capacity_per_replica;        // weights + KV cache for the replica's share of load
+  BytesPerSecond required_bandwidth_per_replica;  // bytes per decode step / TPOT target
+  bool feasible = false;        // some plan met the SLA within the constraints
+  std::string infeasible_reason;
+  int devices = 0;              // devices of the best plan (all replicas)
+  int devices_per_replica = 0;
+  std::optional<double> scaling_efficiency;  // 1 - exposed communication share of a decode step
+  std::optional<double> tokens_per_joule;
+  std::optional<double> usd_per_million_tokens;
+  std::string plan_summary;  // "TP4 x 3 replicas, fp8 weights ..."
+};
+
+struct Dimension {
+  std::optional<double> score;  // 0-10; nullopt = unknown (flagged)
+  std::string basis;            // the numbers behind it, in words
+};
+
+struct ScorecardRow {
+  const Accelerator* accelerator = nullptr;
+  Dimension memory, interconnect, ecosystem, energy, cost;
+  EcosystemScore ecosystem_facts;
+  Evidence evidence;
+  std::vector<std::string> flags;  // unknown specs or prices, infeasible ...
+};
+
+// Scores (docs/compare.md):
+//  memory       = 5 x min(1, device capacity / required capacity per replica)
+//               + 5 x min(1, device bandwidth / required bandwidth per replica)
+//  interconnect = 10 x scaling efficiency of the best plan at its device count
+//  ecosystem    = score_ecosystem (facts with sources)
+//  energy       = 10 x tokens-per-joule / best tokens-per-joule among the rows
+//  cost         = 10 x best $/M tokens / $/M tokens
+std::vector<ScorecardRow> build_scorecard(const std::vector<Evidence>& evidence,
+                                          const EcosystemBook& ecosystem);
+
+}  // namespace memwall::score

@@ -1,0 +1,92 @@
+#include "memwall/score/scorecard.h"
+
+#include <gtest/gtest.h>
+
+#include "memwall/core/error.h"
+
+namespace memwall::score {
+namespace {
+
+Accelerator make(const std::string& id, const std::string& vendor, double gb, double tbps) {
+  Accelerator a;
+  a.id = id;
+  a.vendor = vendor;
+  a.memory = Bytes(gb * 1e9);
+  a.memory_bandwidth = BytesPerSecond(tbps * 1e12);
+  a.tdp = Watts(700);
+  return a;
+}
+
+Evidence need(const Accelerator* a, double gb, double tbps) {
+  Evidence e;
+  e.accelerator = a;
+  e.required_capacity_per_replica = Bytes(gb * 1e9);
+  e.required_bandwidth_per_replica = BytesPerSecond(tbps * 1e12);
+  return e;
+}
+
+TEST(Ecosystem, ScoresFollowTheStatedWeights) {
+  const EcosystemBook book = EcosystemBook::builtin();
+  // NVIDIA: PyTorch 3 + vLLM 2 + SGLang 1 + TensorRT-LLM 1 + FlashAttention 2 + Triton 1 = 10.
+  EXPECT_DOUBLE_EQ(*score_ecosystem(make("nvidia-h100-sxm", "NVIDIA", 80, 3.35), book).score, 10.0);
+  // AMD: PyTorch 3 + vLLM 2 + SGLang 1 + FlashAttention plugin 1.5 + Triton 1 = 8.5.
+  EXPECT_DOUBLE_EQ(*score_ecosystem(make("amd-mi300x", "AMD", 192, 5.3), book).score, 8.5);
+  // Huawei: PyTorch adapter 2.25 + vLLM plugin 1.5 + SGLang 1 + MindIE 1 + Triton plugin 0.75.
+  const auto ascend = score_ecosystem(make("huawei-ascend-910b", "Huawei", 64, 1.6), book);
+  EXPECT_DOUBLE_EQ(*ascend.score, 6.5);
+  EXPECT_EQ(ascend.missing, std::vector<std::string>{"kernels"});
+  // Hygon: no sourced facts -> unknown, not zero.
+  EXPECT_FALSE(score_ecosystem(make("hygon-dcu-k100", "Hygon", 64, 1.0), book).score.has_value());
+}
+
+TEST(Ecosystem, UserFactsForOneAcceleratorBeatVendorWideOnes) {
+  EcosystemBook book = EcosystemBook::builtin();
+  book.load(Json::parse(R"({"ecosystem": {"vendors": [{"vendor": "NVIDIA",
+      "accelerators": ["nvidia-v100-sxm2-32gb"], "software": [
+      {"name": "PyTorch", "kind": "framework", "support": "native", "source": "test"}]}]}})"),
+            "user");
+  EXPECT_DOUBLE_EQ(*score_ecosystem(make("nvidia-v100-sxm2-32gb", "NVIDIA", 32, 0.9), book).score, 3.0);
+  EXPECT_THROW(book.load(Json::parse(R"({"ecosystem": {"vendors": [{"vendor": "X", "software": [
+      {"name": "a", "kind": "frameworks", "support": "native", "source": "s"}]}]}})"), "u"),
+               InputError);
+}
+
+TEST(Scorecard, MemoryScoreIsCapacityAndBandwidthSufficiency) {
+  const Accelerator big = make("amd-mi300x", "AMD", 192, 5.3);
+  const Accelerator small = make("nvidia-rtx-4090", "NVIDIA", 24, 1.008);
+  Evidence e1 = need(&big, 160, 4);
+  e1.feasible = true;
+  e1.tokens_per_joule = 2.0;
+  e1.usd_per_million_tokens = 0.50;
+  e1.scaling_efficiency = 0.9;
+  Evidence e2 = need(&small, 160, 4);
+  e2.feasible = true;
+  e2.tokens_per_joule = 1.0;
+  e2.usd_per_million_tokens = 0.25;
+  e2.scaling_efficiency = 0.6;
+  const auto rows = build_scorecard({e1, e2}, EcosystemBook::builtin());
+  ASSERT_EQ(rows.size(), 2u);
+  EXPECT_DOUBLE_EQ(*rows[0].memory.score, 10.0);  // holds all of it, more than enough bandwidth
+  EXPECT_NEAR(*rows[1].memory.score, 5 * 24.0 / 160 + 5 * 1.008 / 4, 1e-12);
+  EXPECT_DOUBLE_EQ(*rows[0].energy.score, 10.0);
+  EXPECT_DOUBLE_EQ(*rows[1].energy.score, 5.0);
+  EXPECT_DOUBLE_EQ(*rows[0].cost.score, 5.0);
+  EXPECT_DOUBLE_EQ(*rows[1].cost.score, 10.0);
+  EXPECT_DOUBLE_EQ(*rows[1].interconnect.score, 6.0);
+}
+
+TEST(Scorecard, UnknownSpecsAreFlaggedNotScored) {
+  Accelerator unknown;
+  unknown.id = "cambricon-mlu590";
+  unknown.vendor = "Cambricon";
+  Evidence e = need(&unknown, 160, 4);
+  e.infeasible_reason = "memory capacity unknown";
+  const auto rows = build_scorecard({e}, EcosystemBook::builtin());
+  EXPECT_FALSE(rows[0].memory.score.has_value());
+  EXPECT_FALSE(rows[0].cost.score.has_value());
+  EXPECT_TRUE(rows[0].ecosystem.score.has_value());  // facts are known for Cambricon
+  EXPECT_FALSE(rows[0].flags.empty());
+}
+
+}  // namespace
+}  // namespace memwall::score

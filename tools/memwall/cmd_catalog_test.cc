@@ -1,0 +1,105 @@
+// Runs the built memwall binary: the CLI contract of `memwall catalog` (exit codes, --json shape).
+#include <array>
+#include <cstdio>
+#include <string>
+
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+namespace {
+
+struct Result {
+  int status = -1;
+  std::string out;  // stdout only
+};
+
+Result run(const std::string& args) {
+  Result r;
+  const std::string cmd = std::string(MEMWALL_BINARY) + " " + args + " 2>/dev/null";
+  FILE* p = popen(cmd.c_str(), "r");
+  if (!p) return r;
+  std::array<char, 4096> buf;
+  size_t n;
+  while ((n = fread(buf.data(), 1, buf.size(), p)) > 0) r.out.append(buf.data(), n);
+  const int st = pclose(p);
+  r.status = WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+  return r;
+}
+
+std::string run_stderr(const std::string& args) {
+  Result r;
+  const std::string cmd = std::string(MEMWALL_BINARY) + " " + args + " 2>&1 >/dev/null";
+  FILE* p = popen(cmd.c_str(), "r");
+  std::array<char, 4096> buf;
+  size_t n;
+  std::string err;
+  while ((n = fread(buf.data(), 1, buf.size(), p)) > 0) err.append(buf.data(), n);
+  pclose(p);
+  return err;
+}
+
+TEST(CatalogCli, ListGpusJsonHasAll46ReferenceRows) {
+  const Result r = run("catalog list gpus --json");
+  ASSERT_EQ(r.status, 0);
+  const auto j = nlohmann::json::parse(r.out);  // exactly one JSON object on stdout
+  ASSERT_TRUE(j.is_object());
+  ASSERT_EQ(j["accelerators"].size(), 46u);
+  EXPECT_EQ(j["accelerators"][0]["id"], "nvidia-v100-sxm2-32gb");
+  EXPECT_FALSE(j.contains("models"));
+}
+
+TEST(CatalogCli, ShowH100PrintsDatasheetValuesAndSources) {
+  const Result r = run("catalog show h100");
+  ASSERT_EQ(r.status, 0);
+  EXPECT_NE(r.out.find("989.4 TFLOP/s"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("3350 GB/s"), std::string::npos);
+  EXPECT_NE(r.out.find("80 GB"), std::string::npos);
+  EXPECT_NE(r.out.find("NVIDIA H100 datasheet"), std::string::npos);
+  const Result j = run("catalog show h100 --json");
+  ASSERT_EQ(j.status, 0);
+  const auto e = nlohmann::json::parse(j.out)["entry"];
+  EXPECT_EQ(e["tflops"]["bf16"], 989.4);
+  EXPECT_EQ(e["mem_bw_gbps"], 3350.0);
+  EXPECT_EQ(e["memory_gb"], 80.0);
+}
+
+TEST(CatalogCli, UnknownValuesPrintAsUnknown) {
+  const Result r = run("catalog show mlu590");
+  ASSERT_EQ(r.status, 0);
+  EXPECT_NE(r.out.find("memory bandwidth      unknown"), std::string::npos) << r.out;
+}
+
+TEST(CatalogCli, ImportPrintsPublishedParameterCounts) {
+  const Result r = run(std::string("catalog import --json ") + MEMWALL_SOURCE_DIR +
+                       "/src/memwall/model/testdata/deepseek-v3.config.json");
+  ASSERT_EQ(r.status, 0);
+  const auto j = nlohmann::json::parse(r.out);
+  // DeepSeek-V3: 671B total, 37B activated per token (DeepSeek-V3 technical report, abstract).
+  EXPECT_NEAR(j["parameters"]["total"].get<double>(), 671e9, 0.005 * 671e9);
+  EXPECT_NEAR(j["parameters"]["active_per_token"].get<double>(), 37e9, 0.02 * 37e9);
+  EXPECT_EQ(j["model"]["layers"], 61);
+  EXPECT_FALSE(j["warnings"].empty());  // the MTP module it does not count is named
+}
+
+TEST(CatalogCli, UserCatalogFileAddsAnAccelerator) {
+  const Result r = run(std::string("catalog show npu1 --json --catalog ") + MEMWALL_SOURCE_DIR +
+                       "/fuzz/corpus/catalog/new-npu.yaml");
+  ASSERT_EQ(r.status, 0);
+  const auto e = nlohmann::json::parse(r.out)["entry"];
+  EXPECT_EQ(e["id"], "my-npu");
+  EXPECT_EQ(e["tflops"]["fp16"], 300.0);
+  EXPECT_EQ(run(std::string("catalog list --catalog ") + MEMWALL_SOURCE_DIR +
+                "/fuzz/corpus/catalog/negative.json")
+                .status,
+            2);
+}
+
+TEST(CatalogCli, UnknownIdExitsTwoAndSuggests) {
+  EXPECT_EQ(run("catalog show nope").status, 2);
+  const std::string err = run_stderr("catalog show h10");
+  EXPECT_NE(err.find("h100"), std::string::npos) << err;
+  EXPECT_EQ(run("catalog list gizmos").status, 2);
+  EXPECT_EQ(run("catalog import /nonexistent/config.json").status, 2);
+}
+
+}  // namespace
