@@ -200,11 +200,13 @@ void show_accelerator(const Accelerator& a) {
   }
   if (!a.dense_method.empty()) row("peak basis", a.dense_method);
   row("scale-up link", text_or_unknown(a.scaleup_interconnect));
+  // A card without a scale-up link (PCIe-only) has no scale-up bandwidth rather than an unknown one.
+  const bool no_scaleup = a.scaleup_interconnect.rfind("none", 0) == 0;
   row("scale-up bandwidth",
       a.scaleup_bandwidth_per_direction
           ? fmt::format("{:g} GB/s per direction",
                         a.scaleup_bandwidth_per_direction->value() / kGiga)
-          : kUnknown);
+          : (no_scaleup ? "none (PCIe only)" : kUnknown));
   if (a.scaleup_bandwidth_published)
     row("  as published", fmt::format("{:g} GB/s {}", a.scaleup_bandwidth_published->value() / kGiga,
                                       a.scaleup_bandwidth_direction));

@@ -88,6 +88,13 @@ TEST(CatalogCli, UserCatalogFileAddsAnAccelerator) {
   const auto e = nlohmann::json::parse(r.out)["entry"];
   EXPECT_EQ(e["id"], "my-npu");
   EXPECT_EQ(e["tflops"]["fp16"], 300.0);
+  // --catalog takes one file; the section after it stays the positional argument.
+  const Result listed = run(std::string("catalog list --catalog ") + MEMWALL_SOURCE_DIR +
+                            "/fuzz/corpus/catalog/new-npu.yaml gpus --json");
+  ASSERT_EQ(listed.status, 0);
+  const auto all = nlohmann::json::parse(listed.out);
+  EXPECT_EQ(all["accelerators"].size(), 47u);
+  EXPECT_FALSE(all.contains("models"));
   EXPECT_EQ(run(std::string("catalog list --catalog ") + MEMWALL_SOURCE_DIR +
                 "/fuzz/corpus/catalog/negative.json")
                 .status,

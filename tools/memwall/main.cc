@@ -14,6 +14,7 @@ void add_global_options(CLI::App& sub, GlobalOptions& g) {
   sub.add_option("--catalog", g.catalog_files,
                  "Extra catalog file (JSON or YAML: accelerators, nodes, fabrics, models, prices); "
                  "repeatable, later files override earlier entries with the same id")
+      ->allow_extra_args(false)  // one file per --catalog, so positionals after it stay positionals
       ->check(CLI::ExistingFile);
 }
 

@@ -40,6 +40,8 @@ const ModelSpec& model(const std::string& id) {
 // headline, i.e. lies in [P - unit/2, P + unit) with unit the last stated digit. Every other figure
 // is checked to 0.5 %. See docs/models.md, "How the counts are checked".
 const std::set<std::pair<std::string, std::string>> kHeadlineOnly = {
+    {"gpt-1.7b", "total"},          // Narayanan 2021 Table 1: "1.7"; exact 1.652B
+    {"gpt-3.6b", "total"},          // Narayanan 2021 Table 1: "3.6"; exact 3.562B
     {"opt-13b", "total"},           // OPT paper Table 1: "13B"; exact count 12.85B
     {"qwen3-30b-a3b", "active"},    // model card: "3.3B activated"; exact 3.353B
     {"qwen3-235b-a22b", "active"},  // model card: "22B activated"; exact 22.19B

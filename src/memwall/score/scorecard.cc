@@ -1,6 +1,7 @@
 #include "memwall/score/scorecard.h"
 
 #include <algorithm>
+#include <string_view>
 
 #include <fmt/format.h>
 
@@ -37,7 +38,9 @@ std::vector<ScorecardRow> build_scorecard(const std::vector<Evidence>& evidence,
           e.required_bandwidth_per_replica.value() / 1e12);
     } else {
       r.memory.basis = "memory capacity or bandwidth unknown";
-      r.flags.push_back("memory spec unknown");
+      // Flags are built from string_view: GCC 12 at -O3 reports a false -Warray-bounds on
+      // push_back of a string literal here, which -Werror turns into a build failure.
+      r.flags.emplace_back(std::string_view("memory spec unknown"));
     }
 
     if (e.feasible && e.scaling_efficiency) {
@@ -59,7 +62,7 @@ std::vector<ScorecardRow> build_scorecard(const std::vector<Evidence>& evidence,
       r.ecosystem.basis = (r.ecosystem_facts.stack.empty() ? "" : r.ecosystem_facts.stack + ": ") + names;
     } else {
       r.ecosystem.basis = "no sourced software facts for vendor " + a.vendor;
-      r.flags.push_back("ecosystem unknown");
+      r.flags.emplace_back(std::string_view("ecosystem unknown"));
     }
 
     if (e.feasible && e.tokens_per_joule && best_tpj > 0) {
@@ -67,7 +70,7 @@ std::vector<ScorecardRow> build_scorecard(const std::vector<Evidence>& evidence,
       r.energy.basis = fmt::format("{:.2f} tokens/J (board power)", *e.tokens_per_joule);
     } else {
       r.energy.basis = e.feasible ? "TDP unknown" : "no feasible plan";
-      if (e.feasible) r.flags.push_back("power unknown");
+      if (e.feasible) r.flags.emplace_back(std::string_view("power unknown"));
     }
 
     if (e.feasible && e.usd_per_million_tokens && best_cost > 0) {
@@ -75,7 +78,7 @@ std::vector<ScorecardRow> build_scorecard(const std::vector<Evidence>& evidence,
       r.cost.basis = fmt::format("${:.3f} per million tokens", *e.usd_per_million_tokens);
     } else {
       r.cost.basis = e.feasible ? "price unknown" : "no feasible plan";
-      if (e.feasible) r.flags.push_back("price unknown");
+      if (e.feasible) r.flags.emplace_back(std::string_view("price unknown"));
     }
     if (!e.feasible) r.flags.push_back("infeasible: " + e.infeasible_reason);
     rows.push_back(std::move(r));
