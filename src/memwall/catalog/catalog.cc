@@ -19,8 +19,8 @@ namespace {
 constexpr std::array<std::string_view, 4> kEntryKinds = {"accelerators", "nodes", "fabrics",
                                                          "models"};
 // Top-level keys a user file may carry that this loader does not read: a free-text description
-// and the price list read by the cost module.
-constexpr std::array<std::string_view, 2> kOtherKeys = {"description", "prices"};
+// the price list read by the cost module and the software facts read by the scorecard.
+constexpr std::array<std::string_view, 3> kOtherKeys = {"description", "prices", "ecosystem"};
 
 std::string lower(std::string_view s) {
   std::string out(s);

@@ -93,6 +93,21 @@ TEST(ModelZoo, EveryModelMatchesItsPublishedParameterCount) {
   }
 }
 
+TEST(ModelZoo, EveryModelRoundTripsAndHasPositiveCosts) {
+  for (const auto& [id, m] : builtin_models()) {
+    SCOPED_TRACE(id);
+    const ModelSpec back = model_from_json(model_to_json(m), "roundtrip");
+    EXPECT_EQ(model_to_json(back), model_to_json(m));
+    EXPECT_GT(kv_cache_bytes_per_token(m, Precision::bf16).value(), 0);
+    // A decode step costs at least 2 FLOPs per active matmul weight.
+    EXPECT_GE(forward_flops_per_token(m, 1),
+              2 *
+                  (count_parameters(m).active - count_parameters(m).embedding -
+                   count_parameters(m).norms) *
+                  0.99);
+  }
+}
+
 TEST(Counts, Llama2_7bExactFromShapes) {
   // 32 x (4*4096^2 + 3*4096*11008 + 2*4096) + 4096 + 2*32000*4096 (untied head).
   const ParameterCounts c = count_parameters(model("llama-2-7b"));

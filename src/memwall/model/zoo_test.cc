@@ -69,6 +69,34 @@ TEST(ModelFromJson, RoundTripsThroughModelToJson) {
   }
 }
 
+TEST(ModelFromJson, ReadsYamlEntries) {
+  const Json doc = parse_document(R"(
+models:
+  - id: my-moe
+    layers: 4
+    hidden: 512
+    heads: 8
+    kv_heads: 2
+    ffn: 2048
+    vocab: 32000
+    max_context: 8192
+    biases: {qkv: true}
+    moe: {experts: 16, top_k: 2, expert_ffn: 256, shared_experts: 1, shared_expert_ffn: 512,
+          first_dense_layers: 1}
+)",
+                                  "user.yaml");
+  const ModelSpec m = model_from_json(doc.at("models").at(0), "user.yaml");
+  EXPECT_EQ(m.attention, AttentionKind::gqa);
+  EXPECT_TRUE(m.qkv_bias);
+  EXPECT_FALSE(m.is_moe_layer(0));
+  EXPECT_TRUE(m.is_moe_layer(3));
+  const ParameterCounts c = count_parameters(m);
+  const double expert = 3.0 * 512 * 256;
+  EXPECT_EQ(c.routed_experts, 3 * 16 * expert);
+  EXPECT_EQ(c.shared_experts, 3 * 3.0 * 512 * 512);
+  EXPECT_EQ(c.total - c.active, 3 * 14 * expert);
+}
+
 TEST(ModelFromJson, RejectsBadInputNamingTheField) {
   Json j = minimal_entry();
   j["hiden"] = 64;

@@ -1,6 +1,8 @@
 #include "memwall/plan/workload.h"
 
+#include <algorithm>
 #include <cmath>
+#include <vector>
 #include <sstream>
 
 #include "memwall/core/error.h"
@@ -28,7 +30,60 @@ double parse_seconds(const std::string& text, const std::string& field) {
   return require_positive(v * scale, field);
 }
 
+bool is_preset(const std::string& s) { return s == "sharegpt" || s == "alpaca"; }
+
+serve::LengthDistribution one_distribution(const std::string& spec, const std::string& field) {
+  if (!spec.empty() && std::all_of(spec.begin(), spec.end(), [](char c) { return c >= '0' && c <= '9'; })) {
+    if (spec.size() > 9) throw InputError(field, spec, "a token count up to 999,999,999");
+    const int n = std::stoi(spec);
+    if (n < 1) throw InputError(field, spec, "a positive token count");
+    return serve::LengthDistribution::fixed(n);
+  }
+  return serve::LengthDistribution::parse(spec, field);
+}
+
+double percentile(std::vector<int>& v, double q) {
+  std::sort(v.begin(), v.end());
+  const size_t i = static_cast<size_t>(std::ceil(q * static_cast<double>(v.size()))) - 1;
+  return v[std::min(i, v.size() - 1)];
+}
+
 }  // namespace
+
+serve::Dataset parse_lengths(const std::string& input, const std::string& output) {
+  serve::Dataset d;
+  if (is_preset(input) || is_preset(output)) {
+    const serve::Dataset preset = serve::dataset_preset(is_preset(input) ? input : output);
+    d.max_input_tokens = preset.max_input_tokens;
+    d.max_total_tokens = preset.max_total_tokens;
+    d.source = preset.source;
+  }
+  d.input = is_preset(input) ? serve::dataset_preset(input).input : one_distribution(input, "--input");
+  d.output = is_preset(output) ? serve::dataset_preset(output).output : one_distribution(output, "--output");
+  d.name = input == output ? input : input + " / " + output;
+  if (d.source.empty()) d.source = "distributions given on the command line";
+  return d;
+}
+
+void summarize_lengths(const serve::Dataset& d, Lengths& input, Lengths& output) {
+  serve::WorkloadSpec spec;
+  spec.lengths = d;
+  spec.requests = 20000;
+  spec.seed = 1;
+  serve::RequestSource source(spec);
+  std::vector<int> in, out;
+  serve::Request r;
+  double in_sum = 0, out_sum = 0;
+  while (source.next(r)) {
+    in.push_back(r.input_tokens);
+    out.push_back(r.output_tokens);
+    in_sum += r.input_tokens;
+    out_sum += r.output_tokens;
+  }
+  const double n = static_cast<double>(in.size());
+  input = {in_sum / n, percentile(in, 0.99), d.input.describe()};
+  output = {out_sum / n, percentile(out, 0.99), d.output.describe()};
+}
 
 Sla parse_sla(const std::string& spec) {
   Sla sla;

@@ -6,6 +6,7 @@
 #include <string>
 
 #include "memwall/core/units.h"
+#include "memwall/serve/workload.h"
 
 namespace memwall::plan {
 
@@ -34,7 +35,17 @@ struct InferenceWorkload {
   void validate() const;  // InputError: exactly one of rate/concurrency, positive finite numbers
 };
 
-// Sets `field` from "ttft_p99=1,tpot_p99=0.05[,e2e_p99=20]" (seconds; suffix ms allowed).
+// Prompt and output length distributions from --input/--output: a dataset preset of the serving
+// simulator ("sharegpt", "alpaca": the preset's own distribution and length limits), a
+// distribution ("fixed:N", "uniform:LO,HI", "lognormal:MEAN,CV", "empirical:...") or a bare
+// token count N (fixed).
+serve::Dataset parse_lengths(const std::string& input, const std::string& output);
+
+// Mean and p99 of the input and output lengths, from 20,000 requests drawn (seed 1) exactly as the
+// simulator draws them (limits applied), so the analytic plan and --verify see the same lengths.
+void summarize_lengths(const serve::Dataset& d, Lengths& input, Lengths& output);
+
+// Parses "ttft_p99=1,tpot_p99=0.05[,e2e_p99=20]" (seconds; suffix ms allowed).
 Sla parse_sla(const std::string& spec);
 
 }  // namespace memwall::plan

@@ -1,0 +1,46 @@
+#include "memwall/plan/compare.h"
+
+#include <fmt/format.h>
+
+namespace memwall::plan {
+
+Comparison compare_accelerators(const ModelSpec& model, const InferenceWorkload& w,
+                                const SearchSpace& space, const Constraints& constraints,
+                                const SearchOptions& options, const ReplicaModelFactory& factory,
+                                const cost::PriceBook& prices, const score::EcosystemBook& ecosystem) {
+  Comparison out;
+  out.requirements = derive_requirements(model, w, Precision::bf16, Precision::bf16);
+  std::vector<score::Evidence> evidence;
+  for (const Accelerator* a : space.accelerators) {
+    SearchSpace one = space;
+    one.accelerators = {a};
+    const InferenceSearchResult r = search_inference(model, w, one, constraints, options, factory, prices);
+    score::Evidence e;
+    e.accelerator = a;
+    Plan best;
+    if (!r.plans.empty()) {
+      best = r.plans.front();
+      const Requirements req = derive_requirements(model, w, best.shape.weights, best.shape.kv);
+      e.required_capacity_per_replica = req.capacity;
+      e.required_bandwidth_per_replica = req.bandwidth;
+      e.feasible = true;
+      e.devices = best.devices;
+      e.devices_per_replica = best.shape.devices();
+      e.scaling_efficiency = best.scaling_efficiency;
+      e.tokens_per_joule = best.cost.tokens_per_joule;
+      e.usd_per_million_tokens = best.cost.usd_per_million_tokens;
+      e.plan_summary = fmt::format("{} x {} replicas, batch {}", best.shape.describe(),
+                                   best.replicas, best.point.batch);
+    } else {
+      e.required_capacity_per_replica = out.requirements.capacity;
+      e.required_bandwidth_per_replica = out.requirements.bandwidth;
+      e.infeasible_reason = r.rejected.empty() ? "not searched (vendor filter)" : r.rejected.back().reason;
+    }
+    evidence.push_back(e);
+    out.best_plans.push_back(best);
+  }
+  out.rows = score::build_scorecard(evidence, ecosystem);
+  return out;
+}
+
+}  // namespace memwall::plan

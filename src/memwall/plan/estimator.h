@@ -1,0 +1,16 @@
+// The inference estimator (infer/) behind the planner's ReplicaModel interface: each candidate
+// shape becomes an infer::Deployment, and the planner asks it for the largest batch that fits
+// (infer memory plan) and for iteration times (infer::step_cost).
+#pragma once
+
+#include <optional>
+
+#include "memwall/hw/fabric.h"
+#include "memwall/plan/replica_model.h"
+
+namespace memwall::plan {
+
+// `fabric` joins nodes when a replica spans more than one (pipeline stages across nodes).
+ReplicaModelFactory estimator_factory(std::optional<Fabric> fabric);
+
+}  // namespace memwall::plan

@@ -1,0 +1,106 @@
+#include "memwall/plan/steady_state.h"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+
+#include <fmt/format.h>
+
+namespace memwall::plan {
+namespace {
+
+infer::StepBatch decode_batch(int batch, double context) {
+  infer::StepBatch b;
+  b.decode_sequences = batch;
+  b.decode_context_tokens = static_cast<int64_t>(std::llround(batch * context));
+  return b;
+}
+
+infer::StepBatch prefill_batch(double tokens) {
+  infer::StepBatch b;
+  const double n = std::max(1.0, std::round(tokens));
+  b.prefill_tokens = static_cast<int64_t>(n);
+  b.prefill_sequences = 1;
+  b.prefill_attended_pairs = n * (n + 1) / 2;  // causal: token i attends to i keys
+  return b;
+}
+
+}  // namespace
+
+OperatingPoint steady_state(const ReplicaModel& model, const InferenceWorkload& w, int batch) {
+  OperatingPoint p;
+  p.batch = batch;
+  const double ctx = w.input.mean + w.output.mean / 2.0;
+  p.decode_step = model.step(decode_batch(batch, ctx));
+  p.prefill_mean = model.step(prefill_batch(w.input.mean));
+  infer::StepBatch mixed = prefill_batch(w.input.p99);
+  const infer::StepBatch others = decode_batch(std::max(0, batch - 1), ctx);
+  mixed.decode_sequences = others.decode_sequences;
+  mixed.decode_context_tokens = others.decode_context_tokens;
+  p.prefill_p99 = model.step(mixed);
+
+  const double s = p.prefill_mean.value(), td = p.decode_step.value(), out = w.output.mean;
+  // A non-finite or non-positive time from the estimator is not a result: report it unstable.
+  if (!std::isfinite(s) || !std::isfinite(td) || !std::isfinite(p.prefill_p99.value()) || s <= 0 ||
+      td <= 0) {
+    p.stable = false;
+    p.prefill_share = std::numeric_limits<double>::quiet_NaN();
+    return p;
+  }
+  double rho = 0, e2e = s + (out - 1.0) * td;
+  for (int i = 0; i < 30; ++i) {
+    const double lambda = batch / e2e;
+    rho = lambda * s;
+    if (rho >= 1.0) break;
+    const double next = s + s * rho / (1.0 - rho) + (out - 1.0) * td / (1.0 - rho);
+    if (std::abs(next - e2e) < 1e-9 * e2e) {
+      e2e = next;
+      break;
+    }
+    e2e = next;
+  }
+  p.prefill_share = rho;
+  if (rho >= 1.0) {
+    p.stable = false;
+    return p;
+  }
+  p.tpot = Seconds(td / (1.0 - rho));
+  const double wait_mean = s * rho / (1.0 - rho);
+  const double wait_p99 = rho > 0.01 ? s / (1.0 - rho) * std::log(100.0 * rho) : 0.0;
+  p.ttft_mean = Seconds(s + wait_mean);
+  p.ttft_p99 = p.prefill_p99 + Seconds(wait_p99);
+  p.e2e_mean = p.ttft_mean + p.tpot * (out - 1.0);
+  p.e2e_p99 = p.ttft_p99 + p.tpot * (std::max(w.output.p99, out) - 1.0);
+  p.requests_per_s = batch / p.e2e_mean.value();
+  p.generated_tokens_per_s = batch / p.tpot.value();
+  return p;
+}
+
+bool meets_sla(const OperatingPoint& p, const Sla& sla, std::string* why) {
+  auto fail = [&](const std::string& text) {
+    if (why) *why = text;
+    return false;
+  };
+  if (!p.stable) {
+    if (!std::isfinite(p.prefill_share)) {
+      return fail(fmt::format("the estimator gave no finite step time at batch {}", p.batch));
+    }
+    return fail(fmt::format("prefill alone needs {:.0f}% of the replica's time at batch {}",
+                            100 * p.prefill_share, p.batch));
+  }
+  if (p.tpot > sla.tpot_p99) {
+    return fail(fmt::format("TPOT {:.1f} ms > {:.1f} ms at batch {}", p.tpot.value() * 1e3,
+                            sla.tpot_p99.value() * 1e3, p.batch));
+  }
+  if (p.ttft_p99 > sla.ttft_p99) {
+    return fail(fmt::format("TTFT p99 {:.2f} s > {:.2f} s at batch {}", p.ttft_p99.value(),
+                            sla.ttft_p99.value(), p.batch));
+  }
+  if (sla.e2e_p99 && p.e2e_p99 > *sla.e2e_p99) {
+    return fail(fmt::format("e2e p99 {:.1f} s > {:.1f} s at batch {}", p.e2e_p99.value(),
+                            sla.e2e_p99->value(), p.batch));
+  }
+  return true;
+}
+
+}  // namespace memwall::plan
