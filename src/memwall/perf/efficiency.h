@@ -64,6 +64,9 @@ struct Efficiency {
   int gemm_min_tile_m = 16;       // small-M (decode) kernels shrink the M tile down to this
   double gemm_k_overhead = 64;    // mainloop fill + epilogue, in K elements per tile
   int gemm_min_k_per_split = 256; // split-K below this K slice is not worthwhile
+  // Stream-K / persistent kernels (Osama et al. 2023, "Stream-K"; cuBLAS 12, CUTLASS 3) spread the
+  // last partial wave's K-loop over idle SMs: grids of at least one wave lose no SMs.
+  bool gemm_stream_k = true;
 
   // Blend of compute and memory time for one kernel: t = (c^p + m^p)^(1/p). p -> infinity is the
   // ideal roofline max(c, m); a finite p models imperfect overlap near the ridge point.

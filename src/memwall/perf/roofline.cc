@@ -76,7 +76,9 @@ double gemm_shape_efficiency(int64_t m, int64_t n, int64_t k, int64_t batch, int
             1, std::min<int64_t>(compute_units / tiles, k / std::max(1, e.gemm_min_k_per_split)));
       const int64_t units = tiles * splits;
       const int64_t waves = (units + compute_units - 1) / compute_units;
-      wave_eff = double(units) / double(waves * compute_units);
+      wave_eff = (e.gemm_stream_k && tiles >= compute_units)
+                     ? 1.0
+                     : double(units) / double(waves * compute_units);
       k_per_tile = double(k) / double(splits);
     }
     return rate * tile_util * wave_eff * k_per_tile / (k_per_tile + e.gemm_k_overhead);

@@ -13,6 +13,7 @@
 #include "memwall/core/error.h"
 #include "memwall/infer/estimate.h"
 #include "memwall/validate/case.h"
+#include "memwall/validate/names.h"
 
 namespace memwall::validate {
 namespace {
@@ -32,50 +33,6 @@ std::optional<int64_t> int_field(const Json& obj, const char* key) {
   auto it = obj.find(key);
   if (it == obj.end() || !it->is_number()) return std::nullopt;
   return static_cast<int64_t>(std::llround(it->get<double>()));
-}
-
-// A hardware description from a paper or table ("NVIDIA H100 80GB HBM3", "A100 80GB") to a catalog
-// id. The SKU rules: an 80 GB HBM3 H100 is the SXM5 part (the PCIe card has HBM2e); an A100 with
-// no form factor is taken as SXM4 80GB (DGX/HGX), stated as an assumption.
-std::string hardware_id(const std::string& text, const Catalog& catalog, std::string& note) {
-  const std::string t = lower(text);
-  if (has(t, "h100")) {
-    if (has(t, "pcie")) return "nvidia-h100-pcie";
-    if (has(t, "nvl")) return "nvidia-h100-nvl";
-    return "nvidia-h100-sxm";
-  }
-  if (has(t, "h200")) return has(t, "nvl") ? "nvidia-h200-nvl" : "nvidia-h200-sxm";
-  if (has(t, "a100")) {
-    if (has(t, "40gb")) return "nvidia-a100-40gb-sxm";
-    if (has(t, "pcie")) return "nvidia-a100-80gb-pcie";
-    note += "A100 form factor/memory not stated: SXM4 80GB assumed. ";
-    return "nvidia-a100-80gb-sxm";
-  }
-  if (has(t, "4090")) return "nvidia-rtx-4090";
-  if (has(t, "3090")) return "nvidia-rtx-3090";
-  if (has(t, "5090")) return "nvidia-rtx-5090";
-  if (has(t, "l40s")) return "nvidia-l40s";
-  // Otherwise the catalog's own names and aliases decide (InputError when unknown).
-  return catalog.accelerator(text).id;
-}
-
-// A model name ("Llama 2 7B ('LLaMA 7B' in table)", "GPT-J 6B", "Llama 3 8B") to a zoo id.
-std::string model_id(const std::string& text, const Catalog& catalog, std::string& note) {
-  std::string t = lower(text.substr(0, text.find('(')));
-  while (!t.empty() && t.back() == ' ') t.pop_back();
-  std::replace(t.begin(), t.end(), ' ', '-');
-  auto known = [&](const std::string& id) {
-    for (const auto& m : catalog.models())
-      if (m.id == id) return true;
-    return false;
-  };
-  if (known(t)) return t;
-  // Llama 3 and Llama 3.1 share every shape that matters here (layers, widths, GQA, vocabulary).
-  if (t.rfind("llama-3-", 0) == 0 && known("llama-3.1-" + t.substr(8))) {
-    note += "Llama 3 " + t.substr(8) + " modelled with the llama-3.1 shapes (identical). ";
-    return "llama-3.1-" + t.substr(8);
-  }
-  return catalog.model(t).id;  // InputError with the nearest names
 }
 
 struct CasePrecision {
