@@ -25,7 +25,7 @@ struct TrainOptions {
   double price = 0;    // 0: not given
   double pue = 0;      // 0: default
   bool explain = false;
-  bool no_flash = false, no_overlap_grad = false, no_overlap_param = false;
+  bool no_flash = false, no_overlap_grad = false, no_overlap_param = false, unfused = false;
   train::TrainConfig config;
 };
 
@@ -86,6 +86,10 @@ int run_train(const GlobalOptions& g, TrainOptions o) {
   c.recompute = train::parse_recompute(o.recompute, "recompute");
   c.zero = o.zero;
   c.flash_attention = !o.no_flash;
+  c.fused_elementwise = !o.unfused;
+  if (c.flash_attention_version < 1 || c.flash_attention_version > 3)
+    throw InputError("flash-attention-version", std::to_string(c.flash_attention_version),
+                     "1, 2, 3");
   c.overlap_grad_reduce = !o.no_overlap_grad;
   c.overlap_param_gather = !o.no_overlap_param;
   std::optional<Fabric> fabric;
@@ -129,6 +133,8 @@ int run_train(const GlobalOptions& g, TrainOptions o) {
                        {"sequence_parallel", c.sequence_parallel},
                        {"zero", c.zero},
                        {"flash_attention", c.flash_attention},
+                       {"flash_attention_version", c.flash_attention_version},
+                       {"fused_elementwise", c.fused_elementwise},
                        {"overlap_grad_reduce", c.overlap_grad_reduce},
                        {"overlap_param_gather", c.overlap_param_gather},
                        {"overlap_tp_comm", c.overlap_tp_comm}};
@@ -263,6 +269,10 @@ void register_train(CLI::App& app, GlobalOptions& g, Runner& run) {
   sub->add_option("--pue", o->pue, "Data-centre power usage effectiveness (default 1.2)");
   sub->add_flag("--no-flash-attention", o->no_flash,
                 "Unfused attention that materialises the s x s scores");
+  sub->add_option("--flash-attention-version", c.flash_attention_version,
+                  "1 (FA1/Triton), 2 (FA2) or 3 (FA3/cuDNN, Hopper-native; default 3)");
+  sub->add_flag("--unfused-elementwise", o->unfused,
+                "Element-wise ops run one by one (eager PyTorch, FSDP) instead of fused kernels");
   sub->add_flag("--dropout", c.dropout, "The model trains with dropout layers");
   sub->add_flag("--fp32-grad-accumulation", c.fp32_grad_accumulation,
                 "Gradients accumulated and reduced in fp32 (Megatron main_grad)");

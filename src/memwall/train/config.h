@@ -43,6 +43,13 @@ struct TrainConfig {
   int zero = 0;                    // 0 none, 1 optimizer, 2 +gradients, 3 +parameters (= FSDP)
 
   bool flash_attention = true;  // fused attention, never materialises the s x s scores
+  // FlashAttention generation: 1 (FA1 / Triton FlashAttention, Dao et al. 2022), 2 (FA2, Dao
+  // 2023: not Hopper-native) or 3 (FA3 / cuDNN fused attention using Hopper TMA + wgmma, Shah et
+  // al. 2024). On pre-Hopper GPUs 3 runs as FA2.
+  int flash_attention_version = 3;
+  // Element-wise kernels fused (Megatron/Transformer Engine: bias-GeLU, bias-dropout-add, fused
+  // LayerNorm, fused cross-entropy) or run op by op as in eager PyTorch (FSDP/Composer).
+  bool fused_elementwise = true;
   bool dropout = false;         // dropout layers present (GPT-2/3 era models: true)
   bool fp32_grad_accumulation = false;  // Megatron "main_grad": gradients kept in fp32 (4 B/param)
 

@@ -103,7 +103,8 @@ TrainEstimate estimate_training(const TrainSetup& setup, const TrainConfig& conf
   const LayerShape& s = setup.shape;
   const TrainParameters& prm = setup.params;
   const DeviceRates rates =
-      device_rates(setup.ceilings(c.precision), prm.kernel_overhead.value());
+      device_rates(setup.ceilings(c.precision), prm.kernel_overhead.value(),
+                   prm.gemm_in_situ_fraction);
   const comm::Cluster cluster = cluster_for(setup, c);
 
   TrainEstimate e;
@@ -202,19 +203,25 @@ TrainEstimate estimate_training(const TrainSetup& setup, const TrainConfig& conf
   const double stage_dense = std::max(0.0, e.memory.local_parameters - stage_experts);
   const comm::Group dp_group{c.dp * c.cp, c.tp, 0};
   const comm::Group edp_group{c.dp * c.cp / c.ep, c.tp * c.ep, 0};
-  auto both = [&](comm::Collective op, double bytes_per_param) {
-    return collective(cluster, op, stage_dense * bytes_per_param, dp_group) +
-           collective(cluster, op, stage_experts * bytes_per_param, edp_group);
+  // The stage's parameters move as `messages` equal collectives (gradient buckets, FSDP units),
+  // so the network model sees the real message size and pays its latency per message.
+  auto both = [&](comm::Collective op, double bytes_per_param, double messages) {
+    messages = std::max(1.0, std::ceil(messages));
+    return messages *
+           (collective(cluster, op, stage_dense * bytes_per_param / messages, dp_group) +
+            collective(cluster, op, stage_experts * bytes_per_param / messages, edp_group));
   };
   double dp_exposed = 0;
   if (c.zero <= 2) {
-    const double grad = both(c.zero == 0 ? comm::Collective::all_reduce
-                                         : comm::Collective::reduce_scatter,
-                             sb.gradients);
-    const double gather = c.zero == 0 ? 0.0 : both(comm::Collective::all_gather, 2.0);
+    // Megatron DDP buckets of max(40M, 1M x dp) parameters.
     const double bucket_share =
         std::min(1.0, std::max(prm.grad_bucket_params, 1e6 * c.dp) /
                           std::max(1.0, e.memory.local_parameters));
+    const double grad = both(c.zero == 0 ? comm::Collective::all_reduce
+                                         : comm::Collective::reduce_scatter,
+                             sb.gradients, 1.0 / bucket_share);
+    const double gather =
+        c.zero == 0 ? 0.0 : both(comm::Collective::all_gather, 2.0, 1.0 / bucket_share);
     // Buckets reduce while the last micro-batch's backward runs; the last bucket stays exposed.
     dp_exposed += c.overlap_grad_reduce
                       ? std::max(grad * bucket_share, grad - eff * stage.backward_compute)
@@ -226,8 +233,9 @@ TrainEstimate estimate_training(const TrainSetup& setup, const TrainConfig& conf
   } else {
     // ZeRO-3 / FSDP: every micro-batch gathers the weights for forward and again for backward
     // and reduce-scatters the gradients; prefetching hides them behind the previous layer.
-    const double gather = both(comm::Collective::all_gather, sb.weights);
-    const double reduce = both(comm::Collective::reduce_scatter, sb.gradients);
+    // One collective per layer (the FSDP wrapping unit / DeepSpeed per-layer fetch).
+    const double gather = both(comm::Collective::all_gather, sb.weights, stage_layers);
+    const double reduce = both(comm::Collective::reduce_scatter, sb.gradients, stage_layers);
     const double first_layer = 1.0 / std::max(1.0, stage_layers);
     double per_mb = 0;
     if (c.overlap_param_gather) {

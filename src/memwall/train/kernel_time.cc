@@ -4,10 +4,11 @@
 
 namespace memwall::train {
 
-DeviceRates device_rates(const perf::Ceilings& c, double kernel_overhead_s) {
+DeviceRates device_rates(const perf::Ceilings& c, double kernel_overhead_s,
+                         double gemm_in_situ_fraction) {
   DeviceRates r;
   r.matmul_peak = c.matmul_peak.value();
-  r.gemm_fraction = c.gemm_peak_fraction;
+  r.gemm_fraction = c.gemm_peak_fraction * gemm_in_situ_fraction;
   r.memory_bandwidth = c.memory_sustained.value();
   r.compute_units = c.compute_units;
   r.kernel_overhead_s = kernel_overhead_s;

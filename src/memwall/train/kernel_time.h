@@ -18,7 +18,9 @@ struct DeviceRates {
   const perf::Efficiency* efficiency = nullptr;
 };
 
-DeviceRates device_rates(const perf::Ceilings& c, double kernel_overhead_s);
+// `gemm_in_situ_fraction` scales the best-shape GEMM rate to what a full training step achieves.
+DeviceRates device_rates(const perf::Ceilings& c, double kernel_overhead_s,
+                         double gemm_in_situ_fraction = 1.0);
 
 // M x N x K GEMM repeated `batch` times (FLOPs 2 M N K batch), compute bound.
 double gemm_seconds(const DeviceRates& r, double m, double n, double k, double batch = 1.0);

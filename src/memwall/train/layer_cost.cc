@@ -69,6 +69,31 @@ void add_memory(PassCost& p, const DeviceRates& r, double bytes) {
   p.compute_s += memory_seconds(r, bytes);
 }
 
+bool is_fp8(Precision p) { return p == Precision::fp8_e4m3 || p == Precision::fp8_e5m2; }
+
+// FP8 recipes (Transformer Engine; Micikevicius et al. 2022) run only the linear layers in fp8:
+// attention and the LM head stay in 16-bit, so they use the 16-bit rates.
+DeviceRates half_precision_rates(const TrainSetup& setup, const TrainConfig& c,
+                                 const DeviceRates& r) {
+  if (!is_fp8(c.precision)) return r;
+  const Precision half = setup.bf16 ? Precision::bf16 : Precision::fp16;
+  return device_rates(setup.ceilings(half), r.kernel_overhead_s,
+                      setup.params.gemm_in_situ_fraction);
+}
+
+// FP8 casts around a linear layer (Transformer Engine): forward casts the input (read 2, write
+// 1 B per element) and the weight with a transposed copy for backward (read 2, write 2);
+// backward casts the output gradient with its transpose (read 2, write 2) and transposes the
+// saved fp8 input for the weight gradient (read 1, write 1).
+void add_fp8_casts(PassCost& p, const DeviceRates& r, double m, double n, double k, bool bwd,
+                   double batch) {
+  if (!bwd) {
+    add_memory(p, r, (3 * m * k + 4 * k * n) * batch);
+  } else {
+    add_memory(p, r, (4 * m * n + 2 * m * k) * batch);
+  }
+}
+
 }  // namespace
 
 LayerCost layer_cost(const TrainSetup& setup, const TrainConfig& c, const DeviceRates& r,
@@ -84,6 +109,23 @@ LayerCost layer_cost(const TrainSetup& setup, const TrainConfig& c, const Device
   const double mask = c.dropout ? 1.0 : 0.0;
   const bool rope = setup.model.position == PositionKind::rope;
   const double heads_local = s.heads / t;
+  const double unfused = c.fused_elementwise ? 1.0 : prm.unfused_elementwise_factor;
+  const DeviceRates half = half_precision_rates(setup, c, r);
+  const bool fp8 = is_fp8(c.precision);
+  // FlashAttention rates: FA2 is not Hopper-native (Hopper and later run it at a lower fraction).
+  const bool hopper_or_later = setup.gpu.arch.rfind("Hopper", 0) == 0 ||
+                               setup.gpu.arch.rfind("Blackwell", 0) == 0;
+  double flash_fwd = prm.flash2_forward_fraction, flash_bwd = prm.flash2_backward_fraction;
+  if (c.flash_attention_version <= 1) {
+    flash_fwd = hopper_or_later ? prm.flash1_hopper_forward_fraction : prm.flash1_forward_fraction;
+    flash_bwd =
+        hopper_or_later ? prm.flash1_hopper_backward_fraction : prm.flash1_backward_fraction;
+  } else if (hopper_or_later) {
+    flash_fwd = c.flash_attention_version >= 3 ? prm.flash3_forward_fraction
+                                               : prm.flash2_hopper_forward_fraction;
+    flash_bwd = c.flash_attention_version >= 3 ? prm.flash3_backward_fraction
+                                               : prm.flash2_hopper_backward_fraction;
+  }
 
   LayerCost lc;
   for (int pass = 0; pass < 2; ++pass) {
@@ -91,25 +133,28 @@ LayerCost layer_cost(const TrainSetup& setup, const TrainConfig& c, const Device
     PassCost p;
     // Element-wise traffic per element: forward reads + writes; backward reads inputs and output
     // gradients and writes input gradients (about 1.5x the forward bytes).
-    const double ew = bwd ? 1.5 : 1.0;
+    const double ew = (bwd ? 1.5 : 1.0) * unfused;
+    auto linear = [&](Gemm g, double batch = 1.0) {
+      add_gemm(p, r, g, bwd, batch);
+      if (fp8) add_fp8_casts(p, r, g.m, g.n, g.k, bwd, batch);
+    };
     // --- attention block
     add_memory(p, r, ew * (4 * T * h * rep));                       // LayerNorm 1
-    add_gemm(p, r, {T, (s.q_width + 2 * s.kv_width) / t, h}, bwd);  // QKV projection
+    linear({T, (s.q_width + 2 * s.kv_width) / t, h});  // QKV projection
     if (rope) add_memory(p, r, ew * 4 * T * (s.q_width + s.kv_width) / t);
     PassCost attn;
     if (c.flash_attention) {
       // Fused causal attention: only the unmasked half of the s x s tiles is computed (Dao 2023).
       const double fwd_flops = 4.0 * b * seq_local * double(c.seq) * (s.q_width / t) * 0.5;
       const double flops = bwd ? 2.5 * fwd_flops : fwd_flops;  // backward: 5 matmuls vs 2
-      const double frac =
-          bwd ? prm.flash_backward_fraction : r.efficiency->attention_compute_fraction;
-      attn.compute_s = flops / (r.matmul_peak * frac) + r.kernel_overhead_s;
+      const double frac = bwd ? flash_bwd : flash_fwd;
+      attn.compute_s = flops / (half.matmul_peak * frac) + r.kernel_overhead_s;
       attn.flops = flops;
     } else {
       // Unfused (Megatron 2021): batched QK^T and AV over b x a/t heads, scores materialised.
       const double batch = b * heads_local;
-      add_gemm(attn, r, {seq_local, double(c.seq), s.head_dim}, bwd, batch);
-      add_gemm(attn, r, {seq_local, s.head_dim, double(c.seq)}, bwd, batch);
+      add_gemm(attn, half, {seq_local, double(c.seq), s.head_dim}, bwd, batch);
+      add_gemm(attn, half, {seq_local, s.head_dim, double(c.seq)}, bwd, batch);
       const double scores = batch * seq_local * double(c.seq);
       // Scale-mask-softmax (read 2 + write 2 B; backward read y, dy, write dx) and dropout
       // (read 2, write 2 and a 1-byte mask; backward read dy and mask, write dx).
@@ -118,16 +163,16 @@ LayerCost layer_cost(const TrainSetup& setup, const TrainConfig& c, const Device
     }
     attn.attention_s = attn.compute_s;
     p += attn;
-    add_gemm(p, r, {T, h, s.q_width / t}, bwd);                     // output projection
+    linear({T, h, s.q_width / t});  // output projection
     add_memory(p, r, ew * (6 + mask) * T * h * rep);                // bias-dropout-add
     // --- MLP block
     add_memory(p, r, ew * (4 * T * h * rep));                       // LayerNorm 2
     auto mlp = [&](double tokens, double f, double batch) {
       const double up = (s.mlp_matrices == 3 ? 2.0 : 1.0) * f / t;
-      add_gemm(p, r, {tokens, up, h}, bwd, batch);
+      linear({tokens, up, h}, batch);
       // activation: GELU read 2 write 2; SwiGLU read 4 write 2 (per intermediate element)
       add_memory(p, r, ew * (s.mlp_matrices == 3 ? 6.0 : 4.0) * tokens * f / t * batch);
-      add_gemm(p, r, {tokens, h, f / t}, bwd, batch);
+      linear({tokens, h, f / t}, batch);
     };
     if (moe_layer) {
       add_gemm(p, r, {T, s.experts, h}, bwd);                       // router
@@ -188,6 +233,7 @@ EdgeCost edge_cost(const TrainSetup& setup, const TrainConfig& c, const DeviceRa
   const double T = double(c.micro_batch) * double(c.seq) / c.cp;
   const double h = s.hidden;
   const double rep = c.sequence_parallel ? 1.0 / t : 1.0;
+  const double unfused = c.fused_elementwise ? 1.0 : setup.params.unfused_elementwise_factor;
   EdgeCost e;
   // Embedding: gather rows (write 2 T h), vocabulary-parallel so partial sums are all-reduced over
   // TP (Megatron VocabParallelEmbedding); backward scatters gradients (read 2, add into fp32 4).
@@ -201,11 +247,12 @@ EdgeCost edge_cost(const TrainSetup& setup, const TrainConfig& c, const DeviceRa
   // Head: final norm, LM head GEMM (T x V/t x h), fp32 cross-entropy over V/t logits (read 2,
   // write 4, reduce; backward read 4, write 2).
   add_memory(e.head_forward, r, 4 * T * h * rep);
-  add_gemm(e.head_forward, r, {T, s.vocab / t, h}, false);
-  add_memory(e.head_forward, r, 10 * T * s.vocab / t);
+  const DeviceRates half = half_precision_rates(setup, c, r);  // the head stays 16-bit
+  add_gemm(e.head_forward, half, {T, s.vocab / t, h}, false);
+  add_memory(e.head_forward, r, unfused * 10 * T * s.vocab / t);
   add_memory(e.head_backward, r, 6 * T * h * rep);
-  add_gemm(e.head_backward, r, {T, s.vocab / t, h}, true);
-  add_memory(e.head_backward, r, 8 * T * s.vocab / t);
+  add_gemm(e.head_backward, half, {T, s.vocab / t, h}, true);
+  add_memory(e.head_backward, r, unfused * 8 * T * s.vocab / t);
   if (c.tp > 1) {
     // SP all-gathers the final-norm output before the head; backward reduces its gradient.
     const auto op = c.sequence_parallel ? comm::Collective::all_gather : comm::Collective::all_reduce;

@@ -175,10 +175,14 @@ TrainingCase translate_training_case(const Json& c) {
     t.tp = t.pp = 1;
     t.zero = 3;
     t.flash_attention = true;
+    t.flash_attention_version = 1;  // 2023 llm-foundry benchmarks: Triton / v1 FlashAttention
+    t.fused_elementwise = false;    // eager PyTorch modules
     t.dropout = false;
     t.recompute = has(recompute, "checkpoint") ? train::Recompute::full : train::Recompute::none;
     t.overlap_param_gather = true;
     tc.metric = TrainingMetric::tokens_per_s_per_gpu;
+    assume("llm-foundry 2023 stack: FSDP full shard, FlashAttention v1-class kernel, unfused "
+           "element-wise PyTorch ops");
   } else {
     // Megatron-LM 2021-22 (Narayanan et al. 2021, Korthikanti et al. 2022): unfused softmax
     // attention with dropout, no overlap of TP or DP communication (Korthikanti §6.3 states the
@@ -219,7 +223,7 @@ TrainingCase translate_training_case(const Json& c) {
       } else {
         t.recompute = train::Recompute::none;
       }
-      t.sequence_parallel = has(recompute, "sequence");
+      t.sequence_parallel = (has(recompute, "sequence") && !has(recompute, "no sequence"));
     }
     tc.metric = has(lower(str(c, "unit")), "tflop") ? TrainingMetric::narayanan_tflops_per_gpu
                                                      : TrainingMetric::step_time_s;
@@ -250,7 +254,7 @@ TrainingCase translate_training_case(const Json& c) {
     if (has(recompute, "full")) t.recompute = train::Recompute::full;
     else if (has(recompute, "selective")) t.recompute = train::Recompute::selective;
     else t.recompute = train::Recompute::none;
-    t.sequence_parallel = has(recompute, "sequence");
+    t.sequence_parallel = (has(recompute, "sequence") && !has(recompute, "no sequence"));
   }
   tc.assumptions = assumptions;
   return tc;
@@ -260,7 +264,8 @@ double predict_training_metric(const TrainingCase& tc, const train::TrainSetup& 
   const train::TrainConfig& c = tc.config;
   if (tc.metric == TrainingMetric::layer_time_ms) {
     const train::DeviceRates rates =
-        train::device_rates(setup.ceilings(c.precision), setup.params.kernel_overhead.value());
+        train::device_rates(setup.ceilings(c.precision), setup.params.kernel_overhead.value(),
+                            setup.params.gemm_in_situ_fraction);
     const train::LayerCost lc =
         train::layer_cost(setup, c, rates, train::cluster_for(setup, c), false);
     const train::PassCost* passes[] = {&lc.forward, &lc.backward, &lc.recompute};

@@ -54,9 +54,8 @@ TEST(TrainingCases, DevSetErrorWithinTargets) {
   std::printf("training cases: %zu, median |error| %.1f %%, p90 %.1f %%\n", errors.size(), median,
               p90);
   EXPECT_EQ(errors.size(), 52u);
-  // Interim bounds while the calibration lands; the target is median <= 10 %, p90 <= 20 %.
-  EXPECT_LE(median, 20.0);
-  EXPECT_LE(p90, 60.0);
+  EXPECT_LE(median, 10.0);
+  EXPECT_LE(p90, 20.0);
 }
 
 }  // namespace
