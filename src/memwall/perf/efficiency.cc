@@ -166,6 +166,9 @@ Efficiency apply_calibration(const Efficiency& base, const Json& doc, const std:
       e.overlap_exponent = number_in_range(v, field, 1.0, 100.0);
     } else if (key == "tp_comm_overlap") {
       e.tp_comm_overlap = number_in_range(v, field, 0.0, 1.0);
+    } else if (key == "gemm_stream_k") {
+      if (!v.is_boolean()) throw InputError(field, v.dump(), "true or false");
+      e.gemm_stream_k = v.get<bool>();
     } else if (key == "gqa_reread_dram_share") {
       e.gqa_reread_dram_share = number_in_range(v, field, 0.0, 1.0);
     } else if (key == "gemm_min_tile_m") {
@@ -207,7 +210,7 @@ Efficiency apply_calibration(const Efficiency& base, const Json& doc, const std:
                        "one of memory_bandwidth_fraction, gemm_peak_fraction, "
                        "attention_compute_fraction, attention_bandwidth_fraction, "
                        "overlap_exponent, tp_comm_overlap, gqa_reread_dram_share, "
-                       "gemm_min_tile_m, gemm_k_overhead, engines");
+                       "gemm_min_tile_m, gemm_k_overhead, gemm_stream_k, engines");
     }
   }
   return e;
@@ -240,6 +243,7 @@ Json to_json(const Efficiency& e) {
               {"gqa_reread_dram_share", e.gqa_reread_dram_share},
               {"gemm_min_tile_m", e.gemm_min_tile_m},
               {"gemm_k_overhead", e.gemm_k_overhead},
+              {"gemm_stream_k", e.gemm_stream_k},
               {"engines", engines}};
 }
 
