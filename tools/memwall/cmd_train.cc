@@ -2,6 +2,7 @@
 // critical-path breakdown, throughput, MFU/HFU, time, energy and cost to train N tokens).
 #include <cmath>
 #include <iostream>
+#include <memory>
 #include <optional>
 #include <string>
 
@@ -11,6 +12,7 @@
 #include "memwall/catalog/catalog.h"
 #include "memwall/core/document.h"
 #include "memwall/core/error.h"
+#include "memwall/perf/efficiency.h"
 #include "memwall/train/counts.h"
 #include "memwall/train/estimate.h"
 
@@ -18,7 +20,7 @@ namespace memwall::cli {
 namespace {
 
 struct TrainOptions {
-  std::string model, gpu, node, fabric;
+  std::string model, gpu, node, fabric, calibration;
   std::string precision = "bf16", recompute = "none";
   int zero = 0;
   double tokens = 0;   // 0: not asked
@@ -100,7 +102,10 @@ int run_train(const GlobalOptions& g, TrainOptions o) {
   }
   train::TrainParameters params;
   if (o.pue != 0) params.pue = require_positive(o.pue, "pue");
-  const train::TrainSetup setup = train::make_setup(model, gpu, node, fabric, params);
+  std::shared_ptr<const perf::Efficiency> efficiency;
+  if (!o.calibration.empty())
+    efficiency = std::make_shared<const perf::Efficiency>(perf::load_calibration(o.calibration));
+  const train::TrainSetup setup = train::make_setup(model, gpu, node, fabric, params, efficiency);
   const train::TrainEstimate e = train::estimate_training(setup, c);
   std::optional<train::TrainRun> run;
   if (o.tokens != 0) {
@@ -267,6 +272,10 @@ void register_train(CLI::App& app, GlobalOptions& g, Runner& run) {
   sub->add_option("--tokens", o->tokens, "Tokens to train: adds time, GPU-hours, energy, cost");
   sub->add_option("--price-per-gpu-hour", o->price, "US dollars per GPU-hour, for the cost");
   sub->add_option("--pue", o->pue, "Data-centre power usage effectiveness (default 1.2)");
+  sub->add_option("--calibration", o->calibration,
+                  "Calibration file (JSON/YAML) overriding the achievable-ceiling parameters "
+                  "(GEMM and bandwidth fractions, see docs/infer.md)")
+      ->check(CLI::ExistingFile);
   sub->add_flag("--no-flash-attention", o->no_flash,
                 "Unfused attention that materialises the s x s scores");
   sub->add_option("--flash-attention-version", c.flash_attention_version,

@@ -90,8 +90,9 @@ void apply_table(FractionTable& t, const Json& v, const std::string& field) {
         t.fallback = x;
         continue;
       }
+      const std::string lower_key = lower(key);  // clang 14 cannot capture structured bindings
       auto it = std::find_if(t.entries.begin(), t.entries.end(),
-                             [&](const auto& e) { return lower(e.first) == lower(key); });
+                             [&](const auto& e) { return lower(e.first) == lower_key; });
       if (it != t.entries.end())
         it->second = x;
       else
@@ -179,8 +180,9 @@ Efficiency apply_calibration(const Efficiency& base, const Json& doc, const std:
       if (!v.is_object()) throw InputError(field, v.dump(), "an object of engine name -> settings");
       for (const auto& [name, s] : v.items()) {
         if (!s.is_object()) throw InputError(field + "." + name, s.dump(), "an object");
+        const std::string lower_name = lower(name);  // clang 14 cannot capture structured bindings
         auto it = std::find_if(e.engines.begin(), e.engines.end(),
-                               [&](const EngineProfile& p) { return lower(p.name) == lower(name); });
+                               [&](const EngineProfile& p) { return lower(p.name) == lower_name; });
         if (it == e.engines.end()) {
           e.engines.push_back(e.engines.front());
           it = e.engines.end() - 1;

@@ -52,6 +52,14 @@ struct TrainConfig {
   bool fused_elementwise = true;
   bool dropout = false;         // dropout layers present (GPT-2/3 era models: true)
   bool fp32_grad_accumulation = false;  // Megatron "main_grad": gradients kept in fp32 (4 B/param)
+  // ZeRO-3 gathers and reduces parameters in units: PyTorch FSDP wraps one transformer block per
+  // unit (1 collective per layer and pass); DeepSpeed ZeRO-3 fetches every parameterised
+  // sub-module separately (QKV, output projection, two MLP matrices, two norms: 6 per layer).
+  int zero3_collectives_per_layer = 1;
+  // Achieved / modelled (NCCL) bandwidth of the ZeRO-3 parameter and gradient collectives of the
+  // framework: 1 for PyTorch FSDP; DeepSpeed ZeRO-3 of 2021 reached far less (see
+  // TrainParameters::deepspeed_2021_zero3_bandwidth_fraction).
+  double zero3_bandwidth_fraction = 1.0;
 
   bool overlap_tp_comm = false;       // TP collectives hidden behind GEMMs (TE userbuffers)
   bool overlap_grad_reduce = true;    // DP gradient reduction overlapped with the last backward

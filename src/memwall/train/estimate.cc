@@ -19,10 +19,7 @@ void require_at_least(long long v, long long lo, const char* field) {
     throw InputError(field, std::to_string(v), fmt::format("an integer >= {}", lo));
 }
 
-double collective(const comm::Cluster& cl, comm::Collective op, double bytes, comm::Group g) {
-  if (g.size <= 1 || bytes <= 0) return 0.0;
-  return comm::estimate(cl, op, Bytes(bytes), g).time.value();
-}
+
 
 // Communication `comm` overlapped with `window` of compute: the part that stays exposed.
 double exposed(double comm, double window, double efficiency) {
@@ -98,6 +95,8 @@ void check_configuration(const TrainSetup& setup, const TrainConfig& c) {
 TrainEstimate estimate_training(const TrainSetup& setup, const TrainConfig& config,
                                 const EstimateOptions& options) {
   check_configuration(setup, config);
+  auto collective = [&](const comm::Cluster& cl_, comm::Collective op, double bytes,
+                        comm::Group g) { return setup.collectives->seconds(cl_, op, bytes, g); };
   TrainConfig c = config;
   c.dp = c.data_parallel();
   const LayerShape& s = setup.shape;
@@ -234,8 +233,10 @@ TrainEstimate estimate_training(const TrainSetup& setup, const TrainConfig& conf
     // ZeRO-3 / FSDP: every micro-batch gathers the weights for forward and again for backward
     // and reduce-scatters the gradients; prefetching hides them behind the previous layer.
     // One collective per layer (the FSDP wrapping unit / DeepSpeed per-layer fetch).
-    const double gather = both(comm::Collective::all_gather, sb.weights, stage_layers);
-    const double reduce = both(comm::Collective::reduce_scatter, sb.gradients, stage_layers);
+    const double units = stage_layers * std::max(1, c.zero3_collectives_per_layer);
+    const double slow = 1.0 / std::clamp(c.zero3_bandwidth_fraction, 1e-3, 1.0);
+    const double gather = slow * both(comm::Collective::all_gather, sb.weights, units);
+    const double reduce = slow * both(comm::Collective::reduce_scatter, sb.gradients, units);
     const double first_layer = 1.0 / std::max(1.0, stage_layers);
     double per_mb = 0;
     if (c.overlap_param_gather) {

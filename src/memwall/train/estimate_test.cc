@@ -129,6 +129,8 @@ TEST(TrainEstimate, PtdpBeatsZero3At1536Gpus) {
   TrainConfig z = ptdp(1536, 1, 1);
   z.zero = 3;
   z.overlap_param_gather = true;
+  z.zero3_collectives_per_layer = 6;  // DeepSpeed ZeRO-3 fetches per sub-module
+  z.zero3_bandwidth_fraction = s.params.deepspeed_2021_zero3_bandwidth_fraction;
   const TrainEstimate e = estimate_training(s, z);
   EXPECT_GT(p.hardware_tflops_per_gpu, 2.0 * e.hardware_tflops_per_gpu);
   // And ZeRO-3 falls behind as it scales at a fixed batch (384 -> 1536 GPUs: 144 -> 44).
@@ -158,6 +160,59 @@ TEST(TrainEstimate, RecomputationCostsAsKorthikantiTable4) {
   EXPECT_LT(selective / none - 1, 0.05);
   EXPECT_GT(full / none - 1, 0.25);
   EXPECT_LT(full / none - 1, 0.40);
+}
+
+TEST(TrainEstimate, MoeWithExpertAndContextParallelism) {
+  // Mixtral-8x7B style (8 experts, top-2, GQA 8 KV heads) on 4 HGX H100 nodes:
+  // TP 2 x CP 2 x DP 8 = 32 GPUs, EP 4 taken from the DP x CP ranks.
+  ModelSpec m;
+  m.id = "moe-test";
+  m.layers = 32;
+  m.hidden = 4096;
+  m.heads = 32;
+  m.kv_heads = 8;
+  m.head_dim = 128;
+  m.ffn = 14336;
+  m.vocab = 32000;
+  m.moe.experts = 8;
+  m.moe.top_k = 2;
+  m.moe.expert_ffn = 14336;
+  const TrainSetup s = make_setup(m, h100_sxm(), hgx_h100(), ib("ib-ndr", 50));
+  TrainConfig c;
+  c.gpus = 32;
+  c.tp = 2;
+  c.cp = 2;
+  c.ep = 4;
+  c.micro_batch = 1;
+  c.global_batch = 64;
+  c.seq = 8192;
+  c.sequence_parallel = true;
+  c.recompute = Recompute::selective;
+  c.zero = 1;
+  c.overlap_cp_comm = false;
+  const TrainEstimate e = estimate_training(s, c);
+  EXPECT_EQ(e.config.dp, 8);
+  EXPECT_EQ(e.micro_batches, 8);
+  EXPECT_DOUBLE_EQ(e.breakdown.total().value(), e.step_time.value());
+  EXPECT_GT(e.breakdown.ep_comm.value(), 0);
+  EXPECT_GT(e.breakdown.cp_comm.value(), 0);
+  EXPECT_EQ(e.breakdown.bubble.value(), 0);
+  // Routed experts are split over EP x TP: 32 layers x 8 experts x 3 h f / (4 x 2).
+  const double experts_local = 32 * 8 * 3 * 4096.0 * 14336 / 8;
+  EXPECT_GT(e.memory.local_parameters, experts_local);
+  EXPECT_LT(e.memory.local_parameters, experts_local + 1.5e9);
+  // Model FLOPs count the 2 active experts of 8 (plus the router), not all of them.
+  const double attention_matmul = 4096.0 * (4096 + 2 * 1024) + 4096.0 * 4096;
+  const double per_token =
+      3 * (32 * (2 * attention_matmul + 4 * 8192 * 4096.0 +
+                 2 * (2 * 3 * 4096.0 * 14336 + 4096.0 * 8)) +
+           2 * 4096.0 * 32000);
+  EXPECT_NEAR(e.model_flops_per_step.value() / e.tokens_per_step / per_token, 1.0, 1e-12);
+  // Without EP the all-to-all disappears.
+  c.ep = 1;
+  EstimateOptions loose;
+  loose.require_fit = false;
+  EXPECT_EQ(estimate_training(s, c, loose).breakdown.ep_comm.value(), 0);
 }
 
 TEST(TrainEstimate, TimeEnergyAndCostToTrain) {

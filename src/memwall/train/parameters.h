@@ -39,6 +39,13 @@ struct TrainParameters {
   // norm checks, optimizer launch): Megatron traces show tens of ms per iteration.
   Seconds step_overhead = ms(30);
 
+  // DeepSpeed ZeRO-3 (2021) collective efficiency relative to NCCL on the same fabric: Narayanan
+  // et al. 2021 Table 2 measured ZeRO-3 at 768 and 1536 A100s (batch 1536) with the same ~67 s
+  // step, i.e. communication bound: 3 x 2 Psi = 1.05 TB per GPU per step, ~16 GB/s per GPU,
+  // against ~150 GB/s bus bandwidth of NCCL ring all-gather on 8 x HDR per node (nccl-tests
+  // class). The per-module, uncoalesced fetches of that implementation reach ~0.12 of it.
+  double deepspeed_2021_zero3_bandwidth_fraction = 0.12;
+
   // --- Optimizer ------------------------------------------------------------------------------
   // Adam step (fused, fp32 state): reads fp32 master, m, v and the gradient, writes master, m, v
   // and the 16-bit weight copy; plus the gradient-norm pass and gradient zeroing. Bytes per local
@@ -49,9 +56,6 @@ struct TrainParameters {
   // Fraction of an overlappable window that actually hides communication (SM and memory
   // contention between NCCL kernels and GEMMs; Calculon's `processor_usage` is the same idea).
   double overlap_efficiency = 0.85;
-  // Compute slowdown while a collective runs concurrently (NCCL uses SMs; Calculon models 15 %
-  // for NVLink, 2 % for IB).
-  double overlap_compute_slowdown = 0.05;
 
   // --- Memory -----------------------------------------------------------------------------------
   // CUDA context, cuBLAS/cuDNN workspaces and NCCL internal buffers per GPU: ~0.5-1 GB context

@@ -199,7 +199,10 @@ TrainingCase translate_training_case(const Json& c) {
       t.zero = 3;
       t.overlap_param_gather = true;
       t.recompute = train::Recompute::full;
-      assume("ZeRO-3 with activation checkpointing and parameter prefetch");
+      t.zero3_collectives_per_layer = 6;  // DeepSpeed fetches each parameterised sub-module
+      t.zero3_bandwidth_fraction = train::TrainParameters{}.deepspeed_2021_zero3_bandwidth_fraction;
+      assume("DeepSpeed ZeRO-3 (2021) with activation checkpointing, parameter prefetch, one "
+             "collective per sub-module (6 per layer) at its measured collective efficiency");
     } else if (num(cfg, "tp")) {
       t.tp = int(*num(cfg, "tp"));
       t.pp = int(num(cfg, "pp").value_or(1));
