@@ -1,17 +1,592 @@
-// memwall plan: placeholder registration until the capability lands; says so and exits 2.
+// memwall plan: from the workload backwards to hardware. `plan infer` derives the capacity and
+// bandwidth the load needs, then searches accelerator x node x parallelism x precision x batch x
+// replicas for the plans that meet the SLA, ranked by the objective; `plan train` does the same
+// for a training run. `memwall plan` alone runs the default scenario (README): Qwen2.5-72B for
+// 300 concurrent chat users at TTFT p99 <= 1 s and TPOT <= 50 ms, ranked by $ per million tokens.
+#include <algorithm>
+#include <chrono>
 #include <iostream>
+#include <map>
+#include <optional>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include <fmt/format.h>
 
 #include "commands.h"
+#include "memwall/train/config.h"
+#include "memwall/catalog/catalog.h"
+#include "memwall/core/error.h"
+#include "memwall/cost/prices.h"
+#include "memwall/plan/estimator.h"
+#include "memwall/plan/inference_search.h"
+#include "memwall/plan/train_search.h"
+#include "memwall/plan/verify.h"
 
 namespace memwall::cli {
+namespace {
+
+constexpr const char* kDefinitions =
+    "Definitions: TTFT = arrival to first output token; TPOT = mean time between output tokens "
+    "after the first; e2e = TTFT + (output - 1) x TPOT; throughput = generated tokens/s; "
+    "$/M tokens = deployment $/hour / generated tokens per hour x 1e6.";
+
+struct PlanInferOptions {
+  std::string model = "qwen2.5-72b";
+  std::optional<double> rate;
+  std::optional<double> concurrency;
+  std::string input = "sharegpt", output = "sharegpt";
+  std::string sla = "ttft_p99=1,tpot_p99=0.05";
+  std::optional<double> budget, power_cap_kw;
+  std::string vendors;
+  bool domestic_only = false;
+  std::optional<int> max_gpus;
+  std::string objective = "cost";
+  int top = 10;
+  std::string gpus;                       // restrict to these accelerators (comma list)
+  std::string weight_precisions = "bf16,fp8,int4";
+  std::string kv_precisions = "bf16,fp8";
+  std::string fabric = "ib-ndr";
+  std::string pricing = "auto";
+  std::optional<double> price_per_gpu_hour, capex, electricity, pue, life_years, hosting,
+      idle_power_fraction;
+  double tco_years = 3;
+  int verify = 0;  // re-check this many top plans in the serving simulator
+  int64_t verify_requests = 0;  // 0: 100 per closed-loop user (10,000 to 300,000), else 20,000
+};
+
+std::vector<std::string> split_list(const std::string& s) {
+  std::vector<std::string> out;
+  std::stringstream ss(s);
+  std::string item;
+  while (std::getline(ss, item, ',')) {
+    if (!item.empty()) out.push_back(item);
+  }
+  return out;
+}
+
+std::vector<Precision> parse_precisions(const std::string& s, const std::string& field) {
+  std::vector<Precision> out;
+  for (const auto& p : split_list(s)) out.push_back(parse_precision_or_throw(p, field));
+  if (out.empty()) throw InputError(field, s, "a comma-separated list such as bf16,fp8,int4");
+  return out;
+}
+
+std::string money(std::optional<double> v, int digits = 2) {
+  return v ? fmt::format("{:.{}f}", *v, digits) : "unknown";
+}
+
+template <class Q>
+std::optional<double> value_of(const std::optional<Q>& q) {
+  return q ? std::optional<double>(q->value()) : std::nullopt;
+}
+
+void add_cost_options(CLI::App* sub, PlanInferOptions& o) {
+  sub->add_option("--pricing", o.pricing, "auto (owned when capex is known, else cloud), cloud, owned")
+      ->capture_default_str();
+  sub->add_option("--price-per-gpu-hour", o.price_per_gpu_hour, "Cloud $ per device-hour (all candidates)");
+  sub->add_option("--capex", o.capex, "Purchase $ per device (all candidates)");
+  sub->add_option("--electricity", o.electricity, "$ per kWh (default: data/prices/facility.json)");
+  sub->add_option("--pue", o.pue, "Power usage effectiveness (>= 1)");
+  sub->add_option("--life-years", o.life_years, "Amortisation life of owned hardware, years");
+  sub->add_option("--hosting-per-kw-month", o.hosting, "Colocation $ per provisioned kW per month");
+  sub->add_option("--idle-power-fraction", o.idle_power_fraction, "Board power at zero activity / TDP");
+  sub->add_option("--tco-years", o.tco_years, "Horizon of the reported total cost of ownership")
+      ->capture_default_str();
+}
+
+cost::CostOverrides overrides_from(const PlanInferOptions& o) {
+  cost::CostOverrides c;
+  c.basis = cost::parse_pricing_basis(o.pricing);
+  c.price_per_gpu_hour = o.price_per_gpu_hour;
+  c.capex_usd = o.capex;
+  c.electricity_usd_per_kwh = o.electricity;
+  c.pue = o.pue;
+  c.life_years = o.life_years;
+  c.hosting_usd_per_kw_month = o.hosting;
+  c.idle_power_fraction = o.idle_power_fraction;
+  c.tco_years = o.tco_years;
+  c.validate();
+  return c;
+}
+
+void print_table(const std::vector<std::string>& header, const std::vector<std::vector<std::string>>& rows) {
+  std::vector<size_t> width(header.size());
+  for (size_t c = 0; c < header.size(); ++c) width[c] = header[c].size();
+  for (const auto& r : rows)
+    for (size_t c = 0; c < r.size() && c < width.size(); ++c) width[c] = std::max(width[c], r[c].size());
+  auto line = [&](const std::vector<std::string>& r) {
+    std::string out;
+    for (size_t c = 0; c < r.size(); ++c) out += c + 1 == r.size() ? r[c] : fmt::format("{:<{}}  ", r[c], width[c]);
+    fmt::print("{}\n", out);
+  };
+  line(header);
+  for (const auto& r : rows) line(r);
+}
+
+Json plan_json(const plan::Plan& p) {
+  const auto& c = p.cost;
+  return Json{
+      {"accelerator", p.shape.accelerator->id},
+      {"node", p.shape.node ? Json(p.shape.node->id) : Json(nullptr)},
+      {"tp", p.shape.tp}, {"pp", p.shape.pp}, {"ep", p.shape.ep},
+      {"weight_precision", std::string(to_string(p.shape.weights))},
+      {"kv_precision", std::string(to_string(p.shape.kv))},
+      {"batch_per_replica", p.point.batch}, {"replicas", p.replicas}, {"devices", p.devices},
+      {"ttft_p99_s", p.point.ttft_p99.value()}, {"ttft_mean_s", p.point.ttft_mean.value()},
+      {"tpot_s", p.point.tpot.value()}, {"e2e_mean_s", p.point.e2e_mean.value()},
+      {"e2e_p99_s", p.point.e2e_p99.value()}, {"prefill_share", p.point.prefill_share},
+      {"throughput_tokens_per_s", p.generated_tokens_per_s},
+      {"tokens_per_s_per_device", p.tokens_per_s_per_device},
+      {"tokens_per_s_per_user", p.tokens_per_s_per_user},
+      {"pricing_basis", cost::to_string(c.device.basis)},
+      {"usd_per_million_tokens", c.usd_per_million_tokens ? Json(*c.usd_per_million_tokens) : Json(nullptr)},
+      {"usd_per_hour", c.per_hour ? Json(c.per_hour->value()) : Json(nullptr)},
+      {"capex_usd", c.capex_total ? Json(c.capex_total->value()) : Json(nullptr)},
+      {"tco_usd", c.tco ? Json(c.tco->value()) : Json(nullptr)}, {"tco_years", c.tco_years},
+      {"facility_power_w", c.facility_power ? Json(c.facility_power->value()) : Json(nullptr)},
+      {"tokens_per_joule", c.tokens_per_joule ? Json(*c.tokens_per_joule) : Json(nullptr)},
+      {"scaling_efficiency", p.scaling_efficiency ? Json(*p.scaling_efficiency) : Json(nullptr)},
+      {"objective", p.objective ? Json(*p.objective) : Json(nullptr)},
+      {"near_tie", p.near_tie}, {"binding", p.binding},
+      {"unknown", c.device.unknown}, {"sources", c.device.sources}};
+}
+
+struct Prepared {
+  const Catalog* catalog = nullptr;
+  Catalog owned;
+  ModelSpec model;
+  plan::InferenceWorkload workload;
+  serve::Dataset lengths;
+  plan::SearchSpace space;
+  plan::Constraints constraints;
+  plan::SearchOptions options;
+  std::optional<Fabric> fabric;
+  cost::PriceBook prices;
+};
+
+void prepare(const PlanInferOptions& o, const GlobalOptions& g, Prepared& p) {
+  if (g.catalog_files.empty()) {
+    p.catalog = &Catalog::builtin();
+  } else {
+    p.owned = Catalog::with_user_files(g.catalog_files);
+    p.catalog = &p.owned;
+  }
+  p.prices = cost::PriceBook::with_user_files(g.catalog_files);
+  p.model = p.catalog->model(o.model);
+  if (o.rate.has_value() == o.concurrency.has_value()) {
+    throw InputError("load", o.rate ? "both --rate and --concurrency" : "neither", "exactly one of --rate R or --concurrency C");
+  }
+  p.workload.load.rate_per_s = o.rate;
+  p.workload.load.concurrency = o.concurrency;
+  p.lengths = plan::parse_lengths(o.input, o.output);
+  plan::summarize_lengths(p.lengths, p.workload.input, p.workload.output);
+  p.workload.sla = plan::parse_sla(o.sla);
+  p.workload.validate();
+
+  if (!o.fabric.empty()) p.fabric = p.catalog->fabric(o.fabric);
+  p.space.fabric = p.fabric ? &*p.fabric : nullptr;
+  if (o.gpus.empty()) {
+    for (const auto& a : p.catalog->accelerators()) p.space.accelerators.push_back(&a);
+  } else {
+    for (const auto& name : split_list(o.gpus)) p.space.accelerators.push_back(&p.catalog->accelerator(name));
+  }
+  for (const auto& n : p.catalog->nodes()) p.space.nodes.push_back(&n);
+  p.space.weight_precisions = parse_precisions(o.weight_precisions, "--weight-precisions");
+  p.space.kv_precisions = parse_precisions(o.kv_precisions, "--kv-precisions");
+
+  if (o.budget) p.constraints.budget_usd = require_positive(*o.budget, "--budget");
+  if (o.power_cap_kw) p.constraints.power_cap_w = require_positive(*o.power_cap_kw, "--power-cap") * 1e3;
+  if (o.max_gpus) {
+    if (*o.max_gpus < 1 || *o.max_gpus > 1'000'000) throw InputError("--max-gpus", std::to_string(*o.max_gpus), "1 to 1000000");
+    p.constraints.max_gpus = o.max_gpus;
+  }
+  p.constraints.vendors = split_list(o.vendors);
+  p.constraints.domestic_only = o.domestic_only;
+  if (o.top < 1 || o.top > 10000) throw InputError("--top", std::to_string(o.top), "1 to 10000");
+  if (o.verify < 0 || o.verify > 20) throw InputError("--verify", std::to_string(o.verify), "0 to 20 plans");
+  if (o.verify_requests != 0 && (o.verify_requests < 10 || o.verify_requests > 1'000'000)) {
+    throw InputError("--verify-requests", std::to_string(o.verify_requests), "10 to 1000000");
+  }
+  p.options.objective = plan::parse_objective(o.objective);
+  p.options.cost = overrides_from(o);
+}
+
+void print_requirements(const Prepared& p, const PlanInferOptions& o) {
+  const auto& w = p.workload;
+  fmt::print("memwall plan infer: {} for {}, prompts {} (mean {:.0f}, p99 {:.0f} tokens), outputs {} "
+             "(mean {:.0f}, p99 {:.0f})\n",
+             p.model.id,
+             w.load.concurrency ? fmt::format("{:g} concurrent users", *w.load.concurrency)
+                                : fmt::format("{:g} requests/s", *w.load.rate_per_s),
+             w.input.description, w.input.mean, w.input.p99, w.output.description, w.output.mean,
+             w.output.p99);
+  fmt::print("SLA: TTFT p99 <= {:g} s, TPOT <= {:g} ms ({:.0f} tokens/s per user){}\n\n",
+             w.sla.ttft_p99.value(), w.sla.tpot_p99.value() * 1e3, 1.0 / w.sla.tpot_p99.value(),
+             w.sla.e2e_p99 ? fmt::format(", e2e p99 <= {:g} s", w.sla.e2e_p99->value()) : "");
+  fmt::print("1. What the workload needs, before any hardware is named\n");
+  std::vector<std::vector<std::string>> rows;
+  for (Precision wp : p.space.weight_precisions) {
+    const Precision kp = p.space.kv_precisions.front();
+    const plan::Requirements r = plan::derive_requirements(p.model, w, wp, kp);
+    rows.push_back({fmt::format("{} / {}", to_string(wp), to_string(kp)),
+                    fmt::format("{:.1f}", r.weights.value() / 1e9), fmt::format("{:.1f}", r.kv_cache.value() / 1e9),
+                    fmt::format("{:.1f}", r.capacity.value() / 1e9),
+                    fmt::format("{:.2f}", r.bandwidth.value() / 1e12),
+                    fmt::format("{:.0f}", r.decode_compute.value() / 1e12),
+                    fmt::format("{:.0f}", r.ttft_compute.value() / 1e12)});
+  }
+  print_table({"WEIGHTS/KV", "WEIGHTS GB", "KV GB", "CAPACITY GB", "BANDWIDTH TB/s",
+               "DECODE TFLOP/s", "TTFT TFLOP/s"}, rows);
+  const plan::Requirements r = p.space.weight_precisions.empty()
+                                   ? plan::Requirements{}
+                                   : plan::derive_requirements(p.model, w, p.space.weight_precisions.front(), p.space.kv_precisions.front());
+  fmt::print("  {:.1f} B parameters ({:.1f} B active); {:.0f} sequences in flight x {:.0f} tokens of "
+             "mean context x {:.0f} KB of KV per token; {:.0f} generated tokens/s in total.\n",
+             r.total_params / 1e9, r.active_params / 1e9, r.concurrency, r.mean_context_tokens,
+             r.kv_bytes_per_token.value() / 1e3, r.generated_tokens_per_s);
+  fmt::print("  Bandwidth = (weights + KV) read once per decode step within the TPOT target; "
+             "TTFT compute = one p99 prompt within the TTFT target.\n\n");
+  (void)o;
+}
+
+std::map<std::string, std::string> first_rejection(const plan::InferenceSearchResult& r) {
+  std::map<std::string, std::string> out;
+  for (const auto& v : r.rejected) out.emplace(v.shape.accelerator->id, v.reason);  // first per id
+  return out;
+}
+
+int run_plan_infer(const PlanInferOptions& o, const GlobalOptions& g) {
+  Prepared p;
+  prepare(o, g, p);
+  const auto start = std::chrono::steady_clock::now();
+  const plan::InferenceSearchResult r = plan::search_inference(
+      p.model, p.workload, p.space, p.constraints, p.options, plan::estimator_factory(p.fabric), p.prices);
+  // (the verification below reuses the same estimator)
+  const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  const int top = std::min<int>(o.top, static_cast<int>(r.plans.size()));
+
+  std::vector<plan::Verification> checks;
+  const auto factory = plan::estimator_factory(p.fabric);
+  // Closed-loop users all start at t = 0; simulating 100 requests per user keeps that start-up
+  // burst under 1% of the requests, so it does not decide the p99.
+  const int64_t requests =
+      o.verify_requests > 0 ? o.verify_requests
+      : p.workload.load.concurrency
+          ? std::clamp<int64_t>(static_cast<int64_t>(100 * *p.workload.load.concurrency), 10'000, 300'000)
+          : 20'000;
+  for (int i = 0; i < std::min(o.verify, top); ++i) {
+    checks.push_back(plan::verify_plan(p.model, r.plans[i], p.workload, p.lengths, factory, requests));
+  }
+  auto check_json = [&](size_t i) {
+    const auto& s = checks[i].simulated;
+    return Json{{"meets_sla", checks[i].meets_sla}, {"requests", s.requests}, {"completed", s.completed},
+                {"ttft_p99_s", s.ttft.p99}, {"tpot_p99_s", s.tpot.p99}, {"tpot_mean_s", s.tpot.mean},
+                {"e2e_p99_s", s.e2e.p99}, {"throughput_tokens_per_s", s.throughput_tokens_per_s},
+                {"sla_attainment", s.sla_attainment}, {"preemptions", s.preemptions_recompute + s.preemptions_swap}};
+  };
+  if (g.json) {
+    Json plans = Json::array();
+    for (int i = 0; i < top; ++i) {
+      plans.push_back(plan_json(r.plans[i]));
+      if (static_cast<size_t>(i) < checks.size()) plans.back()["verified"] = check_json(static_cast<size_t>(i));
+    }
+    Json req;
+    for (Precision wp : p.space.weight_precisions) {
+      const auto q = plan::derive_requirements(p.model, p.workload, wp, p.space.kv_precisions.front());
+      req[std::string(to_string(wp))] = {{"weights_bytes", q.weights.value()}, {"kv_cache_bytes", q.kv_cache.value()},
+                                          {"capacity_bytes", q.capacity.value()}, {"bandwidth_bytes_per_s", q.bandwidth.value()},
+                                          {"decode_flops_per_s", q.decode_compute.value()},
+                                          {"ttft_flops_per_s", q.ttft_compute.value()},
+                                          {"concurrency", q.concurrency}, {"generated_tokens_per_s", q.generated_tokens_per_s}};
+    }
+    Json front = Json::array();
+    for (size_t i : r.throughput_front) {
+      front.push_back({{"label", r.throughput_labels[i]}, {"tokens_per_s_per_device", r.throughput_points[i].x},
+                       {"tokens_per_s_per_user", r.throughput_points[i].y}});
+    }
+    Json cl = Json::array();
+    for (size_t i : r.cost_latency_front) cl.push_back(plan_json(r.plans[i]));
+    Json rejected = Json::object();
+    for (const auto& [id, why] : first_rejection(r)) rejected[id] = why;
+    const Json out = {{"model", p.model.id}, {"objective", plan::to_string(p.options.objective)},
+                      {"requirements", req}, {"plans", plans}, {"feasible_plans", r.plans.size()},
+                      {"pareto_throughput", front}, {"pareto_cost_latency", cl},
+                      {"not_feasible", rejected}, {"shapes_evaluated", r.shapes},
+                      {"configurations_evaluated", r.configurations}, {"search_seconds", seconds},
+                      {"definitions", kDefinitions}};
+    std::cout << out.dump(2) << "\n";
+    return r.plans.empty() ? kExitInfeasible : 0;
+  }
+
+  print_requirements(p, o);
+  fmt::print("2. Plans that meet the SLA, ranked by {} ({} feasible of {} shapes; {} operating points "
+             "evaluated in {:.2f} s)\n",
+             p.options.objective == plan::Objective::cost ? "$ per million generated tokens"
+                                                          : plan::to_string(p.options.objective),
+             r.plans.size(), r.shapes, r.configurations, seconds);
+  if (r.plans.empty()) {
+    fmt::print("  none. Why each accelerator fails (first reason):\n");
+    for (const auto& [id, why] : first_rejection(r)) fmt::print("  {}: {}\n", id, why);
+    return kExitInfeasible;
+  }
+  std::vector<std::vector<std::string>> rows;
+  for (int i = 0; i < top; ++i) {
+    const auto& pl = r.plans[i];
+    const auto& c = pl.cost;
+    rows.push_back({fmt::format("{}{}", i + 1, pl.near_tie ? "~" : ""), pl.shape.accelerator->id,
+                    pl.shape.node ? pl.shape.node->id : "-", fmt::format("{}x{}", pl.shape.tp, pl.shape.pp),
+                    fmt::format("{}/{}", to_string(pl.shape.weights), to_string(pl.shape.kv)),
+                    fmt::format("{}", pl.point.batch), fmt::format("{}", pl.replicas), fmt::format("{}", pl.devices),
+                    fmt::format("{:.2f}", pl.point.ttft_p99.value()), fmt::format("{:.1f}", pl.point.tpot.value() * 1e3),
+                    fmt::format("{:.0f}", pl.generated_tokens_per_s), money(c.usd_per_million_tokens, 3),
+                    money(value_of(c.per_hour)), money(value_of(c.tco), 0),
+                    c.facility_power ? fmt::format("{:.1f}", c.facility_power->value() / 1e3) : "unknown",
+                    cost::to_string(c.device.basis)});
+  }
+  print_table({"#", "ACCELERATOR", "NODE", "TPxPP", "W/KV", "BATCH", "REPL", "DEVICES", "TTFT99 s",
+               "TPOT ms", "TOK/S", "$/M TOK", "$/HOUR", fmt::format("TCO {:g}y $", o.tco_years), "kW", "PRICING"},
+              rows);
+  fmt::print("  ~ = within 2% of the plan above (a near-tie). BATCH = sequences in flight per replica.\n\n");
+  fmt::print("3. The wall each plan stands against\n");
+  for (int i = 0; i < top; ++i) fmt::print("  {}. {}: {}\n", i + 1, r.plans[i].shape.describe(), r.plans[i].binding);
+  if (!checks.empty()) {
+    fmt::print("\n   Re-checked in the serving simulator ({} requests each, same step times):\n", requests);
+    for (size_t i = 0; i < checks.size(); ++i) {
+      const auto& s = checks[i].simulated;
+      fmt::print("  {}. {}: simulated TTFT p99 {:.2f} s (analytic {:.2f}), TPOT p99 {:.1f} ms (analytic {:.1f}), "
+                 "{:.0f} tok/s, SLA attainment {:.0f}%{}\n",
+                 i + 1, checks[i].meets_sla ? "meets the SLA" : "MISSES the SLA", s.ttft.p99,
+                 r.plans[i].point.ttft_p99.value(), s.tpot.p99 * 1e3, r.plans[i].point.tpot.value() * 1e3,
+                 s.throughput_tokens_per_s, 100 * s.sla_attainment,
+                 s.preemptions_recompute + s.preemptions_swap > 0
+                     ? fmt::format(", {} preemptions", s.preemptions_recompute + s.preemptions_swap)
+                     : "");
+    }
+  }
+  fmt::print("\n4. Pareto frontiers\n  tokens/s per device vs tokens/s per user ({} of {} points):\n",
+             r.throughput_front.size(), r.throughput_points.size());
+  const size_t shown = std::min<size_t>(r.throughput_front.size(), 12);
+  for (size_t k = 0; k < shown; ++k) {
+    const size_t i = r.throughput_front[r.throughput_front.size() * k / shown];
+    fmt::print("    {:8.1f} tok/s/device  {:6.1f} tok/s/user  {}\n", r.throughput_points[i].x,
+               r.throughput_points[i].y, r.throughput_labels[i]);
+  }
+  fmt::print("  $ per million tokens vs mean end-to-end latency ({} plans):\n", r.cost_latency_front.size());
+  for (size_t k = 0; k < std::min<size_t>(r.cost_latency_front.size(), 12); ++k) {
+    const auto& pl = r.plans[r.cost_latency_front[k]];
+    fmt::print("    ${:8.3f}/M  e2e {:6.2f} s  {} x {} replicas\n", *pl.cost.usd_per_million_tokens,
+               pl.point.e2e_mean.value(), pl.shape.describe(), pl.replicas);
+  }
+  fmt::print("\n5. Accelerators with no feasible plan (first reason)\n");
+  std::map<std::string, bool> feasible;
+  for (const auto& pl : r.plans) feasible[pl.shape.accelerator->id] = true;
+  for (const auto& [id, why] : first_rejection(r)) {
+    if (!feasible.count(id)) fmt::print("  {}: {}\n", id, why);
+  }
+  const auto& best = r.plans.front();
+  if (!best.cost.device.unknown.empty() || !best.cost.device.sources.empty()) {
+    fmt::print("\nPrices used for plan 1: {}\n", fmt::join(best.cost.device.sources, "; "));
+  }
+  fmt::print("\nAssumptions: steady-state analytic model (continuous batching, prefill time-shared with "
+             "decode, M/M/1 prefill queue); power = GPU board power at the modelled activity x PUE "
+             "(host CPUs excluded); owned = capex/life + energy + colocation per provisioned kW.\n{}\n",
+             kDefinitions);
+  return 0;
+}
+
+struct PlanTrainOptions {
+  std::string model = "llama-3.1-70b";
+  std::string tokens = "2T";
+  double days = 30;
+  std::optional<double> budget;
+  int64_t seq = 4096;
+  double batch_tokens = 4.0 * 1024 * 1024;
+  int max_gpus = 4096;
+  std::string gpus, vendors;
+  bool domestic_only = false;
+  std::string fabric = "ib-ndr", cheaper_fabric = "roce-200";
+  int top = 10;
+  PlanInferOptions cost;  // only the cost fields are used
+};
+
+int run_plan_train(const PlanTrainOptions& o, const GlobalOptions& g) {
+  Catalog owned;
+  const Catalog* catalog = &Catalog::builtin();
+  if (!g.catalog_files.empty()) {
+    owned = Catalog::with_user_files(g.catalog_files);
+    catalog = &owned;
+  }
+  const cost::PriceBook prices = cost::PriceBook::with_user_files(g.catalog_files);
+  const ModelSpec model = catalog->model(o.model);
+  plan::TrainGoal goal;
+  goal.tokens = plan::parse_token_count(o.tokens);
+  goal.days = o.days;
+  goal.budget_usd = o.budget;
+  goal.seq = o.seq;
+  goal.batch_tokens = o.batch_tokens;
+  goal.max_gpus = o.max_gpus;
+  goal.validate();
+  if (o.top < 1 || o.top > 10000) throw InputError("--top", std::to_string(o.top), "1 to 10000");
+  plan::TrainSpace space;
+  if (o.gpus.empty()) {
+    for (const auto& a : catalog->accelerators()) space.accelerators.push_back(&a);
+  } else {
+    for (const auto& name : split_list(o.gpus)) space.accelerators.push_back(&catalog->accelerator(name));
+  }
+  for (const auto& n : catalog->nodes()) space.nodes.push_back(&n);
+  const Fabric& fabric = catalog->fabric(o.fabric);
+  space.fabric = &fabric;
+  const Fabric* cheaper = o.cheaper_fabric.empty() ? nullptr : &catalog->fabric(o.cheaper_fabric);
+  space.cheaper_fabric = cheaper;
+  space.vendors = split_list(o.vendors);
+  space.domestic_only = o.domestic_only;
+  const cost::CostOverrides overrides = overrides_from(o.cost);
+
+  const auto start = std::chrono::steady_clock::now();
+  const plan::TrainSearchResult r = plan::search_training(model, goal, space, overrides, prices);
+  const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  const int top = std::min<int>(o.top, static_cast<int>(r.plans.size()));
+  auto cfg = [](const train::TrainConfig& c) {
+    return fmt::format("TP{} PP{}{} CP{} DP{}{} mb{} gb{} {} recompute={} ZeRO-{}", c.tp, c.pp,
+                       c.vpp > 1 ? fmt::format(" vpp{}", c.vpp) : "", c.cp, c.data_parallel(),
+                       c.ep > 1 ? fmt::format(" EP{}", c.ep) : "", c.micro_batch, c.global_batch,
+                       to_string(c.precision), train::to_string(c.recompute), c.zero);
+  };
+  if (g.json) {
+    Json plans = Json::array();
+    for (int i = 0; i < top; ++i) {
+      const auto& p = r.plans[i];
+      const auto& c = p.config;
+      plans.push_back({{"accelerator", p.accelerator->id}, {"node", p.node->id}, {"gpus", c.gpus},
+                       {"tp", c.tp}, {"pp", c.pp}, {"vpp", c.vpp}, {"cp", c.cp}, {"dp", c.data_parallel()},
+                       {"ep", c.ep}, {"micro_batch", c.micro_batch}, {"global_batch", c.global_batch},
+                       {"seq", c.seq}, {"precision", std::string(to_string(c.precision))},
+                       {"recompute", std::string(train::to_string(c.recompute))}, {"zero", c.zero},
+                       {"sequence_parallel", c.sequence_parallel}, {"mfu", p.mfu},
+                       {"tokens_per_s", p.tokens_per_s}, {"days", p.days}, {"gpu_hours", p.gpu_hours},
+                       {"energy_kwh", p.energy_kwh ? Json(*p.energy_kwh) : Json(nullptr)},
+                       {"cost_usd", p.cost_usd ? Json(*p.cost_usd) : Json(nullptr)},
+                       {"pricing_basis", cost::to_string(p.device.basis)},
+                       {"memory_per_gpu_bytes", p.memory_per_gpu.value()}, {"network", p.network},
+                       {"cheaper_network", cheaper ? Json(cheaper->id) : Json(nullptr)},
+                       {"cheaper_network_days", p.cheaper_network_days ? Json(*p.cheaper_network_days) : Json(nullptr)},
+                       {"near_tie", p.near_tie}, {"unknown", p.device.unknown}});
+    }
+    std::cout << Json{{"model", model.id}, {"tokens", goal.tokens}, {"days", goal.days},
+                      {"plans", plans}, {"not_feasible", r.rejected},
+                      {"configurations_evaluated", r.configurations}, {"search_seconds", seconds}}
+                     .dump(2)
+              << "\n";
+    return r.plans.empty() ? kExitInfeasible : 0;
+  }
+  fmt::print("memwall plan train: {} on {:.3g} tokens within {:g} days{} (sequences of {} tokens, "
+             "~{:.1f}M tokens per step)\n",
+             model.id, goal.tokens, goal.days, goal.budget_usd ? fmt::format(", budget ${:.0f}", *goal.budget_usd) : "",
+             goal.seq, goal.batch_tokens / 1e6);
+  fmt::print("{} configurations timed in {:.2f} s; the cheapest run per accelerator that meets the deadline:\n\n",
+             r.configurations, seconds);
+  if (r.plans.empty()) {
+    fmt::print("No run meets the goal:\n");
+    for (const auto& why : r.rejected) fmt::print("  {}\n", why);
+    return kExitInfeasible;
+  }
+  std::vector<std::vector<std::string>> rows;
+  for (int i = 0; i < top; ++i) {
+    const auto& p = r.plans[i];
+    rows.push_back({fmt::format("{}{}", i + 1, p.near_tie ? "~" : ""), p.accelerator->id,
+                    fmt::format("{}", p.config.gpus), fmt::format("{:.1f}", 100 * p.mfu),
+                    fmt::format("{:.1f}", p.days), fmt::format("{:.0f}", p.gpu_hours),
+                    p.energy_kwh ? fmt::format("{:.0f}", *p.energy_kwh / 1e3) : "unknown",
+                    money(p.cost_usd, 0), cost::to_string(p.device.basis),
+                    p.cheaper_network_days ? fmt::format("{:+.1f}", *p.cheaper_network_days - p.days) : "-"});
+  }
+  print_table({"#", "ACCELERATOR", "GPUS", "MFU %", "DAYS", "GPU-HOURS", "MWh", "COST $", "PRICING",
+               fmt::format("DAYS ON {}", cheaper ? cheaper->id : "-")},
+              rows);
+  fmt::print("\nConfigurations and networks:\n");
+  for (int i = 0; i < top; ++i) {
+    const auto& p = r.plans[i];
+    fmt::print("  {}. {} x {}: {}; {:.1f} GB per GPU\n     network: {}\n", i + 1, p.config.gpus,
+               p.accelerator->id, cfg(p.config), p.memory_per_gpu.value() / 1e9, p.network);
+  }
+  if (!r.rejected.empty()) {
+    fmt::print("\nNo feasible run:\n");
+    for (const auto& why : r.rejected) fmt::print("  {}\n", why);
+  }
+  fmt::print("\nMFU = model FLOP/s per GPU / dense peak of the matmul precision (model FLOPs = 6 x active "
+             "parameters per token + attention, Narayanan et al. 2021 eq. 3, no recomputation). Energy = "
+             "board power at the modelled activity x PUE; cost = GPU-hours x $/GPU-hour (docs/cost.md).\n");
+  return 0;
+}
+
+}  // namespace
 
 void register_plan(CLI::App& app, GlobalOptions& g, Runner& run) {
-  auto* sub = app.add_subcommand("plan", "(not yet available in this build)");
+  auto* sub = app.add_subcommand(
+      "plan", "From the workload backwards to hardware. Without a sub-subcommand: the README "
+              "scenario (qwen2.5-72b, 300 concurrent chat users, TTFT p99 <= 1 s, TPOT <= 50 ms)");
   add_global_options(*sub, g);
-  sub->callback([&run] {
-    run = [] {
-      std::cerr << "memwall plan: not yet available in this build\n";
-      return 2;
+  static PlanInferOptions defaults;
+  static PlanInferOptions o;
+  auto* infer = sub->add_subcommand("infer", "Plan inference serving: required capacity and bandwidth, "
+                                              "then ranked feasible deployments");
+  add_global_options(*infer, g);
+  infer->add_option("--model", o.model, "Built-in model id or a Hugging Face config.json")->capture_default_str();
+  infer->add_option("--rate", o.rate, "Requests per second (open loop)");
+  infer->add_option("--concurrency", o.concurrency, "Concurrent users (closed loop)");
+  infer->add_option("--input", o.input, "Prompt lengths: sharegpt, alpaca, N, fixed:N, uniform:LO,HI, lognormal:MEAN,CV")
+      ->capture_default_str();
+  infer->add_option("--output", o.output, "Output lengths (same forms as --input)")->capture_default_str();
+  infer->add_option("--sla", o.sla, "ttft_p99=S,tpot_p99=S[,e2e_p99=S] (seconds; ms suffix allowed)")->capture_default_str();
+  infer->add_option("--budget", o.budget, "Total cost over the TCO horizon, $");
+  infer->add_option("--power-cap", o.power_cap_kw, "Facility power cap for the deployment, kW");
+  infer->add_option("--vendors", o.vendors, "Allowed vendors, comma list (nvidia,amd,huawei,intel,...)");
+  infer->add_flag("--domestic-only", o.domestic_only, "Only Chinese domestic accelerators (Huawei, Cambricon, Hygon)");
+  infer->add_option("--max-gpus", o.max_gpus, "At most this many devices in total");
+  infer->add_option("--objective", o.objective, "cost ($/M tokens), capex, power, gpus")->capture_default_str();
+  infer->add_option("--top", o.top, "Plans to print")->capture_default_str();
+  infer->add_option("--gpus", o.gpus, "Only these accelerators (comma list of ids or aliases)");
+  infer->add_option("--weight-precisions", o.weight_precisions, "Weight precisions searched")->capture_default_str();
+  infer->add_option("--kv-precisions", o.kv_precisions, "KV-cache precisions searched")->capture_default_str();
+  infer->add_option("--fabric", o.fabric, "Fabric between nodes when a replica spans several")->capture_default_str();
+  add_cost_options(infer, o);
+  infer->add_option("--verify", o.verify, "Re-check the top N plans in the serving simulator (0: off)")
+      ->capture_default_str();
+  infer->add_option("--verify-requests", o.verify_requests,
+                    "Requests per simulated check (default: 100 per user, 10,000-300,000; 20,000 for --rate)");
+  infer->footer(kDefinitions);
+  infer->callback([&run, &g] { run = [&g] { return run_plan_infer(o, g); }; });
+
+  static PlanTrainOptions t;
+  auto* train_cmd = sub->add_subcommand("train", "Plan a training run: cheapest GPU type and count, "
+                                                  "parallelism, recomputation, ZeRO, network, MFU, energy, cost");
+  add_global_options(*train_cmd, g);
+  train_cmd->add_option("--model", t.model, "Built-in model id or a Hugging Face config.json")->capture_default_str();
+  train_cmd->add_option("--tokens", t.tokens, "Tokens to train on (2T, 300B, 1.5e12)")->capture_default_str();
+  train_cmd->add_option("--days", t.days, "Deadline in days")->capture_default_str();
+  train_cmd->add_option("--budget", t.budget, "At most this many $ for the run");
+  train_cmd->add_option("--seq", t.seq, "Tokens per sequence")->capture_default_str();
+  train_cmd->add_option("--batch-tokens", t.batch_tokens, "Tokens per optimizer step (default 4M, Llama 3)");
+  train_cmd->add_option("--max-gpus", t.max_gpus, "Largest cluster considered")->capture_default_str();
+  train_cmd->add_option("--gpus", t.gpus, "Only these accelerators (comma list)");
+  train_cmd->add_option("--vendors", t.vendors, "Only these vendors (comma list)");
+  train_cmd->add_flag("--domestic-only", t.domestic_only, "Only Huawei, Cambricon, Hygon");
+  train_cmd->add_option("--fabric", t.fabric, "Cluster network assumed")->capture_default_str();
+  train_cmd->add_option("--cheaper-fabric", t.cheaper_fabric, "Re-time the chosen runs on this network (empty: off)")
+      ->capture_default_str();
+  train_cmd->add_option("--top", t.top, "Runs to print")->capture_default_str();
+  add_cost_options(train_cmd, t.cost);
+  train_cmd->callback([&run, &g] { run = [&g] { return run_plan_train(t, g); }; });
+
+  sub->footer(kDefinitions);
+  sub->callback([sub, &run, &g] {
+    if (!sub->get_subcommands().empty()) return;
+    run = [&g] {
+      PlanInferOptions d = defaults;
+      d.concurrency = 300;
+      return run_plan_infer(d, g);
     };
   });
 }

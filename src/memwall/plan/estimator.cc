@@ -1,0 +1,54 @@
+#include "memwall/plan/estimator.h"
+
+#include <algorithm>
+#include <cmath>
+#include <memory>
+
+#include "memwall/infer/deployment.h"
+#include "memwall/infer/memory_plan.h"
+#include "memwall/infer/step.h"
+
+namespace memwall::plan {
+
+ReplicaModelFactory estimator_factory(std::optional<Fabric> fabric) {
+  return [fabric](const ModelSpec& model, const ReplicaShape& s) {
+    infer::DeploymentOptions o;
+    o.tp = s.tp;
+    o.pp = s.pp;
+    o.ep = s.ep;
+    o.weight_precision = s.weights;
+    o.kv_precision = s.kv;
+    const std::optional<Node> node = s.node ? std::optional<Node>(*s.node) : std::nullopt;
+    auto d = std::make_shared<const infer::Deployment>(
+        infer::make_deployment(model, *s.accelerator, node, fabric, o));
+    ReplicaModel m;
+    m.kv_capacity_tokens = infer::plan_memory(*d, 0, 1, 1).kv_capacity_tokens;
+    m.max_batch = [d](double context_tokens) {
+      const auto ctx = static_cast<int64_t>(std::ceil(context_tokens));
+      return static_cast<int>(std::min<int64_t>(infer::max_batch(*d, ctx, ctx), 1 << 20));
+    };
+    m.step = [d](const infer::StepBatch& b) { return infer::step_time(*d, b); };
+    m.communication_share = [d](const infer::StepBatch& b) {
+      const infer::StepCost c = infer::step_cost(*d, b);
+      return c.total.value() > 0 ? c.communication / c.total : 0.0;
+    };
+    m.breakdown = [d](const infer::StepBatch& b) {
+      const infer::StepCost c = infer::step_cost(*d, b);
+      return StepShares{c.memory_bound, c.compute_bound, c.communication, c.overhead, c.bytes_moved};
+    };
+    // Device activity for the power model: the larger of MBU and MFU of the iteration
+    // (PRODUCT.md definitions; bytes and FLOPs per device from the step cost).
+    m.activity = [d](const infer::StepBatch& b) {
+      const infer::StepCost c = infer::step_cost(*d, b);
+      if (c.total.value() <= 0) return 0.0;
+      const double mbu = d->gpu.memory_bandwidth
+                             ? c.bytes_moved.value() / c.total.value() / d->gpu.memory_bandwidth->value()
+                             : 1.0;
+      const double mfu = c.flops.value() / c.total.value() / d->ceilings.matmul_peak.value();
+      return std::clamp(std::max(mbu, mfu), 0.0, 1.0);
+    };
+    return m;
+  };
+}
+
+}  // namespace memwall::plan

@@ -1,0 +1,108 @@
+// Runs the built memwall binary: the CLI contract of `memwall plan` and `memwall compare` (exit
+// codes, one JSON object on stdout, the default scenario).
+#include <gtest/gtest.h>
+
+#include <array>
+#include <cstdio>
+#include <nlohmann/json.hpp>
+#include <string>
+
+namespace {
+
+struct Result {
+  int status = -1;
+  std::string out;  // stdout only
+};
+
+Result run(const std::string& args) {
+  Result r;
+  const std::string cmd = std::string(MEMWALL_BINARY) + " " + args + " 2>/dev/null";
+  FILE* p = popen(cmd.c_str(), "r");
+  if (!p) return r;
+  std::array<char, 4096> buf;
+  size_t n;
+  while ((n = fread(buf.data(), 1, buf.size(), p)) > 0) r.out.append(buf.data(), n);
+  const int st = pclose(p);
+  r.status = WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+  return r;
+}
+
+TEST(PlanCli, DefaultScenarioPrintsRequirementsBeforeHardware) {
+  const Result r = run("plan");
+  ASSERT_EQ(r.status, 0);
+  const size_t needs = r.out.find("What the workload needs");
+  const size_t plans = r.out.find("Plans that meet the SLA");
+  ASSERT_NE(needs, std::string::npos);
+  ASSERT_NE(plans, std::string::npos);
+  EXPECT_LT(needs, plans);
+  EXPECT_EQ(r.out.substr(needs, plans - needs).find("nvidia"), std::string::npos);  // no hardware yet
+  EXPECT_NE(r.out.find("qwen2.5-72b for 300 concurrent users"), std::string::npos);
+}
+
+TEST(PlanCli, JsonIsOneObjectWithRankedPlans) {
+  const Result r = run("plan infer --model llama-3.1-8b --concurrency 16 --gpus h100,4090 --json");
+  ASSERT_EQ(r.status, 0);
+  const auto j = nlohmann::json::parse(r.out);
+  ASSERT_TRUE(j.is_object());
+  ASSERT_FALSE(j["plans"].empty());
+  double previous = 0;
+  for (const auto& p : j["plans"]) {
+    ASSERT_TRUE(p["usd_per_million_tokens"].is_number());
+    EXPECT_GE(p["usd_per_million_tokens"].get<double>(), previous);
+    previous = p["usd_per_million_tokens"].get<double>();
+    EXPECT_LE(p["tpot_s"].get<double>(), 0.05 + 1e-12);
+    EXPECT_LE(p["ttft_p99_s"].get<double>(), 1.0 + 1e-12);
+    EXPECT_FALSE(p["binding"].get<std::string>().empty());
+  }
+  EXPECT_TRUE(j["requirements"].contains("bf16"));
+}
+
+TEST(PlanCli, BadAndImpossibleInputsExitTwoAndThree) {
+  EXPECT_EQ(run("plan infer --concurrency 10 --rate 3").status, 2);
+  EXPECT_EQ(run("plan infer --concurrency -5").status, 2);
+  EXPECT_EQ(run("plan infer --concurrency nan").status, 2);
+  EXPECT_EQ(run("plan infer --concurrency 10 --sla ttft_p99=1").status, 2);
+  EXPECT_EQ(run("plan infer --concurrency 10 --objective speed").status, 2);
+  EXPECT_EQ(run("plan infer --concurrency 10 --gpus h1000").status, 2);
+  EXPECT_EQ(run("plan infer --concurrency 10 --pue 0.5").status, 2);
+  EXPECT_EQ(run("plan infer --model nosuchmodel --concurrency 10").status, 2);
+  // 405B at bf16 for 10 users with a 1 ms TPOT: nothing can.
+  EXPECT_EQ(run("plan infer --model llama-3.1-405b --concurrency 10 --sla ttft_p99=1,tpot_p99=1ms "
+                "--weight-precisions bf16 --json")
+                .status,
+            3);
+  EXPECT_EQ(run("plan train --tokens 2X").status, 2);
+  EXPECT_EQ(run("plan train --days 0").status, 2);
+}
+
+TEST(PlanCli, TrainJsonReportsMfuTimeEnergyCostAndNetwork) {
+  const Result r = run("plan train --model llama-3.1-8b --tokens 300B --days 30 --gpus h100 --max-gpus 512 --json");
+  ASSERT_EQ(r.status, 0);
+  const auto j = nlohmann::json::parse(r.out);
+  ASSERT_FALSE(j["plans"].empty());
+  const auto& p = j["plans"][0];
+  EXPECT_LE(p["days"].get<double>(), 30.0);
+  EXPECT_GT(p["mfu"].get<double>(), 0.0);
+  EXPECT_TRUE(p["cost_usd"].is_number());
+  EXPECT_FALSE(p["network"].get<std::string>().empty());
+}
+
+TEST(CompareCli, ScorecardHasFourDimensionsPlusCostAndFlagsUnknowns) {
+  const Result r = run("compare --gpus h100,mi300x,910b --json");
+  ASSERT_EQ(r.status, 0);
+  const auto j = nlohmann::json::parse(r.out);
+  ASSERT_EQ(j["rows"].size(), 3u);
+  for (const auto& row : j["rows"]) {
+    for (const char* d : {"memory", "interconnect", "ecosystem", "energy", "cost"}) {
+      ASSERT_TRUE(row.contains(d)) << d;
+      EXPECT_FALSE(row[d]["basis"].get<std::string>().empty());
+    }
+    if (row["accelerator"] == "huawei-ascend-910b") {
+      EXPECT_TRUE(row["memory"]["score"].is_null());  // bandwidth unknown in the catalog
+      EXPECT_FALSE(row["flags"].empty());
+      EXPECT_TRUE(row["ecosystem"]["score"].is_number());
+    }
+  }
+}
+
+}  // namespace
