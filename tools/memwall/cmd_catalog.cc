@@ -1,14 +1,14 @@
 // memwall catalog: what memwall knows by name. `list` prints the accelerators, nodes, fabrics and
 // models; `show ID` prints one entry with every spec and its sources; `import config.json` prints
 // what was understood from a Hugging Face config. --json prints one JSON object.
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <iostream>
 #include <memory>
 #include <optional>
 #include <string>
 #include <vector>
-
-#include <fmt/format.h>
 
 #include "commands.h"
 #include "memwall/catalog/catalog.h"
@@ -52,7 +52,9 @@ std::string in_unit(const std::optional<Q>& q, double unit) {
   return q ? fmt::format("{:g}", q->value() / unit) : kUnknown;
 }
 
-std::string text_or_unknown(const std::string& s) { return s.empty() ? kUnknown : s; }
+std::string text_or_unknown(const std::string& s) {
+  return s.empty() ? kUnknown : s;
+}
 
 // A dense-peak cell: the value, "n/s" when the hardware has no path for it, or "unknown".
 std::string peak_cell(const Accelerator& a, const std::string& key) {
@@ -66,11 +68,16 @@ std::string peak_cell(const Accelerator& a, const std::string& key) {
 
 const char* topology_name(IntraNodeTopology t) {
   switch (t) {
-    case IntraNodeTopology::nvswitch: return "nvswitch";
-    case IntraNodeTopology::full_mesh: return "full-mesh";
-    case IntraNodeTopology::pcie_switch_p2p: return "pcie-p2p";
-    case IntraNodeTopology::pcie_via_cpu: return "pcie-via-cpu";
-    case IntraNodeTopology::nvlink_bridge: return "nvlink-bridge";
+    case IntraNodeTopology::nvswitch:
+      return "nvswitch";
+    case IntraNodeTopology::full_mesh:
+      return "full-mesh";
+    case IntraNodeTopology::pcie_switch_p2p:
+      return "pcie-p2p";
+    case IntraNodeTopology::pcie_via_cpu:
+      return "pcie-via-cpu";
+    case IntraNodeTopology::nvlink_bridge:
+      return "nvlink-bridge";
   }
   return "?";
 }
@@ -78,9 +85,8 @@ const char* topology_name(IntraNodeTopology t) {
 void list_accelerators(const Catalog& c) {
   std::vector<std::vector<std::string>> rows;
   for (const auto& a : c.accelerators()) {
-    rows.push_back({a.id, fmt::format("{}", fmt::join(a.aliases, ",")),
-                    in_unit(a.memory, kGiga), in_unit(a.memory_bandwidth, kGiga),
-                    peak_cell(a, "bf16"), peak_cell(a, "fp8"),
+    rows.push_back({a.id, fmt::format("{}", fmt::join(a.aliases, ",")), in_unit(a.memory, kGiga),
+                    in_unit(a.memory_bandwidth, kGiga), peak_cell(a, "bf16"), peak_cell(a, "fp8"),
                     in_unit(a.scaleup_bandwidth_per_direction, kGiga), in_unit(a.tdp, 1.0),
                     a.price ? fmt::format("{:g}", a.price->value()) : kUnknown,
                     text_or_unknown(a.confidence)});
@@ -100,9 +106,9 @@ void list_nodes(const Catalog& c) {
                     n.name});
   }
   fmt::print("Nodes ({})\n", rows.size());
-  print_table({"ID", "ACCELERATOR", "DEVICES", "TOPOLOGY", "LINK GB/s/dir", "NICS x GB/s/dir",
-               "NAME"},
-              rows);
+  print_table(
+      {"ID", "ACCELERATOR", "DEVICES", "TOPOLOGY", "LINK GB/s/dir", "NICS x GB/s/dir", "NAME"},
+      rows);
 }
 
 void list_fabrics(const Catalog& c) {
@@ -120,18 +126,18 @@ void list_fabrics(const Catalog& c) {
 void list_models(const Catalog& c) {
   std::vector<std::vector<std::string>> rows;
   for (const auto& m : c.models()) {
-    rows.push_back(
-        {m.id, m.family, fmt::format("{}", m.layers), fmt::format("{}", m.hidden),
-         fmt::format("{}/{}", m.heads, m.kv_heads),
-         m.is_moe() ? fmt::format("{} top-{}", m.moe.experts, m.moe.top_k) : "dense",
-         m.published_total_params ? fmt::format("{:.4g}", *m.published_total_params / 1e9)
-                                  : kUnknown,
-         m.name});
+    rows.push_back({m.id, m.family, fmt::format("{}", m.layers), fmt::format("{}", m.hidden),
+                    fmt::format("{}/{}", m.heads, m.kv_heads),
+                    m.is_moe() ? fmt::format("{} top-{}", m.moe.experts, m.moe.top_k) : "dense",
+                    m.published_total_params
+                        ? fmt::format("{:.4g}", *m.published_total_params / 1e9)
+                        : kUnknown,
+                    m.name});
   }
   fmt::print("Models ({})\n", rows.size());
-  print_table({"ID", "FAMILY", "LAYERS", "HIDDEN", "HEADS/KV", "EXPERTS", "PARAMS B (published)",
-               "NAME"},
-              rows);
+  print_table(
+      {"ID", "FAMILY", "LAYERS", "HIDDEN", "HEADS/KV", "EXPERTS", "PARAMS B (published)", "NAME"},
+      rows);
 }
 
 int run_list(const Catalog& c, const CatalogOptions& o, bool json) {
@@ -182,8 +188,8 @@ void show_accelerator(const Accelerator& a) {
   row("vendor", text_or_unknown(a.vendor));
   row("architecture", text_or_unknown(a.arch));
   row("form factor", text_or_unknown(a.form_factor));
-  row("memory", a.memory ? fmt::format("{:g} GB {}", a.memory->value() / kGiga, a.memory_type)
-                         : kUnknown);
+  row("memory",
+      a.memory ? fmt::format("{:g} GB {}", a.memory->value() / kGiga, a.memory_type) : kUnknown);
   row("memory bandwidth", a.memory_bandwidth
                               ? fmt::format("{:g} GB/s", a.memory_bandwidth->value() / kGiga)
                               : kUnknown);
@@ -200,16 +206,17 @@ void show_accelerator(const Accelerator& a) {
   }
   if (!a.dense_method.empty()) row("peak basis", a.dense_method);
   row("scale-up link", text_or_unknown(a.scaleup_interconnect));
-  // A card without a scale-up link (PCIe-only) has no scale-up bandwidth rather than an unknown one.
+  // A card without a scale-up link (PCIe-only) has no scale-up bandwidth rather than an unknown
+  // one.
   const bool no_scaleup = a.scaleup_interconnect.rfind("none", 0) == 0;
-  row("scale-up bandwidth",
-      a.scaleup_bandwidth_per_direction
-          ? fmt::format("{:g} GB/s per direction",
-                        a.scaleup_bandwidth_per_direction->value() / kGiga)
-          : (no_scaleup ? "none (PCIe only)" : kUnknown));
+  row("scale-up bandwidth", a.scaleup_bandwidth_per_direction
+                                ? fmt::format("{:g} GB/s per direction",
+                                              a.scaleup_bandwidth_per_direction->value() / kGiga)
+                                : (no_scaleup ? "none (PCIe only)" : kUnknown));
   if (a.scaleup_bandwidth_published)
-    row("  as published", fmt::format("{:g} GB/s {}", a.scaleup_bandwidth_published->value() / kGiga,
-                                      a.scaleup_bandwidth_direction));
+    row("  as published",
+        fmt::format("{:g} GB/s {}", a.scaleup_bandwidth_published->value() / kGiga,
+                    a.scaleup_bandwidth_direction));
   row("host link", text_or_unknown(a.host_link));
   row("host bandwidth",
       a.host_bandwidth_per_direction
@@ -320,10 +327,10 @@ int run_import(const CatalogOptions& o, bool json) {
   const ModelSpec m = import_hf_config(config, o.config_path);
   const Json model = model_to_json(m);
   if (json) {
-    fmt::print("{}\n", Json{{"model", model},
-                            {"parameters", parameter_json(m)},
-                            {"warnings", m.warnings}}
-                           .dump(2));
+    fmt::print(
+        "{}\n",
+        Json{{"model", model}, {"parameters", parameter_json(m)}, {"warnings", m.warnings}}.dump(
+            2));
     return 0;
   }
   show_generic("model imported from " + o.config_path, model);
@@ -344,7 +351,8 @@ void register_catalog(CLI::App& app, GlobalOptions& g, Runner& run) {
       "catalog",
       "What memwall knows by name: accelerators (GPUs/NPUs), nodes, fabrics and models.\n"
       "Values are datasheet figures with their sources; a value no source gives is printed as\n"
-      "'unknown', never guessed. Dense peaks exclude structured sparsity; memory and bandwidth are\n"
+      "'unknown', never guessed. Dense peaks exclude structured sparsity; memory and bandwidth "
+      "are\n"
       "decimal (1 GB = 1e9 bytes). Add or override entries with --catalog FILE (JSON or YAML).");
   add_global_options(*sub, g);
   sub->require_subcommand(1);
@@ -355,9 +363,7 @@ void register_catalog(CLI::App& app, GlobalOptions& g, Runner& run) {
   list->add_option("section", opts->section, "gpus | nodes | fabrics | models | all")
       ->check(CLI::IsMember({"all", "gpus", "accelerators", "nodes", "fabrics", "models"}));
   list->callback([&run, &g, opts] {
-    run = [&g, opts] {
-      return run_list(Catalog::with_user_files(g.catalog_files), *opts, g.json);
-    };
+    run = [&g, opts] { return run_list(Catalog::with_user_files(g.catalog_files), *opts, g.json); };
   });
 
   auto* show = sub->add_subcommand(
@@ -366,17 +372,17 @@ void register_catalog(CLI::App& app, GlobalOptions& g, Runner& run) {
   show->add_option("id", opts->id, "An id or alias, e.g. h100, nvidia-h100-sxm, llama-3.1-8b")
       ->required();
   show->callback([&run, &g, opts] {
-    run = [&g, opts] {
-      return run_show(Catalog::with_user_files(g.catalog_files), *opts, g.json);
-    };
+    run = [&g, opts] { return run_show(Catalog::with_user_files(g.catalog_files), *opts, g.json); };
   });
 
   auto* import = sub->add_subcommand(
       "import", "Read a Hugging Face config.json and print what was understood, with warnings");
   import->fallthrough();
-  import->add_option("config", opts->config_path, "Path to a Hugging Face config.json")
-      ->required();
-  import->callback([&run, &g, opts] { run = [&g, opts] { return run_import(*opts, g.json); }; });
+  import->add_option("config", opts->config_path, "Path to a Hugging Face config.json")->required();
+  import->callback([&run, &g, opts] { run = [&g, opts] { return run_import(*opts, g.json);
+};
+}  // namespace memwall::cli
+);
 }
 
 }  // namespace memwall::cli

@@ -1,10 +1,10 @@
 // Runs the built memwall binary: the CLI contract of `memwall catalog` (exit codes, --json shape).
+#include <gtest/gtest.h>
+
 #include <array>
 #include <cstdio>
-#include <string>
-
-#include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
+#include <string>
 
 namespace {
 

@@ -1,19 +1,298 @@
-// memwall train: placeholder registration until the capability lands; says so and exits 2.
+// memwall train: the training estimate for one configuration (memory per GPU, step time and its
+// critical-path breakdown, throughput, MFU/HFU, time, energy and cost to train N tokens).
+#include <cmath>
 #include <iostream>
+#include <memory>
+#include <optional>
+#include <string>
+
+#include <fmt/format.h>
 
 #include "commands.h"
+#include "memwall/catalog/catalog.h"
+#include "memwall/core/document.h"
+#include "memwall/core/error.h"
+#include "memwall/perf/efficiency.h"
+#include "memwall/train/counts.h"
+#include "memwall/train/estimate.h"
 
 namespace memwall::cli {
+namespace {
+
+struct TrainOptions {
+  std::string model, gpu, node, fabric, calibration;
+  std::string precision = "bf16", recompute = "none";
+  int zero = 0;
+  double tokens = 0;   // 0: not asked
+  double price = 0;    // 0: not given
+  double pue = 0;      // 0: default
+  bool explain = false;
+  bool no_flash = false, no_overlap_grad = false, no_overlap_param = false, unfused = false;
+  train::TrainConfig config;
+};
+
+constexpr const char* kConventions =
+    "Conventions: model FLOPs = forward + backward matmul FLOPs without recomputation, 6 x active\n"
+    "parameters per token plus the attention term 12 x layers x seq x (heads x head_dim) per token\n"
+    "(Narayanan et al. 2021 eq. 3, full s x s attention, no causal halving); hardware FLOPs add the\n"
+    "recomputed forward (full: every layer; selective: the attention core). MFU / HFU = model /\n"
+    "hardware FLOP/s per GPU / dense peak of the matmul precision (bf16, fp16 or fp8; no sparsity).\n"
+    "Default node: the catalog node built from --gpu (e.g. hgx-a100 for A100 SXM, hgx-h100 for\n"
+    "H100 SXM). Default fabric when the GPUs span nodes: ib-hdr for Ampere, ib-ndr for Hopper,\n"
+    "ib-xdr for Blackwell, ib-ndr otherwise.";
+
+// The node whose devices are `gpu`, or one of the same family (a100-40gb -> hgx-a100).
+const Node& default_node(const Catalog& cat, const Accelerator& gpu) {
+  for (const auto& n : cat.nodes())
+    if (n.accelerator == gpu.id) return n;
+  const auto family = gpu.id.substr(0, gpu.id.find('-', gpu.id.find('-') + 1));
+  for (const auto& n : cat.nodes())
+    if (n.accelerator.rfind(family, 0) == 0) return n;
+  throw InputError("node: no catalog node is built from " + gpu.id + "; give --node");
+}
+
+std::string default_fabric(const Accelerator& gpu) {
+  if (gpu.arch.rfind("Ampere", 0) == 0) return "ib-hdr";
+  if (gpu.arch.rfind("Blackwell", 0) == 0) return "ib-xdr";
+  return "ib-ndr";
+}
+
+Json breakdown_json(const train::StepBreakdown& b) {
+  return Json{{"compute_s", b.compute.value()},       {"recompute_s", b.recompute.value()},
+              {"tp_comm_s", b.tp_comm.value()},       {"cp_comm_s", b.cp_comm.value()},
+              {"ep_comm_s", b.ep_comm.value()},       {"pp_comm_s", b.pp_comm.value()},
+              {"dp_comm_s", b.dp_comm.value()},       {"bubble_s", b.bubble.value()},
+              {"optimizer_s", b.optimizer.value()},   {"host_overhead_s", b.host_overhead.value()}};
+}
+
+Json memory_json(const train::MemoryBreakdown& m) {
+  return Json{{"weights_bytes", m.weights.value()},
+              {"gradients_bytes", m.gradients.value()},
+              {"optimizer_state_bytes", m.optimizer_state.value()},
+              {"activations_bytes", m.activations.value()},
+              {"comm_buffers_bytes", m.comm_buffers.value()},
+              {"runtime_reserve_bytes", m.runtime_reserve.value()},
+              {"total_bytes", m.total().value()},
+              {"capacity_bytes", m.capacity.value()},
+              {"most_loaded_stage", m.stage},
+              {"local_parameters", m.local_parameters}};
+}
+
+int run_train(const GlobalOptions& g, TrainOptions o) {
+  const Catalog cat = Catalog::with_user_files(g.catalog_files);
+  ModelSpec model = cat.model(o.model);
+  const Accelerator& gpu = cat.accelerator(o.gpu);
+  const Node& node = o.node.empty() ? default_node(cat, gpu) : cat.node(o.node);
+  train::TrainConfig c = o.config;
+  c.precision = parse_precision_or_throw(o.precision, "precision");
+  c.recompute = train::parse_recompute(o.recompute, "recompute");
+  c.zero = o.zero;
+  c.flash_attention = !o.no_flash;
+  c.fused_elementwise = !o.unfused;
+  if (c.flash_attention_version < 1 || c.flash_attention_version > 3)
+    throw InputError("flash-attention-version", std::to_string(c.flash_attention_version),
+                     "1, 2, 3");
+  c.overlap_grad_reduce = !o.no_overlap_grad;
+  c.overlap_param_gather = !o.no_overlap_param;
+  std::optional<Fabric> fabric;
+  std::string fabric_id;
+  if (c.gpus > node.devices || !o.fabric.empty()) {
+    fabric_id = o.fabric.empty() ? default_fabric(gpu) : o.fabric;
+    fabric = cat.fabric(fabric_id);
+  }
+  train::TrainParameters params;
+  if (o.pue != 0) params.pue = require_positive(o.pue, "pue");
+  std::shared_ptr<const perf::Efficiency> efficiency;
+  if (!o.calibration.empty())
+    efficiency = std::make_shared<const perf::Efficiency>(perf::load_calibration(o.calibration));
+  const train::TrainSetup setup = train::make_setup(model, gpu, node, fabric, params, efficiency);
+  const train::TrainEstimate e = train::estimate_training(setup, c);
+  std::optional<train::TrainRun> run;
+  if (o.tokens != 0) {
+    run = train::train_run(setup, e, o.tokens,
+                           o.price != 0 ? std::optional<double>(o.price) : std::nullopt);
+  } else if (o.price != 0) {
+    require_positive(o.price, "price-per-gpu-hour");
+  }
+  const train::ParameterCounts counts = train::count_parameters(setup.shape);
+
+  if (g.json) {
+    Json j;
+    j["model"] = model.id;
+    j["gpu"] = gpu.id;
+    j["node"] = node.id;
+    j["fabric"] = fabric ? Json(fabric_id) : Json(nullptr);
+    j["config"] = Json{{"gpus", c.gpus},
+                       {"tp", c.tp},
+                       {"pp", c.pp},
+                       {"cp", c.cp},
+                       {"ep", c.ep},
+                       {"dp", e.config.dp},
+                       {"vpp", c.vpp},
+                       {"micro_batch", c.micro_batch},
+                       {"global_batch", c.global_batch},
+                       {"micro_batches", e.micro_batches},
+                       {"seq", c.seq},
+                       {"precision", std::string(to_string(c.precision))},
+                       {"recompute", std::string(train::to_string(c.recompute))},
+                       {"sequence_parallel", c.sequence_parallel},
+                       {"zero", c.zero},
+                       {"flash_attention", c.flash_attention},
+                       {"flash_attention_version", c.flash_attention_version},
+                       {"fused_elementwise", c.fused_elementwise},
+                       {"overlap_grad_reduce", c.overlap_grad_reduce},
+                       {"overlap_param_gather", c.overlap_param_gather},
+                       {"overlap_tp_comm", c.overlap_tp_comm}};
+    j["parameters_total"] = counts.total;
+    j["parameters_active"] = counts.active;
+    j["step_time_s"] = e.step_time.value();
+    j["tokens_per_s"] = e.tokens_per_s;
+    j["tokens_per_s_per_gpu"] = e.tokens_per_s_per_gpu;
+    j["model_tflops_per_gpu"] = e.model_tflops_per_gpu;
+    j["hardware_tflops_per_gpu"] = e.hardware_tflops_per_gpu;
+    j["peak_tflops_per_gpu"] = e.peak_per_gpu.value() / 1e12;
+    j["mfu"] = e.mfu;
+    j["hfu"] = e.hfu;
+    j["model_flops_per_step"] = e.model_flops_per_step.value();
+    j["hardware_flops_per_step"] = e.hardware_flops_per_step.value();
+    j["bubble_fraction"] = e.bubble_fraction;
+    j["memory_per_gpu_bytes"] = e.memory.total().value();
+    j["memory_breakdown"] = memory_json(e.memory);
+    j["breakdown"] = breakdown_json(e.breakdown);
+    if (run) {
+      Json t{{"tokens", run->tokens},
+             {"steps", run->steps},
+             {"time_s", run->time.value()},
+             {"days", run->time.value() / 86400},
+             {"gpu_hours", run->gpu_hours},
+             {"average_power_per_gpu_w", run->average_power_per_gpu_w},
+             {"pue", setup.params.pue}};
+      t["energy_kwh"] = run->energy_kwh ? Json(*run->energy_kwh) : Json("unknown");
+      t["cost_usd"] = run->cost ? Json(run->cost->value()) : Json(nullptr);
+      j["train"] = t;
+    }
+    j["conventions"] = kConventions;
+    j["notes"] = e.notes;
+    std::cout << j.dump(2) << "\n";
+    return 0;
+  }
+
+  std::cout << fmt::format(
+      "{} on {} x {} ({}{}): TP {} x CP {} x PP {} x DP {}{}{}, micro-batch {}, global batch {}, "
+      "seq {}, {}, recompute {}{}, ZeRO-{}\n",
+      model.id, c.gpus, gpu.id, node.id, fabric ? ", " + fabric_id : std::string(), c.tp, c.cp,
+      c.pp, e.config.dp, c.ep > 1 ? fmt::format(", EP {}", c.ep) : std::string(),
+      c.vpp > 1 ? fmt::format(", V {}", c.vpp) : std::string(), c.micro_batch, c.global_batch,
+      c.seq, to_string(c.precision), train::to_string(c.recompute),
+      c.sequence_parallel ? ", sequence parallel" : "", c.zero);
+  std::cout << fmt::format("  step time            {:10.3f} s  ({} micro-batches)\n",
+                           e.step_time.value(), e.micro_batches);
+  std::cout << fmt::format("  tokens/s             {:10.0f}  ({:.0f} per GPU)\n", e.tokens_per_s,
+                           e.tokens_per_s_per_gpu);
+  std::cout << fmt::format("  model TFLOP/s / GPU  {:10.1f}  MFU {:.1f} %  (hardware {:.1f}, HFU "
+                           "{:.1f} %; peak {:.1f})\n",
+                           e.model_tflops_per_gpu, e.mfu * 100, e.hardware_tflops_per_gpu,
+                           e.hfu * 100, e.peak_per_gpu.value() / 1e12);
+  std::cout << fmt::format("  memory per GPU       {:10.1f} GB of {:.1f} GB\n",
+                           e.memory.total().value() / 1e9, e.memory.capacity.value() / 1e9);
+  if (o.explain) {
+    const auto& b = e.breakdown;
+    const double t = e.step_time.value();
+    auto row = [&](const char* name, Seconds s) {
+      std::cout << fmt::format("    {:<22}{:10.4f} s {:6.1f} %\n", name, s.value(),
+                               s.value() / t * 100);
+    };
+    std::cout << "  step breakdown (critical path, sums to the step time):\n";
+    row("compute", b.compute);
+    row("recompute", b.recompute);
+    row("TP comm (exposed)", b.tp_comm);
+    row("CP comm (exposed)", b.cp_comm);
+    row("EP comm (exposed)", b.ep_comm);
+    row("PP comm (exposed)", b.pp_comm);
+    row("DP comm (exposed)", b.dp_comm);
+    row("pipeline bubble", b.bubble);
+    row("optimizer", b.optimizer);
+    row("host overhead", b.host_overhead);
+    const auto& m = e.memory;
+    auto mrow = [&](const char* name, Bytes x) {
+      std::cout << fmt::format("    {:<22}{:10.2f} GB\n", name, x.value() / 1e9);
+    };
+    std::cout << fmt::format("  memory of the most loaded GPU (pipeline stage {}):\n", m.stage);
+    mrow("weights", m.weights);
+    mrow("gradients", m.gradients);
+    mrow("optimizer state", m.optimizer_state);
+    mrow("activations", m.activations);
+    mrow("comm buffers", m.comm_buffers);
+    mrow("runtime reserve", m.runtime_reserve);
+  }
+  if (run) {
+    std::cout << fmt::format("  to train {:.3g} tokens: {:.1f} days, {:.3g} GPU-hours", run->tokens,
+                             run->time.value() / 86400, run->gpu_hours);
+    if (run->energy_kwh)
+      std::cout << fmt::format(", {:.3g} kWh (PUE {})", *run->energy_kwh, setup.params.pue);
+    else
+      std::cout << ", energy unknown (TDP unknown)";
+    if (run->cost) std::cout << fmt::format(", ${:.3g}", run->cost->value());
+    std::cout << "\n";
+  }
+  for (const auto& n : e.notes) std::cout << "  note: " << n << "\n";
+  return 0;
+}
+
+}  // namespace
 
 void register_train(CLI::App& app, GlobalOptions& g, Runner& run) {
-  auto* sub = app.add_subcommand("train", "(not yet available in this build)");
+  auto o = std::make_shared<TrainOptions>();
+  auto* sub = app.add_subcommand(
+      "train",
+      std::string("Training estimate: memory per GPU, step time and its breakdown, tokens/s, "
+                  "MFU/HFU, time/energy/cost to train.\n") +
+          kConventions);
   add_global_options(*sub, g);
-  sub->callback([&run] {
-    run = [] {
-      std::cerr << "memwall train: not yet available in this build\n";
-      return 2;
-    };
-  });
+  auto& c = o->config;
+  sub->add_option("--model", o->model, "Built-in model id or a Hugging Face config.json")
+      ->required();
+  sub->add_option("--gpu", o->gpu, "Accelerator id or alias (e.g. h100, a100)")->required();
+  sub->add_option("--gpus", c.gpus, "Total GPUs")->required();
+  sub->add_option("--tp", c.tp, "Tensor-parallel size (default 1)");
+  sub->add_option("--pp", c.pp, "Pipeline-parallel size (default 1)");
+  sub->add_option("--cp", c.cp, "Context-parallel size (default 1)");
+  sub->add_option("--ep", c.ep, "Expert-parallel size, taken from the DP x CP ranks (default 1)");
+  sub->add_option("--dp", c.dp, "Data-parallel size (default: gpus / (tp x cp x pp))");
+  sub->add_option("--vpp", c.vpp, "Virtual pipeline stages per rank (interleaved 1F1B; default 1)");
+  sub->add_option("--micro-batch", c.micro_batch, "Sequences per micro-batch")->required();
+  sub->add_option("--global-batch", c.global_batch, "Sequences per optimizer step")->required();
+  sub->add_option("--seq", c.seq, "Sequence length in tokens")->required();
+  sub->add_option("--precision", o->precision, "bf16 | fp16 | fp8 (default bf16)");
+  sub->add_option("--recompute", o->recompute, "none | selective | full (default none)");
+  sub->add_flag("--sequence-parallel", c.sequence_parallel, "Megatron sequence parallelism");
+  sub->add_option("--zero", o->zero, "ZeRO stage 0 | 1 | 2 | 3 (3 = FSDP full shard; default 0)");
+  sub->add_option("--node", o->node, "Node id (default: the catalog node of --gpu)");
+  sub->add_option("--fabric", o->fabric, "Fabric id (default by GPU generation, see above)");
+  sub->add_option("--tokens", o->tokens, "Tokens to train: adds time, GPU-hours, energy, cost");
+  sub->add_option("--price-per-gpu-hour", o->price, "US dollars per GPU-hour, for the cost");
+  sub->add_option("--pue", o->pue, "Data-centre power usage effectiveness (default 1.2)");
+  sub->add_option("--calibration", o->calibration,
+                  "Calibration file (JSON/YAML) overriding the achievable-ceiling parameters "
+                  "(GEMM and bandwidth fractions, see docs/infer.md)")
+      ->check(CLI::ExistingFile);
+  sub->add_flag("--no-flash-attention", o->no_flash,
+                "Unfused attention that materialises the s x s scores");
+  sub->add_option("--flash-attention-version", c.flash_attention_version,
+                  "1 (FA1/Triton), 2 (FA2) or 3 (FA3/cuDNN, Hopper-native; default 3)");
+  sub->add_flag("--unfused-elementwise", o->unfused,
+                "Element-wise ops run one by one (eager PyTorch, FSDP) instead of fused kernels");
+  sub->add_flag("--dropout", c.dropout, "The model trains with dropout layers");
+  sub->add_flag("--fp32-grad-accumulation", c.fp32_grad_accumulation,
+                "Gradients accumulated and reduced in fp32 (Megatron main_grad)");
+  sub->add_flag("--overlap-tp-comm", c.overlap_tp_comm,
+                "Overlap TP collectives with GEMMs (Transformer Engine userbuffers)");
+  sub->add_flag("--no-overlap-grad-reduce", o->no_overlap_grad,
+                "Reduce DP gradients after the backward pass instead of during it");
+  sub->add_flag("--no-overlap-param-gather", o->no_overlap_param,
+                "Gather ZeRO-sharded parameters without prefetching");
+  sub->add_flag("--explain", o->explain, "Print the step-time and memory breakdowns");
+  sub->callback([&run, &g, o] { run = [&g, o] { return run_train(g, *o); }; });
 }
 
 }  // namespace memwall::cli

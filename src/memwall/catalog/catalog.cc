@@ -1,12 +1,12 @@
 #include "memwall/catalog/catalog.h"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <array>
 #include <cctype>
 #include <filesystem>
 #include <set>
-
-#include <fmt/format.h>
 
 #include "memwall/core/embedded.h"
 #include "memwall/core/error.h"
@@ -29,7 +29,10 @@ std::string lower(std::string_view s) {
 }
 
 bool same_name(std::string_view a, std::string_view b) {
-  return a.size() == b.size() && lower(a) == lower(b);
+  return std::equal(a.begin(), a.end(), b.begin(), b.end(), [](char x, char y) {
+    return std::tolower(static_cast<unsigned char>(x)) ==
+           std::tolower(static_cast<unsigned char>(y));
+  });
 }
 
 bool ends_with(std::string_view s, std::string_view suffix) {
@@ -103,7 +106,9 @@ const Catalog& parsed_builtin() {
 
 }  // namespace
 
-const Catalog& Catalog::builtin() { return parsed_builtin(); }
+const Catalog& Catalog::builtin() {
+  return parsed_builtin();
+}
 
 Catalog Catalog::with_user_files(const std::vector<std::string>& paths) {
   Catalog c = builtin();
@@ -111,16 +116,18 @@ Catalog Catalog::with_user_files(const std::vector<std::string>& paths) {
   return c;
 }
 
-void Catalog::load_file(const std::string& path) { load(load_document(path), path); }
+void Catalog::load_file(const std::string& path) {
+  load(load_document(path), path);
+}
 
 void Catalog::load(const Json& doc, const std::string& origin) {
   if (!doc.is_object())
     throw InputError(fmt::format("{}: expected an object with the keys {}; got {}", origin,
                                  fmt::join(kEntryKinds, ", "), doc.type_name()));
   for (const auto& [key, value] : doc.items()) {
-    const bool known = std::find(kEntryKinds.begin(), kEntryKinds.end(), key) !=
-                           kEntryKinds.end() ||
-                       std::find(kOtherKeys.begin(), kOtherKeys.end(), key) != kOtherKeys.end();
+    const bool known =
+        std::find(kEntryKinds.begin(), kEntryKinds.end(), key) != kEntryKinds.end() ||
+        std::find(kOtherKeys.begin(), kOtherKeys.end(), key) != kOtherKeys.end();
     if (!known)
       throw InputError(fmt::format("{}: unknown top-level key '{}'; allowed: {}, {}", origin, key,
                                    fmt::join(kEntryKinds, ", "), fmt::join(kOtherKeys, ", ")));
@@ -130,8 +137,8 @@ void Catalog::load(const Json& doc, const std::string& origin) {
     auto it = doc.find(kind);
     if (it == doc.end() || it->is_null()) continue;
     if (!it->is_array())
-      throw InputError(fmt::format("{}: '{}' must be a list of entries, got {}", origin, kind,
-                                   it->type_name()));
+      throw InputError(
+          fmt::format("{}: '{}' must be a list of entries, got {}", origin, kind, it->type_name()));
     std::set<std::string> seen;  // the same id twice in one file is a mistake, not an override
     for (size_t i = 0; i < it->size(); ++i) {
       const Json& e = (*it)[i];
@@ -170,7 +177,9 @@ void Catalog::add_accelerator_entry(const Json& e, const std::string& where) {
     add_from_here(accelerator_from_json(e, where));
     return;
   }
-  if (!ext->is_string()) throw InputError(where + ".extends", ext->dump(), "an accelerator id");
+  if (!ext->is_string())
+    throw InputError(where + ".extends", ext->dump(-1, ' ', false, Json::error_handler_t::replace),
+                     "an accelerator id");
   const Accelerator* base = find_accelerator(ext->get<std::string>());
   if (!base)
     throw InputError::unknown_name(where + ".extends", ext->get<std::string>(),
@@ -211,8 +220,8 @@ void Catalog::add(Accelerator a) {
   for (size_t i = 0; i < names.size(); ++i)
     for (size_t j = 0; j < i; ++j)
       if (same_name(names[i], names[j]))
-        throw InputError(fmt::format("accelerator '{}': the name '{}' is given twice", a.id,
-                                     names[i]));
+        throw InputError(
+            fmt::format("accelerator '{}': the name '{}' is given twice", a.id, names[i]));
   if (old) {
     *old = std::move(a);
   } else {
@@ -220,16 +229,24 @@ void Catalog::add(Accelerator a) {
   }
 }
 
-void Catalog::add(Node n) { add_or_replace(nodes_, std::move(n)); }
-void Catalog::add(Fabric f) { add_or_replace(fabrics_, std::move(f)); }
-void Catalog::add(ModelSpec m) { add_or_replace(models_, std::move(m)); }
+void Catalog::add(Node n) {
+  add_or_replace(nodes_, std::move(n));
+}
+void Catalog::add(Fabric f) {
+  add_or_replace(fabrics_, std::move(f));
+}
+void Catalog::add(ModelSpec m) {
+  add_or_replace(models_, std::move(m));
+}
 
 const Accelerator* Catalog::find_accelerator(std::string_view name) const {
   for (const auto& a : accelerators_)
     if (names_match(a, name)) return &a;
   return nullptr;
 }
-const Node* Catalog::find_node(std::string_view name) const { return find_by_id(nodes_, name); }
+const Node* Catalog::find_node(std::string_view name) const {
+  return find_by_id(nodes_, name);
+}
 const Fabric* Catalog::find_fabric(std::string_view name) const {
   return find_by_id(fabrics_, name);
 }
@@ -245,9 +262,15 @@ std::vector<std::string> Catalog::accelerator_names() const {
   }
   return out;
 }
-std::vector<std::string> Catalog::node_names() const { return ids(nodes_); }
-std::vector<std::string> Catalog::fabric_names() const { return ids(fabrics_); }
-std::vector<std::string> Catalog::model_names() const { return ids(models_); }
+std::vector<std::string> Catalog::node_names() const {
+  return ids(nodes_);
+}
+std::vector<std::string> Catalog::fabric_names() const {
+  return ids(fabrics_);
+}
+std::vector<std::string> Catalog::model_names() const {
+  return ids(models_);
+}
 
 const Accelerator& Catalog::accelerator(std::string_view name) const {
   if (const auto* a = find_accelerator(name)) return *a;
@@ -271,13 +294,13 @@ ModelSpec Catalog::model(std::string_view name_or_path) const {
   const bool is_file = std::filesystem::is_regular_file(path, ec);
   const bool looks_like_path = ends_with(path, ".json") || ends_with(path, ".yaml") ||
                                ends_with(path, ".yml") || path.find('/') != std::string::npos;
-  if (!is_file && !looks_like_path)
-    throw InputError::unknown_name("--model", path, model_names());
+  if (!is_file && !looks_like_path) throw InputError::unknown_name("--model", path, model_names());
   const Json doc = load_document(path);
   if (!doc.is_object())
-    throw InputError(fmt::format("{}: expected an object (a Hugging Face config.json or a memwall "
-                                 "model entry), got {}",
-                                 path, doc.type_name()));
+    throw InputError(
+        fmt::format("{}: expected an object (a Hugging Face config.json or a memwall "
+                    "model entry), got {}",
+                    path, doc.type_name()));
   // A Hugging Face config always names its architecture family in model_type.
   if (doc.contains("model_type")) return import_hf_config(doc, path);
   if (doc.contains("models")) {
@@ -287,9 +310,10 @@ ModelSpec Catalog::model(std::string_view name_or_path) const {
         "{}: a catalog file with several models; add it with --catalog and name the model", path));
   }
   if (doc.contains("id") && doc.contains("layers")) return model_from_json(doc, path);
-  throw InputError(fmt::format("{}: neither a Hugging Face config.json (no 'model_type') nor a "
-                               "memwall model entry (no 'id' and 'layers')",
-                               path));
+  throw InputError(
+      fmt::format("{}: neither a Hugging Face config.json (no 'model_type') nor a "
+                  "memwall model entry (no 'id' and 'layers')",
+                  path));
 }
 
 }  // namespace memwall

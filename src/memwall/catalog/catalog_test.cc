@@ -1,11 +1,11 @@
 #include "memwall/catalog/catalog.h"
 
+#include <gtest/gtest.h>
+
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <set>
-
-#include <gtest/gtest.h>
 
 #include "memwall/core/error.h"
 #include "memwall/hw/hw_io.h"
@@ -37,8 +37,8 @@ TEST(Catalog, BuiltinHasEveryReferenceAcceleratorWithItsValues) {
   ASSERT_EQ(ref.size(), 46u);
   auto same = [](const Json& v, const auto& q, double unit) {
     if (v.is_null()) return !q.has_value();
-    return q.has_value() && std::abs(q->value() - v.get<double>() * unit) <=
-                                1e-9 * v.get<double>() * unit;
+    return q.has_value() &&
+           std::abs(q->value() - v.get<double>() * unit) <= 1e-9 * v.get<double>() * unit;
   };
   for (const auto& row : ref) {
     const std::string id = row["id"];
@@ -49,14 +49,15 @@ TEST(Catalog, BuiltinHasEveryReferenceAcceleratorWithItsValues) {
     EXPECT_TRUE(same(row["mem_bw_gbps"], a->memory_bandwidth, 1e9)) << id;
     EXPECT_TRUE(same(row["tdp_w"], a->tdp, 1.0)) << id;
     EXPECT_TRUE(same(row["price_usd"], a->price, 1.0)) << id;
-    EXPECT_TRUE(same(row["scaleup_bw_per_direction_gbps_derived"],
-                     a->scaleup_bandwidth_per_direction, 1e9))
+    EXPECT_TRUE(
+        same(row["scaleup_bw_per_direction_gbps_derived"], a->scaleup_bandwidth_per_direction, 1e9))
         << id;
     for (const auto& [key, v] : row["tflops"].items()) {
       ASSERT_TRUE(a->dense_peak.count(key)) << id << " " << key;
       EXPECT_TRUE(same(v, a->dense_peak.at(key), 1e12)) << id << " " << key;
     }
-    EXPECT_EQ(a->unsupported_precisions, row["unsupported_precisions"].get<std::vector<std::string>>());
+    EXPECT_EQ(a->unsupported_precisions,
+              row["unsupported_precisions"].get<std::vector<std::string>>());
     EXPECT_EQ(a->confidence, row["confidence"].get<std::string>());
     for (const auto& s : row["sources"]) {
       EXPECT_NE(std::find(a->sources.begin(), a->sources.end(), s.get<std::string>()),
@@ -85,7 +86,7 @@ TEST(Catalog, HostLinkFollowsPcieGeneration) {
   EXPECT_DOUBLE_EQ(c.accelerator("v100").host_bandwidth_per_direction->value(), 15.75e9);
   EXPECT_DOUBLE_EQ(c.accelerator("4090").host_bandwidth_per_direction->value(), 31.5e9);
   EXPECT_DOUBLE_EQ(c.accelerator("mi300x").host_bandwidth_per_direction->value(), 63e9);
-  EXPECT_FALSE(c.accelerator("h20").host_bandwidth_per_direction.has_value());  // not stated
+  EXPECT_FALSE(c.accelerator("h20").host_bandwidth_per_direction.has_value());    // not stated
   EXPECT_FALSE(c.accelerator("gb200").host_bandwidth_per_direction.has_value());  // NVLink-C2C
 }
 
@@ -102,22 +103,38 @@ TEST(Catalog, UnknownValuesStayUnknown) {
 TEST(Catalog, AliasesResolveCaseInsensitivelyAndAreUnique) {
   const Catalog& c = Catalog::builtin();
   const std::vector<std::pair<std::string, std::string>> expected = {
-      {"h100", "nvidia-h100-sxm"},   {"H100-SXM", "nvidia-h100-sxm"},
-      {"h200", "nvidia-h200-sxm"},   {"a100", "nvidia-a100-80gb-sxm"},
-      {"a100-40gb", "nvidia-a100-40gb-sxm"}, {"a800", "nvidia-a800-80gb-sxm"},
-      {"h800", "nvidia-h800-sxm"},   {"h20", "nvidia-h20"},
-      {"b200", "nvidia-b200"},       {"gb200", "nvidia-gb200-per-gpu"},
-      {"b300", "nvidia-b300"},       {"l4", "nvidia-l4"},
-      {"l20", "nvidia-l20"},         {"l40s", "nvidia-l40s"},
-      {"a10", "nvidia-a10"},         {"a40", "nvidia-a40"},
-      {"v100", "nvidia-v100-sxm2-32gb"}, {"3090", "nvidia-rtx-3090"},
-      {"rtx4090", "nvidia-rtx-4090"}, {"4090", "nvidia-rtx-4090"},
-      {"5090", "nvidia-rtx-5090"},   {"mi250x", "amd-mi250x"},
-      {"MI300X", "amd-mi300x"},      {"mi325x", "amd-mi325x"},
-      {"mi355x", "amd-mi355x"},      {"gaudi2", "intel-gaudi2"},
-      {"gaudi3", "intel-gaudi3"},    {"910b", "huawei-ascend-910b"},
-      {"910c", "huawei-ascend-910c"}, {"mlu370", "cambricon-mlu370-x8"},
-      {"tpu-v5p", "google-tpu-v5p"}, {"nvidia-h100-pcie", "nvidia-h100-pcie"}};
+      {"h100", "nvidia-h100-sxm"},
+      {"H100-SXM", "nvidia-h100-sxm"},
+      {"h200", "nvidia-h200-sxm"},
+      {"a100", "nvidia-a100-80gb-sxm"},
+      {"a100-40gb", "nvidia-a100-40gb-sxm"},
+      {"a800", "nvidia-a800-80gb-sxm"},
+      {"h800", "nvidia-h800-sxm"},
+      {"h20", "nvidia-h20"},
+      {"b200", "nvidia-b200"},
+      {"gb200", "nvidia-gb200-per-gpu"},
+      {"b300", "nvidia-b300"},
+      {"l4", "nvidia-l4"},
+      {"l20", "nvidia-l20"},
+      {"l40s", "nvidia-l40s"},
+      {"a10", "nvidia-a10"},
+      {"a40", "nvidia-a40"},
+      {"v100", "nvidia-v100-sxm2-32gb"},
+      {"3090", "nvidia-rtx-3090"},
+      {"rtx4090", "nvidia-rtx-4090"},
+      {"4090", "nvidia-rtx-4090"},
+      {"5090", "nvidia-rtx-5090"},
+      {"mi250x", "amd-mi250x"},
+      {"MI300X", "amd-mi300x"},
+      {"mi325x", "amd-mi325x"},
+      {"mi355x", "amd-mi355x"},
+      {"gaudi2", "intel-gaudi2"},
+      {"gaudi3", "intel-gaudi3"},
+      {"910b", "huawei-ascend-910b"},
+      {"910c", "huawei-ascend-910c"},
+      {"mlu370", "cambricon-mlu370-x8"},
+      {"tpu-v5p", "google-tpu-v5p"},
+      {"nvidia-h100-pcie", "nvidia-h100-pcie"}};
   for (const auto& [alias, id] : expected) EXPECT_EQ(c.accelerator(alias).id, id) << alias;
   std::set<std::string> names;
   for (const auto& n : c.accelerator_names()) {
@@ -171,9 +188,9 @@ accelerators:
   EXPECT_DOUBLE_EQ(a.memory->value(), 96e9);
   EXPECT_DOUBLE_EQ(a.tdp->value(), 500);
   EXPECT_DOUBLE_EQ(a.peak(Precision::fp8_e4m3)->value(), 1500e12);
-  EXPECT_DOUBLE_EQ(a.peak(Precision::bf16)->value(), 989.4e12);   // inherited
-  EXPECT_DOUBLE_EQ(a.memory_bandwidth->value(), 3350e9);          // inherited
-  EXPECT_TRUE(a.aliases.empty());  // h100 still names the original
+  EXPECT_DOUBLE_EQ(a.peak(Precision::bf16)->value(), 989.4e12);  // inherited
+  EXPECT_DOUBLE_EQ(a.memory_bandwidth->value(), 3350e9);         // inherited
+  EXPECT_TRUE(a.aliases.empty());                                // h100 still names the original
   EXPECT_EQ(c.accelerator("h100").id, "nvidia-h100-sxm");
   EXPECT_EQ(a.sources.back(), "vendor quote 2024");
   EXPECT_GT(a.sources.size(), 1u);
@@ -183,7 +200,8 @@ TEST(Catalog, BadUserFilesNameTheFile) {
   const std::string broken = write_temp("broken.json", R"({"accelerators": [{"id": "x",)");
   EXPECT_NE(message_of([&] { Catalog::with_user_files({broken}); }).find("broken.json"),
             std::string::npos);
-  const std::string nan_yaml = write_temp("nan.yaml", "accelerators:\n  - id: x\n    memory_gb: .nan\n");
+  const std::string nan_yaml =
+      write_temp("nan.yaml", "accelerators:\n  - id: x\n    memory_gb: .nan\n");
   EXPECT_NE(message_of([&] { Catalog::with_user_files({nan_yaml}); }).find("memory_gb"),
             std::string::npos);
   const std::string negative =
@@ -194,8 +212,9 @@ TEST(Catalog, BadUserFilesNameTheFile) {
   const std::string typo = write_temp("typo.json", R"({"accelerator": []})");
   EXPECT_NE(message_of([&] { Catalog::with_user_files({typo}); }).find("accelerator"),
             std::string::npos);
-  const std::string dup = write_temp(
-      "dup.json", R"({"accelerators": [{"id": "x", "memory_gb": 1}, {"id": "X", "memory_gb": 2}]})");
+  const std::string dup =
+      write_temp("dup.json",
+                 R"({"accelerators": [{"id": "x", "memory_gb": 1}, {"id": "X", "memory_gb": 2}]})");
   EXPECT_NE(message_of([&] { Catalog::with_user_files({dup}); }).find("twice"), std::string::npos);
   const std::string taken =
       write_temp("taken.json", R"({"accelerators": [{"id": "mine", "aliases": ["h100"]}]})");
@@ -213,8 +232,9 @@ TEST(Catalog, BadUserFilesNameTheFile) {
 
 TEST(Catalog, ModelPathThatDoesNotExistIsBadInput) {
   const Catalog& c = Catalog::builtin();
-  EXPECT_NE(message_of([&] { c.model("/nonexistent/config.json"); }).find("/nonexistent/config.json"),
-            std::string::npos);
+  EXPECT_NE(
+      message_of([&] { c.model("/nonexistent/config.json"); }).find("/nonexistent/config.json"),
+      std::string::npos);
   const std::string neither = write_temp("neither.json", R"({"hidden_size": 4096})");
   EXPECT_NE(message_of([&] { c.model(neither); }).find("model_type"), std::string::npos);
 }
@@ -245,8 +265,8 @@ TEST(Catalog, BuiltinHasTheContractNodesFabricsAndModels) {
 }
 
 TEST(Catalog, ModelFromHuggingFaceConfigPath) {
-  const ModelSpec m =
-      Catalog::builtin().model(MEMWALL_SOURCE_DIR "/src/memwall/model/testdata/llama-3.1-8b.config.json");
+  const ModelSpec m = Catalog::builtin().model(
+      MEMWALL_SOURCE_DIR "/src/memwall/model/testdata/llama-3.1-8b.config.json");
   EXPECT_EQ(m.layers, 32);
   EXPECT_EQ(m.hidden, 4096);
   EXPECT_EQ(m.kv_heads, 8);
@@ -259,11 +279,29 @@ TEST(Catalog, UserNodeMustNameAKnownAccelerator) {
   node["id"] = "my-node";
   node["accelerator"] = "h1000";
   Catalog copy = c;
-  EXPECT_NE(message_of([&] { copy.load(Json{{"nodes", {node}}}, "mine.json"); }).find("h100"),
+  EXPECT_NE(message_of([&] {
+              copy.load(Json{{"nodes", {node}}}, "mine.json");
+            }).find("h100"),
             std::string::npos);
   node["accelerator"] = "h100";
   copy.load(Json{{"nodes", {node}}}, "mine.json");
   EXPECT_EQ(copy.node("my-node").devices, 8);
+}
+
+}  // namespace
+}  // namespace memwall
+
+namespace memwall {
+namespace {
+
+TEST(Catalog, YamlThatIsNotUtf8IsBadInput) {
+  // Found by fuzz/catalog_fuzz: the error message's dump() of such text used to throw a
+  // nlohmann type_error that escaped as a crash.
+  const std::string path =
+      write_temp("latin1.yaml", "accelerators:\n  - id: gpu\n    tflops: \xff\xfe\n");
+  const std::string msg = message_of([&] { Catalog::with_user_files({path}); });
+  EXPECT_NE(msg.find("latin1.yaml"), std::string::npos) << msg;
+  EXPECT_NE(msg.find("UTF-8"), std::string::npos) << msg;
 }
 
 }  // namespace

@@ -16,6 +16,44 @@ bool ends_with(const std::string& s, std::string_view suf) {
   return s.size() >= suf.size() && s.compare(s.size() - suf.size(), suf.size(), suf) == 0;
 }
 
+// JSON text must be UTF-8 (RFC 8259 §8.1); nlohmann::json rejects anything else when parsing JSON
+// and throws from dump() if a string holds it, so YAML scalars and keys are checked the same way.
+bool valid_utf8(std::string_view s) {
+  size_t i = 0;
+  while (i < s.size()) {
+    const auto c = static_cast<unsigned char>(s[i]);
+    size_t len = 0;
+    unsigned min = 0;
+    unsigned cp = 0;
+    if (c < 0x80) {
+      ++i;
+      continue;
+    } else if ((c & 0xE0) == 0xC0) {
+      len = 2, min = 0x80, cp = c & 0x1Fu;
+    } else if ((c & 0xF0) == 0xE0) {
+      len = 3, min = 0x800, cp = c & 0x0Fu;
+    } else if ((c & 0xF8) == 0xF0) {
+      len = 4, min = 0x10000, cp = c & 0x07u;
+    } else {
+      return false;
+    }
+    if (i + len > s.size()) return false;
+    for (size_t k = 1; k < len; ++k) {
+      const auto cc = static_cast<unsigned char>(s[i + k]);
+      if ((cc & 0xC0) != 0x80) return false;
+      cp = (cp << 6) | (cc & 0x3Fu);
+    }
+    if (cp < min || cp > 0x10FFFF || (cp >= 0xD800 && cp <= 0xDFFF)) return false;
+    i += len;
+  }
+  return true;
+}
+
+std::string utf8_or_throw(std::string s, const std::string& origin) {
+  if (!valid_utf8(s)) throw InputError(fmt::format("{}: text is not valid UTF-8", origin));
+  return s;
+}
+
 Json yaml_to_json(const YAML::Node& n, int depth, const std::string& origin) {
   if (depth > kMaxDocumentDepth)
     throw InputError(fmt::format("{}: nesting deeper than {} levels", origin, kMaxDocumentDepth));
@@ -30,11 +68,13 @@ Json yaml_to_json(const YAML::Node& n, int depth, const std::string& origin) {
     }
     case YAML::NodeType::Map: {
       Json obj = Json::object();
-      for (const auto& kv : n) obj[kv.first.as<std::string>()] = yaml_to_json(kv.second, depth + 1, origin);
+      for (const auto& kv : n)
+        obj[utf8_or_throw(kv.first.as<std::string>(), origin)] =
+            yaml_to_json(kv.second, depth + 1, origin);
       return obj;
     }
     case YAML::NodeType::Scalar: {
-      const std::string s = n.Scalar();
+      const std::string s = utf8_or_throw(n.Scalar(), origin);
       if (n.Tag() == "!") return s;  // quoted scalar stays a string
       if (s == "true" || s == "True") return true;
       if (s == "false" || s == "False") return false;

@@ -1,13 +1,13 @@
 // Accelerator entries in the format of data/hw/accelerators.json (the reference table's field names
 // and units: memory_gb decimal GB, mem_bw_gbps and *_gbps decimal GB/s, tflops dense TFLOP/s with
 // int8/int4 in TOPS, tdp_w watts, price_usd dollars). null means unknown and stays unknown.
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <array>
 #include <cmath>
 #include <cstdlib>
 #include <string_view>
-
-#include <fmt/format.h>
 
 #include "memwall/core/error.h"
 #include "memwall/hw/hw_io.h"
@@ -19,17 +19,14 @@ namespace {
 constexpr std::array<std::string_view, 8> kPeakKeys = {"fp32", "tf32", "fp16", "bf16",
                                                        "fp8",  "int8", "int4", "fp4"};
 
+// clang-format off
 constexpr std::array<std::string_view, 29> kFields = {
-    "id",           "aliases",        "extends",     "vendor",
-    "name",         "arch",           "form_factor", "memory_type",
-    "confidence",   "memory_gb",      "mem_bw_gbps", "tflops",
-    "tflops_basis", "unsupported_precisions",        "dense_method",
-    "scaleup_interconnect",           "scaleup_bw_gbps",
-    "scaleup_bw_direction",           "scaleup_bw_per_direction_gbps_derived",
-    "pcie",         "host_bandwidth_per_direction_gbps",
-    "tdp_w",        "compute_units",  "year",        "price_usd",
-    "price_usd_range",                "price_source", "sources",
-    "notes"};
+    "id", "aliases", "extends", "vendor", "name", "arch", "form_factor", "memory_type",
+    "confidence", "memory_gb", "mem_bw_gbps", "tflops", "tflops_basis", "unsupported_precisions",
+    "dense_method", "scaleup_interconnect", "scaleup_bw_gbps", "scaleup_bw_direction",
+    "scaleup_bw_per_direction_gbps_derived", "pcie", "host_bandwidth_per_direction_gbps", "tdp_w",
+    "compute_units", "year", "price_usd", "price_usd_range", "price_source", "sources", "notes"};
+// clang-format on
 
 // Plausibility limits: values beyond these are typing errors, not hardware (a 100 TB device,
 // 1 PB/s of memory bandwidth, 10 EFLOP/s dense on one chip).
@@ -49,6 +46,11 @@ bool contains(const std::array<std::string_view, N>& a, std::string_view s) {
   return std::find(a.begin(), a.end(), s) != a.end();
 }
 
+// A value as it appears in an error message; never throws, even for text that is not UTF-8.
+std::string shown(const Json& v) {
+  return v.dump(-1, ' ', false, Json::error_handler_t::replace);
+}
+
 bool is_null_or_missing(const Json& e, const char* key) {
   auto it = e.find(key);
   return it == e.end() || it->is_null();
@@ -57,7 +59,7 @@ bool is_null_or_missing(const Json& e, const char* key) {
 std::string opt_string(const Json& e, const char* key, const std::string& where) {
   if (is_null_or_missing(e, key)) return {};
   const Json& v = e.at(key);
-  if (!v.is_string()) throw InputError(where + "." + key, v.dump(), "a string");
+  if (!v.is_string()) throw InputError(where + "." + key, shown(v), "a string");
   return v.get<std::string>();
 }
 
@@ -65,9 +67,9 @@ std::vector<std::string> string_list(const Json& e, const char* key, const std::
   std::vector<std::string> out;
   if (is_null_or_missing(e, key)) return out;
   const Json& v = e.at(key);
-  if (!v.is_array()) throw InputError(where + "." + key, v.dump(), "a list of strings");
+  if (!v.is_array()) throw InputError(where + "." + key, shown(v), "a list of strings");
   for (const auto& s : v) {
-    if (!s.is_string()) throw InputError(where + "." + key, s.dump(), "a list of strings");
+    if (!s.is_string()) throw InputError(where + "." + key, shown(s), "a list of strings");
     out.push_back(s.get<std::string>());
   }
   return out;
@@ -76,10 +78,10 @@ std::vector<std::string> string_list(const Json& e, const char* key, const std::
 // A positive finite number no larger than `max`, or nullopt for null/missing.
 std::optional<double> opt_positive(const Json& v, const std::string& field, double max) {
   if (v.is_null()) return std::nullopt;
-  if (!v.is_number()) throw InputError(field, v.dump(), "a number or null (unknown)");
+  if (!v.is_number()) throw InputError(field, shown(v), "a number or null (unknown)");
   const double d = v.get<double>();
   if (!std::isfinite(d) || d <= 0 || d > max)
-    throw InputError(field, v.dump(), fmt::format("a number in (0, {:g}] or null (unknown)", max));
+    throw InputError(field, shown(v), fmt::format("a number in (0, {:g}] or null (unknown)", max));
   return d;
 }
 
@@ -94,15 +96,17 @@ std::optional<int> opt_int(const Json& e, const char* key, const std::string& wh
   if (is_null_or_missing(e, key)) return std::nullopt;
   const Json& v = e.at(key);
   const std::string allowed = fmt::format("a whole number in [{}, {}] or null (unknown)", lo, hi);
-  if (!v.is_number()) throw InputError(where + "." + key, v.dump(), allowed);
+  if (!v.is_number()) throw InputError(where + "." + key, shown(v), allowed);
   const double d = v.get<double>();
   if (!std::isfinite(d) || d != std::floor(d) || d < lo || d > hi)
-    throw InputError(where + "." + key, v.dump(), allowed);
+    throw InputError(where + "." + key, shown(v), allowed);
   return static_cast<int>(d);
 }
 
 // Empty text is written as null, as the reference table writes an unknown.
-Json text(const std::string& s) { return s.empty() ? Json(nullptr) : Json(s); }
+Json text(const std::string& s) {
+  return s.empty() ? Json(nullptr) : Json(s);
+}
 
 // Values are stored in SI units; the file keeps the datasheet's decimal units. Rounding to 12
 // significant digits undoes the binary noise of the x1e9 then /1e9 round trip (989.4, not
@@ -119,12 +123,12 @@ Json in_unit(const std::optional<Q>& q, double unit) {
 }  // namespace
 
 Accelerator accelerator_from_json(const Json& e, const std::string& where) {
-  if (!e.is_object()) throw InputError(fmt::format("{}: expected an object, got {}", where,
-                                                   e.type_name()));
+  if (!e.is_object())
+    throw InputError(fmt::format("{}: expected an object, got {}", where, e.type_name()));
   for (const auto& [key, value] : e.items()) {
     if (!contains(kFields, key))
-      throw InputError(fmt::format("{}: unknown field '{}'; allowed: {}", where, key,
-                                   join(kFields)));
+      throw InputError(
+          fmt::format("{}: unknown field '{}'; allowed: {}", where, key, join(kFields)));
   }
   Accelerator a;
   a.id = require_string(e, "id", where);
@@ -150,17 +154,17 @@ Accelerator accelerator_from_json(const Json& e, const std::string& where) {
   if (!is_null_or_missing(e, "tflops")) {
     const Json& t = e.at("tflops");
     if (!t.is_object())
-      throw InputError(w + ".tflops", t.dump(), "an object of precision: TFLOP/s");
+      throw InputError(w + ".tflops", shown(t), "an object of precision: TFLOP/s");
     for (const auto& [key, value] : t.items()) {
-      if (!contains(kPeakKeys, key))
-        throw InputError(w + ".tflops", key, join(kPeakKeys));
+      if (!contains(kPeakKeys, key)) throw InputError(w + ".tflops", key, join(kPeakKeys));
       auto v = opt_positive(value, w + ".tflops." + key, kMaxTflops);
       a.dense_peak[key] = v ? std::optional(FlopsPerSecond(*v * kTera)) : std::nullopt;
     }
   }
   a.unsupported_precisions = string_list(e, "unsupported_precisions", w);
   for (const auto& p : a.unsupported_precisions)
-    if (!contains(kPeakKeys, p)) throw InputError(w + ".unsupported_precisions", p, join(kPeakKeys));
+    if (!contains(kPeakKeys, p))
+      throw InputError(w + ".unsupported_precisions", p, join(kPeakKeys));
   a.dense_method = opt_string(e, "dense_method", w);
 
   a.scaleup_interconnect = opt_string(e, "scaleup_interconnect", w);
@@ -181,11 +185,11 @@ Accelerator accelerator_from_json(const Json& e, const std::string& where) {
     const Json& r = e.at("price_usd_range");
     const std::string field = w + ".price_usd_range";
     if (!r.is_array() || r.size() != 2)
-      throw InputError(field, r.dump(), "[low, high] in US dollars, or null");
+      throw InputError(field, shown(r), "[low, high] in US dollars, or null");
     const auto lo = opt_positive(r[0], field, kMaxDollars);
     const auto hi = opt_positive(r[1], field, kMaxDollars);
     if (!lo || !hi || *lo > *hi)
-      throw InputError(field, r.dump(), "[low, high] in US dollars with low <= high");
+      throw InputError(field, shown(r), "[low, high] in US dollars with low <= high");
     a.price_low = Dollars(*lo);
     a.price_high = Dollars(*hi);
   }

@@ -21,8 +21,8 @@ Comparison compare_accelerators(const ModelSpec& model, const InferenceWorkload&
     if (!r.plans.empty()) {
       best = r.plans.front();
       const Requirements req = derive_requirements(model, w, best.shape.weights, best.shape.kv);
-      e.required_capacity_per_replica = req.capacity;
-      e.required_bandwidth_per_replica = req.bandwidth;
+      e.required_capacity = req.capacity;
+      e.required_bandwidth = req.bandwidth;
       e.feasible = true;
       e.devices = best.devices;
       e.devices_per_replica = best.shape.devices();
@@ -32,8 +32,8 @@ Comparison compare_accelerators(const ModelSpec& model, const InferenceWorkload&
       e.plan_summary = fmt::format("{} x {} replicas, batch {}", best.shape.describe(),
                                    best.replicas, best.point.batch);
     } else {
-      e.required_capacity_per_replica = out.requirements.capacity;
-      e.required_bandwidth_per_replica = out.requirements.bandwidth;
+      e.required_capacity = out.requirements.capacity;
+      e.required_bandwidth = out.requirements.bandwidth;
       e.infeasible_reason = r.rejected.empty() ? "not searched (vendor filter)" : r.rejected.back().reason;
     }
     evidence.push_back(e);

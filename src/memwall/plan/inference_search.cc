@@ -232,6 +232,7 @@ InferenceSearchResult search_inference(const ModelSpec& model, const InferenceWo
               Plan plan;
               plan.shape = shape;
               plan.point = steady_state(rm, w, best);
+              plan.batch_cap = best;
               const double total_concurrency =
                   w.load.concurrency ? *w.load.concurrency
                                      : *w.load.rate_per_s * plan.point.e2e_mean.value();

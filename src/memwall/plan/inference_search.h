@@ -41,6 +41,7 @@ struct Constraints {
 struct Plan {
   ReplicaShape shape;
   OperatingPoint point;
+  int batch_cap = 0;  // B*: the most sequences per replica that meet the SLA (search.h rule)
   int replicas = 0;
   int devices = 0;
   double concurrency = 0;            // sequences in flight over all replicas

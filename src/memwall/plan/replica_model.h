@@ -37,6 +37,7 @@ struct StepShares {
 
 struct ReplicaModel {
   std::string infeasible;  // non-empty: cannot run at all, with the reason in numbers
+  int64_t kv_capacity_tokens = 0;  // KV slots of one replica (memory plan); 0 when not reported
   // Largest number of sequences whose KV (each of `context_tokens`) fits beside the weights.
   std::function<int(double context_tokens)> max_batch;
   // Wall time of one iteration of the replica (prefill chunks and/or decode tokens).

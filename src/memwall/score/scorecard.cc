@@ -24,18 +24,18 @@ std::vector<ScorecardRow> build_scorecard(const std::vector<Evidence>& evidence,
     r.evidence = e;
     const Accelerator& a = *e.accelerator;
 
-    // Memory: capacity and bandwidth sufficiency of one device against one replica's need.
-    if (a.memory && a.memory_bandwidth && e.required_capacity_per_replica.value() > 0 &&
-        e.required_bandwidth_per_replica.value() > 0) {
-      const double cap = *a.memory / e.required_capacity_per_replica;
-      const double bw = *a.memory_bandwidth / e.required_bandwidth_per_replica;
+    // Memory: capacity and bandwidth sufficiency of one device against the workload.s need.
+    if (a.memory && a.memory_bandwidth && e.required_capacity.value() > 0 &&
+        e.required_bandwidth.value() > 0) {
+      const double cap = *a.memory / e.required_capacity;
+      const double bw = *a.memory_bandwidth / e.required_bandwidth;
       r.memory.score = 5.0 * std::min(1.0, cap) + 5.0 * std::min(1.0, bw);
       r.memory.basis = fmt::format(
-          "{:.0f} GB holds {:.0f}% of the {:.0f} GB one replica needs; {:.2f} TB/s is {:.0f}% of "
-          "the {:.2f} TB/s one replica needs",
-          a.memory->value() / 1e9, 100 * cap, e.required_capacity_per_replica.value() / 1e9,
+          "{:.0f} GB holds {:.0f}% of the {:.0f} GB the workload needs; {:.2f} TB/s is {:.0f}% of "
+          "the {:.2f} TB/s it needs",
+          a.memory->value() / 1e9, 100 * cap, e.required_capacity.value() / 1e9,
           a.memory_bandwidth->value() / 1e12, 100 * bw,
-          e.required_bandwidth_per_replica.value() / 1e12);
+          e.required_bandwidth.value() / 1e12);
     } else {
       r.memory.basis = "memory capacity or bandwidth unknown";
       // Flags are built from string_view: GCC 12 at -O3 reports a false -Warray-bounds on

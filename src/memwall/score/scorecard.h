@@ -17,8 +17,8 @@ namespace memwall::score {
 // What the planner found for one accelerator on the workload (filled by plan/compare).
 struct Evidence {
   const Accelerator* accelerator = nullptr;
-  Bytes required_capacity_per_replica;        // weights + KV cache for the replica's share of load
-  BytesPerSecond required_bandwidth_per_replica;  // bytes per decode step / TPOT target
+  Bytes required_capacity;         // weights + KV cache of every sequence in flight (plan §1)
+  BytesPerSecond required_bandwidth;  // those bytes / TPOT target
   bool feasible = false;        // some plan met the SLA within the constraints
   std::string infeasible_reason;
   int devices = 0;              // devices of the best plan (all replicas)
@@ -43,8 +43,8 @@ struct ScorecardRow {
 };
 
 // Scores (docs/compare.md):
-//  memory       = 5 x min(1, device capacity / required capacity per replica)
-//               + 5 x min(1, device bandwidth / required bandwidth per replica)
+//  memory       = 5 x min(1, device capacity / capacity the workload needs)
+//               + 5 x min(1, device bandwidth / bandwidth the workload needs)
 //  interconnect = 10 x scaling efficiency of the best plan at its device count
 //  ecosystem    = score_ecosystem (facts with sources)
 //  energy       = 10 x tokens-per-joule / best tokens-per-joule among the rows

@@ -20,8 +20,8 @@ Accelerator make(const std::string& id, const std::string& vendor, double gb, do
 Evidence need(const Accelerator* a, double gb, double tbps) {
   Evidence e;
   e.accelerator = a;
-  e.required_capacity_per_replica = Bytes(gb * 1e9);
-  e.required_bandwidth_per_replica = BytesPerSecond(tbps * 1e12);
+  e.required_capacity = Bytes(gb * 1e9);
+  e.required_bandwidth = BytesPerSecond(tbps * 1e12);
   return e;
 }
 

@@ -1,0 +1,48 @@
+#include "memwall/plan/verify.h"
+
+#include <algorithm>
+#include <cmath>
+
+#include <fmt/format.h>
+
+#include "memwall/core/error.h"
+
+namespace memwall::plan {
+
+Verification verify_plan(const ModelSpec& model, const Plan& plan, const InferenceWorkload& w,
+                         const serve::Dataset& lengths, const ReplicaModelFactory& factory,
+                         int64_t requests) {
+  const ReplicaModel rm = factory(model, plan.shape);
+  if (!rm.infeasible.empty()) throw InfeasibleError(rm.infeasible);
+  serve::SimulationConfig c;
+  c.workload.lengths = lengths;
+  c.workload.requests = requests;
+  c.workload.seed = 1;
+  if (w.load.concurrency) {
+    c.workload.arrival.kind = serve::ArrivalKind::closed_loop;
+    c.workload.arrival.concurrency = static_cast<int>(std::ceil(*w.load.concurrency));
+  } else {
+    c.workload.arrival.kind = serve::ArrivalKind::poisson;
+    c.workload.arrival.rate_per_s = *w.load.rate_per_s;
+  }
+  c.replicas = plan.replicas;
+  c.replica.scheduler.policy = serve::SchedulerPolicy::continuous;
+  c.replica.scheduler.max_batch = std::max(1, plan.batch_cap);
+  c.replica.kv.policy = serve::KvPolicy::paged;
+  const double context = w.input.mean + w.output.mean / 2.0;
+  c.replica.kv.capacity_tokens =
+      rm.kv_capacity_tokens > 0
+          ? rm.kv_capacity_tokens
+          : static_cast<int64_t>(std::ceil(rm.max_batch(context) * context));
+  c.replica.kv.max_sequence_tokens =
+      model.max_context > 0 ? model.max_context : int64_t{1} << 20;
+  std::string sla = fmt::format("ttft_p99={}s,tpot_p99={}s", w.sla.ttft_p99.value(), w.sla.tpot_p99.value());
+  if (w.sla.e2e_p99) sla += fmt::format(",e2e_p99={}s", w.sla.e2e_p99->value());
+  c.sla = serve::parse_sla(sla);
+  Verification v;
+  v.simulated = serve::simulate(c, rm.step);
+  v.meets_sla = v.simulated.sla_met && v.simulated.completed > 0;
+  return v;
+}
+
+}  // namespace memwall::plan

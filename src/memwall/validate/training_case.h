@@ -1,0 +1,35 @@
+// A published training measurement translated into what memwall can estimate: the model shape,
+// the hardware ids, the TrainConfig (with every unstated setting given a stated default) and the
+// conversion from memwall's estimate to the case's metric and unit.
+#pragma once
+
+#include <string>
+
+#include "memwall/core/document.h"
+#include "memwall/model/transformer.h"
+#include "memwall/train/config.h"
+#include "memwall/train/setup.h"
+
+namespace memwall::validate {
+
+enum class TrainingMetric {
+  narayanan_tflops_per_gpu,  // TFLOP/s per GPU with recomputation counted (Narayanan eq. 3, 96 B s L h^2 ...)
+  step_time_s,
+  layer_time_ms,             // forward + backward (+ recompute) of one layer, one micro-batch
+  tokens_per_s_per_gpu,
+};
+
+struct TrainingCase {
+  ModelSpec model;
+  std::string gpu, node, fabric;  // catalog ids
+  train::TrainConfig config;
+  TrainingMetric metric = TrainingMetric::step_time_s;
+  std::string assumptions;
+};
+
+// InputError when the case cannot be expressed (unknown hardware or model shape).
+TrainingCase translate_training_case(const Json& c);
+// The case's metric from memwall's estimate on `setup` (built from the case's ids).
+double predict_training_metric(const TrainingCase& tc, const train::TrainSetup& setup);
+
+}  // namespace memwall::validate

@@ -1,0 +1,62 @@
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdlib>
+#include <fstream>
+#include <string>
+#include <vector>
+
+#include <fmt/format.h>
+
+#include "memwall/catalog/catalog.h"
+#include "memwall/core/document.h"
+#include "memwall/validate/case.h"
+#include "memwall/validate/training_case.h"
+
+namespace memwall::validate {
+namespace {
+
+std::vector<Json> training_cases() {
+  const char* dir = std::getenv("MEMWALL_SHARED_DIR");
+  std::vector<Json> out;
+  if (!dir) return out;
+  const Json all = load_document(std::string(dir) + "/validation/dev-cases.json");
+  for (const auto& c : all)
+    if (c.value("kind", "") == "training") out.push_back(c);
+  return out;
+}
+
+double percentile(std::vector<double> v, double q) {
+  std::sort(v.begin(), v.end());
+  const double pos = q * double(v.size() - 1);
+  const size_t lo = size_t(pos);
+  const size_t hi = std::min(lo + 1, v.size() - 1);
+  return v[lo] + (pos - double(lo)) * (v[hi] - v[lo]);
+}
+
+TEST(TrainingCases, DevSetErrorWithinTargets) {
+  const auto cases = training_cases();
+  if (cases.empty()) GTEST_SKIP() << "MEMWALL_SHARED_DIR not set";
+  const Catalog catalog = Catalog::builtin();
+  std::vector<double> errors;
+  for (const auto& c : cases) {
+    const CaseResult r = predict_training_case(c, catalog);
+    ASSERT_TRUE(r.predicted) << r.id << ": " << r.skipped_reason;
+    const double predicted = *r.predicted;
+    const double measured = r.measured;
+    const double err = std::fabs(predicted - measured) / measured * 100;
+    errors.push_back(err);
+    std::printf("%-52s %10.2f %10.2f %+7.1f%%\n", c["id"].get<std::string>().c_str(), measured,
+                predicted, (predicted - measured) / measured * 100);
+  }
+  const double median = percentile(errors, 0.5), p90 = percentile(errors, 0.9);
+  std::printf("training cases: %zu, median |error| %.1f %%, p90 %.1f %%\n", errors.size(), median,
+              p90);
+  EXPECT_EQ(errors.size(), 52u);
+  EXPECT_LE(median, 10.0);
+  EXPECT_LE(p90, 20.0);
+}
+
+}  // namespace
+}  // namespace memwall::validate

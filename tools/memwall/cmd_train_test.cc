@@ -1,0 +1,73 @@
+// Runs the built memwall binary: the CLI contract of `memwall train` (exit codes, --json keys).
+#include <array>
+#include <cstdio>
+#include <string>
+
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+namespace {
+
+struct Result {
+  int status = -1;
+  std::string out;  // stdout only
+};
+
+Result run(const std::string& args) {
+  Result r;
+  const std::string cmd = std::string(MEMWALL_BINARY) + " " + args + " 2>/dev/null";
+  FILE* p = popen(cmd.c_str(), "r");
+  if (!p) return r;
+  std::array<char, 4096> buf;
+  size_t n;
+  while ((n = fread(buf.data(), 1, buf.size(), p)) > 0) r.out.append(buf.data(), n);
+  const int st = pclose(p);
+  r.status = WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+  return r;
+}
+
+const std::string kGpt3 =
+    "train --model gpt3-175b --gpu a100 --gpus 1024 --tp 8 --pp 8 --micro-batch 1 "
+    "--global-batch 1536 --seq 2048 --recompute selective --sequence-parallel --zero 1";
+
+TEST(TrainCli, JsonCarriesTheContractKeys) {
+  const Result r = run(kGpt3 + " --tokens 300e9 --price-per-gpu-hour 2 --json");
+  ASSERT_EQ(r.status, 0);
+  const auto j = nlohmann::json::parse(r.out);  // exactly one JSON object on stdout
+  for (const char* k : {"step_time_s", "tokens_per_s_per_gpu", "model_tflops_per_gpu", "mfu",
+                        "memory_per_gpu_bytes", "hfu", "breakdown", "memory_breakdown", "train"})
+    EXPECT_TRUE(j.contains(k)) << k;
+  EXPECT_EQ(j["node"], "hgx-a100");
+  EXPECT_EQ(j["fabric"], "ib-hdr");
+  EXPECT_EQ(j["config"]["dp"], 16);
+  // The breakdown sums to the step time; MFU = model TFLOP/s / 312.
+  double sum = 0;
+  for (const auto& [k, v] : j["breakdown"].items()) sum += v.get<double>();
+  EXPECT_NEAR(sum, j["step_time_s"].get<double>(), 1e-9);
+  EXPECT_NEAR(j["mfu"].get<double>(), j["model_tflops_per_gpu"].get<double>() / 312.0, 1e-9);
+  EXPECT_GT(j["mfu"].get<double>(), 0.3);
+  EXPECT_LT(j["mfu"].get<double>(), 0.7);
+  EXPECT_NEAR(j["train"]["cost_usd"].get<double>(), 2 * j["train"]["gpu_hours"].get<double>(),
+              1e-6);
+}
+
+TEST(TrainCli, ImpossibleConfigurationsExit3AndBadInputExit2) {
+  EXPECT_EQ(run(kGpt3 + " --dp 15 --json").status, 3);  // 8 x 8 x 15 != 1024
+  EXPECT_EQ(run("train --model gpt3-175b --gpu a100 --gpus 8 --tp 8 --micro-batch 1 "
+                "--global-batch 8 --seq 2048")
+                .status,
+            3);  // 175B on one node does not fit
+  EXPECT_EQ(run(kGpt3 + " --precision fp8").status, 3);  // A100 has no fp8 path
+  EXPECT_EQ(run(kGpt3 + " --tp 0").status, 2);
+  EXPECT_EQ(run(kGpt3 + " --recompute some").status, 2);
+  EXPECT_EQ(run(kGpt3 + " --tokens nan").status, 2);
+  EXPECT_EQ(run(kGpt3 + " --tokens -1").status, 2);
+  EXPECT_EQ(run(kGpt3 + " --zero 7").status, 2);
+  EXPECT_EQ(run(kGpt3 + " --flash-attention-version 4").status, 2);
+  EXPECT_EQ(run("train --model gpt3-175bb --gpu a100 --gpus 8 --micro-batch 1 --global-batch 8 "
+                "--seq 2048")
+                .status,
+            2);
+}
+
+}  // namespace
