@@ -3,6 +3,7 @@
 // the training planner evaluates them. Requirement: >= 100,000 configurations/s on one core.
 #include <benchmark/benchmark.h>
 
+#include <memory>
 #include <vector>
 
 #include "memwall/catalog/catalog.h"
@@ -59,6 +60,29 @@ void BM_Gpt3On1024Gpus(benchmark::State& state) {
   state.counters["configurations"] = double(configs.size());
 }
 BENCHMARK(BM_Gpt3On1024Gpus);
+
+// The same sweep with the collective memo emptied before every configuration: each evaluation
+// asks the network model all of its collectives afresh (the worst case of a search).
+void BM_Gpt3On1024GpusUncached(benchmark::State& state) {
+  const Catalog cat = Catalog::builtin();
+  train::TrainSetup setup =
+      train::make_setup(cat.model("gpt3-175b"), cat.accelerator("a100"), cat.node("hgx-a100"),
+                        cat.fabric("ib-hdr"));
+  const auto configs = sweep(setup);
+  train::EstimateOptions opt;
+  opt.require_fit = false;
+  size_t i = 0;
+  double sink = 0;
+  for (auto _ : state) {
+    setup.collectives = std::make_shared<train::CollectiveCache>();
+    const train::TrainEstimate e = train::estimate_training(setup, configs[i], opt);
+    sink += e.step_time.value() + e.memory.total().value();
+    if (++i == configs.size()) i = 0;
+  }
+  benchmark::DoNotOptimize(sink);
+  state.SetItemsProcessed(int64_t(state.iterations()));
+}
+BENCHMARK(BM_Gpt3On1024GpusUncached);
 
 }  // namespace
 

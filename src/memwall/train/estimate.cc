@@ -19,10 +19,7 @@ void require_at_least(long long v, long long lo, const char* field) {
     throw InputError(field, std::to_string(v), fmt::format("an integer >= {}", lo));
 }
 
-double collective(const comm::Cluster& cl, comm::Collective op, double bytes, comm::Group g) {
-  if (g.size <= 1 || bytes <= 0) return 0.0;
-  return comm::estimate(cl, op, Bytes(bytes), g).time.value();
-}
+
 
 // Communication `comm` overlapped with `window` of compute: the part that stays exposed.
 double exposed(double comm, double window, double efficiency) {
@@ -98,6 +95,8 @@ void check_configuration(const TrainSetup& setup, const TrainConfig& c) {
 TrainEstimate estimate_training(const TrainSetup& setup, const TrainConfig& config,
                                 const EstimateOptions& options) {
   check_configuration(setup, config);
+  auto collective = [&](const comm::Cluster& cl_, comm::Collective op, double bytes,
+                        comm::Group g) { return setup.collectives->seconds(cl_, op, bytes, g); };
   TrainConfig c = config;
   c.dp = c.data_parallel();
   const LayerShape& s = setup.shape;

@@ -42,10 +42,7 @@ comm::Group tp_group(const TrainConfig& c) { return {c.tp, 1, 0}; }
 comm::Group cp_neighbours(const TrainConfig& c) { return {2, c.tp, 0}; }
 comm::Group ep_group(const TrainConfig& c) { return {c.ep, c.tp, 0}; }
 
-double collective(const comm::Cluster& cl, comm::Collective op, double bytes, comm::Group g) {
-  if (g.size <= 1 || bytes <= 0) return 0.0;
-  return comm::estimate(cl, op, Bytes(bytes), g).time.value();
-}
+
 
 struct Gemm {
   double m, n, k;
@@ -98,6 +95,8 @@ void add_fp8_casts(PassCost& p, const DeviceRates& r, double m, double n, double
 
 LayerCost layer_cost(const TrainSetup& setup, const TrainConfig& c, const DeviceRates& r,
                      const comm::Cluster& cl, bool moe_layer) {
+  auto collective = [&](const comm::Cluster& cl_, comm::Collective op, double bytes,
+                        comm::Group g) { return setup.collectives->seconds(cl_, op, bytes, g); };
   const LayerShape& s = setup.shape;
   const TrainParameters& prm = setup.params;
   const double t = c.tp;
@@ -228,6 +227,8 @@ LayerCost layer_cost(const TrainSetup& setup, const TrainConfig& c, const Device
 
 EdgeCost edge_cost(const TrainSetup& setup, const TrainConfig& c, const DeviceRates& r,
                    const comm::Cluster& cl) {
+  auto collective = [&](const comm::Cluster& cl_, comm::Collective op, double bytes,
+                        comm::Group g) { return setup.collectives->seconds(cl_, op, bytes, g); };
   const LayerShape& s = setup.shape;
   const double t = c.tp;
   const double T = double(c.micro_batch) * double(c.seq) / c.cp;

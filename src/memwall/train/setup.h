@@ -12,6 +12,7 @@
 #include "memwall/hw/node.h"
 #include "memwall/model/transformer.h"
 #include "memwall/perf/roofline.h"
+#include "memwall/train/collective_cache.h"
 #include "memwall/train/parameters.h"
 
 namespace memwall::train {
@@ -55,6 +56,8 @@ struct TrainSetup {
   LayerShape shape;  // filled by make_setup
   // Ceilings resolved once per matmul precision the accelerator supports (bf16, fp16, fp8).
   std::optional<perf::Ceilings> bf16, fp16, fp8;
+  // Collective times already asked of the network model (filled lazily, shared by copies).
+  std::shared_ptr<CollectiveCache> collectives = std::make_shared<CollectiveCache>();
   // The ceilings for `p`; InfeasibleError when the accelerator cannot run it.
   const perf::Ceilings& ceilings(Precision p) const;
 };
