@@ -1,19 +1,228 @@
-// memwall infer: placeholder registration until the capability lands; says so and exits 2.
+// memwall infer: latency, throughput, utilisation and memory of a model on a deployment, from the
+// operator-level roofline with achievable ceilings (src/memwall/infer). Parses, calls, prints.
 #include <iostream>
+#include <memory>
+#include <optional>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include <fmt/format.h>
 
 #include "commands.h"
+#include "memwall/catalog/catalog.h"
+#include "memwall/core/error.h"
+#include "memwall/infer/estimate.h"
 
 namespace memwall::cli {
+namespace {
+
+struct InferOptions {
+  infer::DeploymentOptions d;
+  std::string batch = "1";
+  int64_t input = 0, output = 0;
+  std::string weight_precision, activation_precision, kv_precision, node, fabric, calibration;
+  int weight_group_size = 0;
+  bool explain = false;
+};
+
+constexpr const char* kDefinitions =
+    "Definitions: TTFT = arrival to first output token (the batch's prefill pass); TPOT = mean\n"
+    "time between output tokens after the first (excludes TTFT); end-to-end = TTFT + (output - 1)\n"
+    "x TPOT; throughput = generated tokens per second of the whole deployment (dp replicas), also\n"
+    "per device; MFU = model FLOP/s per device / dense peak of the matmul precision, model FLOPs =\n"
+    "2 x active parameters per token + attention (Narayanan et al. 2021, forward only); MBU = bytes\n"
+    "moved per second per device / datasheet memory bandwidth (decode phase). Static batch: all\n"
+    "requests arrive together, are prefilled in one pass, then decode together. Ceilings are\n"
+    "achievable, not peak: STREAM-measured bandwidth fractions, MAMF-measured matmul fractions, GEMM\n"
+    "tile/wave quantisation, kernel and per-step overheads (docs/infer.md lists each with its\n"
+    "evidence; --calibration FILE overrides them).";
+
+std::vector<int64_t> parse_batches(const std::string& s) {
+  std::vector<int64_t> out;
+  std::stringstream in(s);
+  for (std::string item; std::getline(in, item, ',');) {
+    size_t used = 0;
+    long long v = 0;
+    try {
+      v = std::stoll(item, &used);
+    } catch (const std::exception&) {
+      used = 0;
+    }
+    if (used != item.size() || v < 1 || v > (1 << 24))
+      throw InputError("--batch", s, "a positive integer, 'max', or a list such as 1,2,4,8");
+    out.push_back(v);
+  }
+  if (out.empty()) throw InputError("--batch", s, "a positive integer, 'max', or a list");
+  return out;
+}
+
+std::string gib_str(Bytes b) { return fmt::format("{:.2f} GiB", b.value() / kGiB); }
+
+void print_estimate(const infer::Estimate& e, const infer::Deployment& d) {
+  fmt::print("{} on {} x{} ({}; tp {} pp {} ep {} dp {}), weights {} / activations {} / KV {}, "
+             "engine {}\n",
+             d.model.id, d.gpu.id, d.devices(), d.node.id, d.tp, d.pp, d.ep, d.dp,
+             to_string(d.weight), to_string(d.activation), to_string(d.kv), d.engine);
+  fmt::print("batch {} x (input {} + output {} tokens)\n", e.workload.batch,
+             e.workload.input_tokens, e.workload.output_tokens);
+  fmt::print("  TTFT             {:10.2f} ms\n", e.ttft.value() * 1e3);
+  fmt::print("  TPOT             {:10.2f} ms   ({:.1f} tokens/s per sequence)\n",
+             e.tpot.value() * 1e3, e.tpot.value() > 0 ? 1 / e.tpot.value() : 0.0);
+  fmt::print("  end-to-end       {:10.3f} s\n", e.e2e.value());
+  fmt::print("  throughput       {:10.1f} generated tokens/s ({:.1f} per device, {:.3f} req/s)\n",
+             e.throughput_tokens_per_s, e.throughput_tokens_per_s_per_device, e.requests_per_s);
+  fmt::print("  MFU {:.1f} %  (prefill {:.1f} %, decode {:.1f} %)   MBU {:.1f} % (decode)\n",
+             e.mfu * 100, e.prefill.mfu * 100, e.decode.mfu * 100, e.mbu * 100);
+  fmt::print("  bound            {} (prefill: {}, decode: {})\n", e.bound, e.prefill.bound,
+             e.decode.bound.empty() ? "-" : e.decode.bound);
+  const auto& m = e.memory;
+  fmt::print("memory per device: {} used of {}: weights {}, KV cache {}, activations+workspace {}, "
+             "runtime reserve {}\n",
+             gib_str(m.used()), gib_str(m.capacity), gib_str(m.weights), gib_str(m.kv_used),
+             gib_str(m.activations), gib_str(m.runtime_reserve));
+  fmt::print("  KV {:.0f} B/token/device, capacity {} tokens per replica; max batch at {} tokens: "
+             "{}\n",
+             m.kv_bytes_per_token.value(), m.kv_capacity_tokens,
+             e.workload.input_tokens + e.workload.output_tokens, e.max_batch);
+  fmt::print("overlap: {}\n", e.overlap);
+  for (const auto& a : e.assumptions) fmt::print("assumption: {}\n", a);
+}
+
+void print_operators(const char* title, const infer::StepCost& c) {
+  fmt::print("\n{} step: {:.3f} ms (compute-bound {:.3f}, memory-bound {:.3f}, communication "
+             "{:.3f}, overheads {:.3f})\n",
+             title, c.total.value() * 1e3, c.compute_bound.value() * 1e3,
+             c.memory_bound.value() * 1e3, c.communication.value() * 1e3,
+             c.overhead.value() * 1e3);
+  fmt::print("{:<22} {:<34} {:>6} {:>11} {:>11} {:>9} {:<13} {:>10} {:>6}\n", "operator", "shape",
+             "x", "GFLOP", "MB moved", "FLOP/B", "bound", "time us", "share");
+  for (const auto& t : c.ops) {
+    const double time = t.time.time.value() * t.op.repeat;
+    fmt::print("{:<22} {:<34} {:>6.4g} {:>11.4g} {:>11.4g} {:>9.1f} {:<13} {:>10.1f} {:>5.1f}%\n",
+               t.op.name, t.op.shape(), t.op.repeat, t.op.cost.flops.value() * t.op.repeat / 1e9,
+               t.op.cost.kind == perf::OpKind::communication
+                   ? t.op.message_bytes.value() * t.op.repeat / 1e6
+                   : t.op.cost.bytes_moved().value() * t.op.repeat / 1e6,
+               t.op.intensity(),
+               t.op.cost.kind == perf::OpKind::communication
+                   ? "communication"
+                   : (t.time.compute_bound ? "compute" : "memory"),
+               time * 1e6, c.total.value() > 0 ? time / c.total.value() * 100 : 0.0);
+  }
+}
+
+int run_infer(InferOptions o, const GlobalOptions& g) {
+  const Catalog catalog = Catalog::with_user_files(g.catalog_files);
+  if (!o.weight_precision.empty())
+    o.d.weight_precision = parse_precision_or_throw(o.weight_precision, "--weight-precision");
+  if (!o.activation_precision.empty())
+    o.d.activation_precision =
+        parse_precision_or_throw(o.activation_precision, "--activation-precision");
+  if (!o.kv_precision.empty())
+    o.d.kv_precision = parse_precision_or_throw(o.kv_precision, "--kv-precision");
+  if (!o.node.empty()) o.d.node = o.node;
+  if (!o.fabric.empty()) o.d.fabric = o.fabric;
+  if (!o.calibration.empty()) o.d.calibration_file = o.calibration;
+  if (o.weight_group_size != 0) o.d.weight_group_size = o.weight_group_size;
+  if (o.input < 1) throw InputError("--input", std::to_string(o.input), "a positive token count");
+  if (o.output < 1) throw InputError("--output", std::to_string(o.output), "a positive token count");
+  const infer::Deployment d = infer::make_deployment(catalog, o.d);
+
+  std::vector<int64_t> batches;
+  if (o.batch == "max") {
+    const int64_t b = infer::max_batch(d, o.input + o.output, o.input);
+    if (b < 1) {
+      infer::plan_memory(d, 1, o.input + o.output, o.input);  // throws with the GiB shortfall
+      throw InfeasibleError("not even one sequence of " + std::to_string(o.input + o.output) +
+                            " tokens fits");
+    }
+    batches.push_back(b);
+  } else {
+    batches = parse_batches(o.batch);
+  }
+  if (batches.size() == 1) {
+    const infer::Estimate e = infer::estimate(d, {batches[0], o.input, o.output});
+    if (g.json) {
+      std::cout << infer::to_json(e, d, o.explain).dump(2) << "\n";
+      return 0;
+    }
+    print_estimate(e, d);
+    if (o.explain) {
+      print_operators("prefill", e.prefill.step);
+      if (o.output > 1) print_operators("decode (mean context)", e.decode.step);
+    }
+    return 0;
+  }
+  const auto sweep = infer::sweep(d, batches, o.input, o.output);
+  const int64_t max_b = infer::max_batch(d, o.input + o.output, o.input);
+  if (sweep.empty())
+    throw InfeasibleError(fmt::format("none of the batches fits; the largest that fits is {}", max_b));
+  if (g.json) {
+    Json out = infer::to_json(sweep.back(), d, o.explain);
+    Json rows = Json::array();
+    for (const auto& e : sweep) rows.push_back(infer::to_json(e, d, false));
+    out["sweep"] = rows;
+    std::cout << out.dump(2) << "\n";
+    return 0;
+  }
+  fmt::print("{} on {} x{} (tp {} pp {} ep {} dp {}), input {} output {} tokens, max batch {}\n",
+             d.model.id, d.gpu.id, d.devices(), d.tp, d.pp, d.ep, d.dp, o.input, o.output, max_b);
+  fmt::print("{:>7} {:>10} {:>10} {:>10} {:>14} {:>12} {:>7} {:>7} {:<10}\n", "batch", "TTFT ms",
+             "TPOT ms", "e2e s", "tokens/s", "tok/s/dev", "MFU %", "MBU %", "bound");
+  for (const auto& e : sweep)
+    fmt::print("{:>7} {:>10.2f} {:>10.2f} {:>10.3f} {:>14.1f} {:>12.1f} {:>7.1f} {:>7.1f} {:<10}\n",
+               e.workload.batch, e.ttft.value() * 1e3, e.tpot.value() * 1e3, e.e2e.value(),
+               e.throughput_tokens_per_s, e.throughput_tokens_per_s_per_device, e.mfu * 100,
+               e.mbu * 100, e.bound);
+  for (int64_t b : batches)
+    if (b > max_b) fmt::print("batch {} does not fit (max {})\n", b, max_b);
+  return 0;
+}
+
+}  // namespace
 
 void register_infer(CLI::App& app, GlobalOptions& g, Runner& run) {
-  auto* sub = app.add_subcommand("infer", "(not yet available in this build)");
+  auto* sub = app.add_subcommand(
+      "infer",
+      "Inference latency, throughput, utilisation and memory of a model on a deployment.");
+  sub->footer(kDefinitions);
   add_global_options(*sub, g);
-  sub->callback([&run] {
-    run = [] {
-      std::cerr << "memwall infer: not yet available in this build\n";
-      return 2;
-    };
-  });
+  auto o = std::make_shared<InferOptions>();
+  sub->add_option("--model", o->d.model, "Built-in model id or path to a Hugging Face config.json")
+      ->required();
+  sub->add_option("--gpu", o->d.gpu, "Accelerator id or alias (h100, a100, mi300x ...)")->required();
+  sub->add_option("--tp", o->d.tp, "Tensor-parallel size")->capture_default_str();
+  sub->add_option("--pp", o->d.pp, "Pipeline-parallel size")->capture_default_str();
+  sub->add_option("--ep", o->d.ep, "Expert-parallel size (divides tp: expert-TP = tp/ep)")
+      ->capture_default_str();
+  sub->add_option("--dp", o->d.dp, "Data-parallel replicas")->capture_default_str();
+  sub->add_option("--node", o->node, "Node id (default: the catalog's node of the accelerator)");
+  sub->add_option("--fabric", o->fabric, "Fabric id, needed when a replica spans nodes");
+  sub->add_option("--batch", o->batch, "Sequences per replica: N, max, or a sweep 1,2,4,...")
+      ->capture_default_str();
+  sub->add_option("--input", o->input, "Input (prompt) tokens per sequence")->required();
+  sub->add_option("--output", o->output, "Output tokens per sequence (the first included)")
+      ->required();
+  sub->add_option("--weight-precision", o->weight_precision,
+                  "fp32 bf16 fp16 fp8 int8 int4 fp4 (default bf16; int8/int4 are weight-only)");
+  sub->add_option("--activation-precision", o->activation_precision,
+                  "Precision GEMMs run in (default: the weights', bf16 for weight-only formats)");
+  sub->add_option("--kv-precision", o->kv_precision, "KV-cache precision (default: activations')");
+  sub->add_option("--weight-group-size", o->weight_group_size,
+                  "Elements per scale of int4/fp4 weights (default 128 / 16; GGUF Q4_0: 32)");
+  sub->add_option("--engine", o->d.engine,
+                  "Overhead profile: default, tensorrt-llm, tensorrt-llm-0.6, vllm, llama.cpp")
+      ->capture_default_str();
+  sub->add_option("--memory-utilization", o->d.memory_utilization,
+                  "Fraction of device memory the engine may use (vLLM gpu_memory_utilization)")
+      ->capture_default_str();
+  sub->add_option("--calibration", o->calibration,
+                  "Calibration file (JSON/YAML) overriding efficiency parameters")
+      ->check(CLI::ExistingFile);
+  sub->add_flag("--explain", o->explain,
+                "Per-operator table: FLOPs, bytes, intensity, bound, time, share");
+  sub->callback([&run, &g, o] { run = [&g, o] { return run_infer(*o, g); }; });
 }
 
 }  // namespace memwall::cli

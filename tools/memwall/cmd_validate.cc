@@ -1,19 +1,50 @@
-// memwall validate: placeholder registration until the capability lands; says so and exits 2.
+// memwall validate: runs published, measured cases and reports each prediction's error and the
+// median / 90th-percentile absolute percentage error per kind (src/memwall/validate/runner.h).
 #include <iostream>
+#include <memory>
+#include <string>
 
 #include "commands.h"
+#include "memwall/catalog/catalog.h"
+#include "memwall/validate/runner.h"
 
 namespace memwall::cli {
+namespace {
+
+struct ValidateOptions {
+  std::string file;
+  std::string kind;
+  bool markdown = false;
+};
+
+int run_validate(const ValidateOptions& o, const GlobalOptions& g) {
+  const Catalog catalog = Catalog::with_user_files(g.catalog_files);
+  const validate::Report r = validate::run_file(o.file, catalog, o.kind);
+  if (g.json)
+    std::cout << validate::to_json(r).dump(2) << "\n";
+  else if (o.markdown)
+    std::cout << validate::to_markdown(r);
+  else
+    std::cout << validate::to_text(r);
+  return 0;
+}
+
+}  // namespace
 
 void register_validate(CLI::App& app, GlobalOptions& g, Runner& run) {
-  auto* sub = app.add_subcommand("validate", "(not yet available in this build)");
+  auto* sub = app.add_subcommand(
+      "validate",
+      "Predict published, measured cases (shared/validation/dev-cases.json format) and report\n"
+      "predicted vs measured, the absolute percentage error |p - m| / m per case, and the median\n"
+      "and 90th percentile (nearest rank) per kind; cases that cannot be expressed are listed with\n"
+      "the reason.");
   add_global_options(*sub, g);
-  sub->callback([&run] {
-    run = [] {
-      std::cerr << "memwall validate: not yet available in this build\n";
-      return 2;
-    };
-  });
+  auto o = std::make_shared<ValidateOptions>();
+  sub->add_option("file", o->file, "Cases file (JSON array)")->required()->check(CLI::ExistingFile);
+  sub->add_option("--kind", o->kind, "Only this kind: inference, training, microbench, memory")
+      ->check(CLI::IsMember({"inference", "training", "microbench", "memory"}));
+  sub->add_flag("--markdown", o->markdown, "Print the report as Markdown (validation/REPORT.md)");
+  sub->callback([&run, &g, o] { run = [&g, o] { return run_validate(*o, g); }; });
 }
 
 }  // namespace memwall::cli

@@ -3,8 +3,10 @@
 #pragma once
 
 #include <cstdint>
+#include <vector>
 
 #include "memwall/core/units.h"
+#include "memwall/perf/operator.h"
 
 namespace memwall::infer {
 
@@ -19,7 +21,29 @@ struct StepBatch {
   int64_t decode_context_tokens = 0;     // sum of their KV-cache lengths
 };
 
-// Wall time of one iteration on one replica of the deployment.
+// Wall time of one iteration on one replica of the deployment: the batch passes through every
+// pipeline stage in turn (a pipelined engine keeps pp such batches in flight), plus the engine's
+// per-iteration overhead. Zero for an empty batch. O(layers kinds), no allocation beyond a small
+// operator list.
 Seconds step_time(const Deployment& d, const StepBatch& batch);
+
+// One operator of the step with its time per execution.
+struct TimedOp {
+  perf::Operator op;
+  perf::OpTime time;
+};
+
+// The same step with its per-operator breakdown (for --explain and the bound).
+struct StepCost {
+  std::vector<TimedOp> ops;
+  Seconds total;           // = step_time
+  Seconds compute_bound;   // time in operators whose compute time exceeds their memory time
+  Seconds memory_bound;    // time in memory-bound operators (kernel overheads excluded)
+  Seconds communication;   // collectives (after the stated overlap)
+  Seconds overhead;        // kernel launch overheads + per-iteration engine overhead
+  Bytes bytes_moved;       // HBM traffic of one replica's devices, per device (sum over layers)
+  Flops flops;             // per device (sum over layers)
+};
+StepCost step_cost(const Deployment& d, const StepBatch& batch);
 
 }  // namespace memwall::infer

@@ -11,14 +11,15 @@ class Builder {
  public:
   Builder(const ModelSpec& m, const ShardPlan& s, std::vector<Operator>& ops)
       : m_(m), s_(s), ops_(ops),
-        w_(bytes_per_element(s.weight)),
+        w_(s.weight_bytes_per_element > 0 ? s.weight_bytes_per_element
+                                          : bytes_per_element(s.weight)),
         a_(bytes_per_element(s.activation)),
         kv_(bytes_per_element(s.kv)) {}
 
   // A GEMM with `rows` token rows against a k x n weight; `groups` weight matrices (experts)
   // share the rows evenly. Fractional groups are expectations (distinct experts touched).
   void gemm(std::string_view name, double rows, int64_t n, int64_t k, double repeat,
-            double groups = 1.0) {
+            double groups = 1.0, double weight_bytes_per_element = 0) {
     if (rows <= 0 || n <= 0 || k <= 0 || repeat <= 0 || groups <= 0) return;
     Operator op = make(name, OpKind::gemm, repeat);
     op.element = s_.weight;
@@ -26,7 +27,8 @@ class Builder {
     op.cost.gemm = {std::max<int64_t>(1, static_cast<int64_t>(std::ceil(rows_per_group))), n, k,
                     std::max<int64_t>(1, static_cast<int64_t>(std::ceil(groups - 1e-9)))};
     op.cost.flops = Flops(2.0 * rows * double(n) * double(k));
-    op.weight_bytes = Bytes(groups * double(n) * double(k) * w_);
+    op.weight_bytes = Bytes(groups * double(n) * double(k) *
+                            (weight_bytes_per_element > 0 ? weight_bytes_per_element : w_));
     op.activation_bytes = Bytes(rows * double(k) * a_);
     op.cost.bytes_written = Bytes(rows * double(n) * a_);
     push(op);
@@ -172,8 +174,14 @@ std::vector<Operator> build_step_graph(const ModelSpec& m, const ShardPlan& s,
     // the query is absorbed into the latent space: QK over kv_lora + rope, PV over kv_lora.
     const int dq = m.attention == AttentionKind::mla ? int(kv_per_token) : qk_dim;
     const int dv = m.attention == AttentionKind::mla ? m.mla.kv_lora_rank : v_dim;
+    // Kernels that are not GQA-aware load each KV head once per query head of its group.
+    const double group = double(heads) / kv_heads_per_device(m, tp);
+    const double reloads = (m.attention != AttentionKind::mla && !s.gqa_shared_kv_loads)
+                               ? 1.0 + (group - 1.0) * s.gqa_reread_dram_share
+                               : 1.0;
     b.attention("attention_decode", OpKind::attention_decode, double(t.decode_context_tokens),
-                heads, dq, dv, Sd, double(t.decode_context_tokens), Sd, kv_per_token, Lr);
+                heads, dq, dv, Sd, double(t.decode_context_tokens) * reloads, Sd, kv_per_token,
+                Lr);
   }
   b.gemm("o_proj", T, h, int64_t(heads) * v_dim, Lr);
   if (tp > 1) b.comm("attn_all_reduce", CommPattern::tp_all_reduce, T * double(h), Lr);
@@ -219,7 +227,7 @@ std::vector<Operator> build_step_graph(const ModelSpec& m, const ShardPlan& s,
   // prefill sequence).
   const double rows_out = Sd + double(t.prefill_sequences);
   b.elementwise("final_norm", T * double(h), T * double(h), 1.0);
-  b.gemm("lm_head", rows_out, m.vocab / tp, h, 1.0);
+  b.gemm("lm_head", rows_out, m.vocab / tp, h, 1.0, 1.0, s.head_bytes_per_element);
   if (tp > 1) b.comm("logits_all_gather", CommPattern::tp_all_gather, rows_out * double(m.vocab), 1.0);
   b.elementwise("sampling", rows_out * double(m.vocab), rows_out, 1.0);
   return ops;

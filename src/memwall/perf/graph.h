@@ -19,9 +19,13 @@ struct ShardPlan {
   int ep = 1;  // expert parallel inside the TP group (ep | tp): experts split ep ways,
                // each expert's FFN split tp/ep ways (TensorRT-LLM moe_ep x moe_tp = tp)
   Precision weight = Precision::bf16;
+  double weight_bytes_per_element = 0;  // > 0: overrides the precision's (other group sizes)
+  double head_bytes_per_element = 2;    // embedding and LM head (kept 16-bit when quantised)
   Precision activation = Precision::bf16;
   Precision kv = Precision::bf16;
   bool fused_elementwise = true;  // rotary, activation and residual adds fused into neighbours
+  bool gqa_shared_kv_loads = true;  // decode attention reads a KV head once per query group
+  double gqa_reread_dram_share = 0;  // else: share of the per-query-head re-reads reaching DRAM
 };
 
 // The tokens of one iteration (same fields as infer::StepBatch).

@@ -46,9 +46,12 @@ Ceilings resolve_ceilings(const Accelerator& a, Precision p, const Efficiency& e
   c.attention_bandwidth_fraction = e.attention_bandwidth_fraction;
   c.compute_units = a.compute_units.value_or(0);
   const EngineProfile& eng = e.engine(engine);
+  if (p == Precision::fp8_e4m3 || p == Precision::fp8_e5m2)
+    c.gemm_peak_fraction *= eng.fp8_gemm_rate_scale;
   c.kernel_overhead = eng.kernel_overhead;
   c.step_overhead = eng.step_overhead;
   c.fused_elementwise = eng.fused_elementwise;
+  c.gqa_shared_kv_loads = eng.gqa_shared_kv_loads;
   c.efficiency = &e;
   return c;
 }
@@ -56,36 +59,40 @@ Ceilings resolve_ceilings(const Accelerator& a, Precision p, const Efficiency& e
 double gemm_shape_efficiency(int64_t m, int64_t n, int64_t k, int64_t batch, int compute_units,
                              const Efficiency& e) {
   if (m <= 0 || n <= 0 || k <= 0 || batch <= 0) return 1.0;
-  // Tile quantisation (NVIDIA "Matrix Multiplication Background" user guide, 2023): a CTA computes
-  // a tile_m x tile_n block; partial tiles do full work. Small-M kernels use a shorter M tile.
-  int64_t tile_m = e.gemm_tile_m;
-  if (m < tile_m) {
-    tile_m = e.gemm_min_tile_m;
+  // One CTA tiling: tile quantisation (NVIDIA "Matrix Multiplication Background" user guide: a
+  // partial tile does full work), wave quantisation over the SMs (a partial last wave idles SMs;
+  // a grid smaller than the SM count is split along K), and the mainloop fill per tile.
+  auto tiling = [&](int64_t tile_m, int64_t tile_n, double rate) {
+    const int64_t tiles_m = (m + tile_m - 1) / tile_m, tiles_n = (n + tile_n - 1) / tile_n;
+    const double tile_util =
+        double(m) * double(n) / (double(tiles_m * tile_m) * double(tiles_n * tile_n));
+    double wave_eff = 1.0;
+    double k_per_tile = double(k);
+    if (compute_units > 0) {
+      const int64_t tiles = tiles_m * tiles_n * batch;
+      int64_t splits = 1;
+      if (tiles < compute_units)
+        splits = std::max<int64_t>(
+            1, std::min<int64_t>(compute_units / tiles, k / std::max(1, e.gemm_min_k_per_split)));
+      const int64_t units = tiles * splits;
+      const int64_t waves = (units + compute_units - 1) / compute_units;
+      wave_eff = (e.gemm_stream_k && tiles >= compute_units)
+                     ? 1.0
+                     : double(units) / double(waves * compute_units);
+      k_per_tile = double(k) / double(splits);
+    }
+    return rate * tile_util * wave_eff * k_per_tile / (k_per_tile + e.gemm_k_overhead);
+  };
+  // The library picks the best of its tilings (cuBLAS heuristics); small-M kernels shrink the M
+  // tile to the next power of two >= m (GEMV-like decode kernels).
+  double best = 0;
+  for (const auto& t : e.gemm_tiles) best = std::max(best, tiling(t.m, t.n, t.relative_rate));
+  if (!e.gemm_tiles.empty() && m < e.gemm_tiles.back().m) {
+    int64_t tile_m = std::max(1, e.gemm_min_tile_m);
     while (tile_m < m) tile_m *= 2;
-    tile_m = std::min<int64_t>(tile_m, e.gemm_tile_m);
+    best = std::max(best, tiling(tile_m, e.gemm_tiles.front().m, 1.0));
   }
-  const int64_t tile_n = e.gemm_tile_n;
-  const int64_t tiles_m = (m + tile_m - 1) / tile_m, tiles_n = (n + tile_n - 1) / tile_n;
-  const double tile_util =
-      double(m) * double(n) / (double(tiles_m * tile_m) * double(tiles_n * tile_n));
-  // Wave quantisation (same guide): tiles run in waves of one tile per SM; a partial last wave
-  // idles SMs. A grid smaller than the SM count is split along K (split-K) when K allows it.
-  double wave_eff = 1.0;
-  double k_per_tile = double(k);
-  if (compute_units > 0) {
-    const int64_t tiles = tiles_m * tiles_n * batch;
-    int64_t splits = 1;
-    if (tiles < compute_units)
-      splits = std::max<int64_t>(
-          1, std::min<int64_t>(compute_units / tiles, k / std::max(1, e.gemm_min_k_per_split)));
-    const int64_t units = tiles * splits;
-    const int64_t waves = (units + compute_units - 1) / compute_units;
-    wave_eff = double(units) / double(waves * compute_units);
-    k_per_tile = double(k) / double(splits);
-  }
-  // Mainloop fill and epilogue cost about gemm_k_overhead K-steps per tile.
-  const double k_eff = k_per_tile / (k_per_tile + e.gemm_k_overhead);
-  return tile_util * wave_eff * k_eff;
+  return best;
 }
 
 double gemm_efficiency(int64_t m, int64_t n, int64_t k, const Accelerator& a, Precision p,

@@ -63,6 +63,7 @@ struct Ceilings {
   Seconds kernel_overhead;
   Seconds step_overhead;
   bool fused_elementwise = true;
+  bool gqa_shared_kv_loads = true;
   const Efficiency* efficiency = nullptr;
 };
 

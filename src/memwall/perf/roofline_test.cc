@@ -36,6 +36,7 @@ TEST(Efficiency, CalibrationOverridesAndRejectsBadValues) {
 
 TEST(Gemm, TileAndWaveQuantisation) {
   Efficiency e = default_efficiency();
+  e.gemm_stream_k = false;
   // 4096^3 on 132 SMs with 128x128 tiles: 1024 tiles in 8 waves of 132 -> 1024/1056; mainloop
   // fill 4096/(4096+64).
   EXPECT_NEAR(gemm_shape_efficiency(4096, 4096, 4096, 1, 132, e),
@@ -50,6 +51,9 @@ TEST(Gemm, TileAndWaveQuantisation) {
               128.0 / 132.0 * 2048.0 / (2048.0 + 64.0), 1e-12);
   EXPECT_NEAR(gemm_efficiency(4096, 4096, 4096, testing::h100_sxm(), Precision::bf16, e),
               0.82 * 1024.0 / 1056.0 * 4096.0 / 4160.0, 1e-12);
+  // Stream-K: a grid of at least one wave keeps every SM busy.
+  e.gemm_stream_k = true;
+  EXPECT_NEAR(gemm_shape_efficiency(4096, 4096, 4096, 1, 132, e), 4096.0 / 4160.0, 1e-12);
 }
 
 TEST(Roofline, MemoryAndComputeBoundOps) {

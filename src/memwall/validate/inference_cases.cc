@@ -1,11 +1,145 @@
-// Predictions for the "inference" cases of the validation set.
+// Predictions for the "inference" cases of the validation set: each case becomes a Deployment
+// and a static-batch workload, and the estimator's answer is converted to the case's metric.
+//   - throughput tables (TensorRT-LLM gptSessionBenchmark): B x OSL generated tokens over
+//     prefill + decode of the batch, per GPU when the header says so;
+//   - time to first token at batch 1 (output length 1): the prefill pass;
+//   - single-stream decode / prompt-processing speeds (llama.cpp): 1 / TPOT and ISL / TTFT.
+#include <algorithm>
+#include <cctype>
+#include <cmath>
+
+#include <fmt/format.h>
+
+#include "memwall/core/error.h"
+#include "memwall/infer/estimate.h"
 #include "memwall/validate/case.h"
+#include "memwall/validate/names.h"
 
 namespace memwall::validate {
+namespace {
 
-CaseResult predict_inference_case(const Json& c, const Catalog&) {
+std::string lower(std::string s) {
+  std::transform(s.begin(), s.end(), s.begin(),
+                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+  return s;
+}
+bool has(const std::string& s, const char* w) { return s.find(w) != std::string::npos; }
+
+std::string str_field(const Json& obj, const char* key) {
+  auto it = obj.find(key);
+  return it != obj.end() && it->is_string() ? it->get<std::string>() : std::string();
+}
+std::optional<int64_t> int_field(const Json& obj, const char* key) {
+  auto it = obj.find(key);
+  if (it == obj.end() || !it->is_number()) return std::nullopt;
+  return static_cast<int64_t>(std::llround(it->get<double>()));
+}
+
+struct CasePrecision {
+  Precision weight = Precision::fp16;
+  std::optional<Precision> kv;
+  std::optional<int> group;
+};
+
+CasePrecision precision_of(const std::string& text, std::string& note) {
+  const std::string t = lower(text);
+  CasePrecision p;
+  if (has(t, "q4_0")) {
+    // GGUF Q4_0: blocks of 32 4-bit weights with one fp16 scale = 4.5 bits per weight.
+    p.weight = Precision::int4;
+    p.group = 32;
+    p.kv = Precision::fp16;
+  } else if (has(t, "fp8")) {
+    p.weight = Precision::fp8_e4m3;
+    p.kv = Precision::fp8_e4m3;
+    note += "FP8 build assumed to use the FP8 KV cache (--fp8_kv_cache, as the doc's example). ";
+  } else if (has(t, "bf16")) {
+    p.weight = Precision::bf16;
+  } else if (has(t, "fp16") || has(t, "f16")) {
+    p.weight = Precision::fp16;
+  } else {
+    p.weight = parse_precision_or_throw(text, "config.precision");
+  }
+  return p;
+}
+
+std::string engine_of(const std::string& framework) {
+  const std::string f = lower(framework);
+  if (has(f, "tensorrt"))
+    return (has(f, "v0.5") || has(f, "v0.6") || has(f, " 0.5") || has(f, " 0.6")) ? "tensorrt-llm-0.6"
+                                                                             : "tensorrt-llm";
+  if (has(f, "llama.cpp") || has(f, "llama-bench")) return "llama.cpp";
+  if (has(f, "vllm")) return "vllm";
+  return "default";
+}
+
+}  // namespace
+
+CaseResult predict_inference_case(const Json& c, const Catalog& catalog) {
   CaseResult r = start_result(c);
-  r.skipped_reason = "inference cases are not modelled in this build yet";
+  try {
+    const Json& hw = c.at("hardware");
+    const Json& cfg = c.at("config");
+    const Json& model = c.at("model");
+    std::string note;
+    infer::DeploymentOptions o;
+    o.gpu = hardware_id(str_field(hw, "gpu"), catalog, note);
+    o.model = model_id(str_field(model, "name"), catalog, note);
+    const CasePrecision prec = precision_of(str_field(cfg, "precision"), note);
+    o.weight_precision = prec.weight;
+    o.kv_precision = prec.kv;
+    o.weight_group_size = prec.group;
+    o.engine = engine_of(str_field(cfg, "framework"));
+    o.tp = static_cast<int>(int_field(cfg, "tp").value_or(int_field(hw, "count").value_or(1)));
+    // The case ran at its batch, so capacity is not judged here: the engine's allocator reserve
+    // is set to none (gptSessionBenchmark and llama.cpp size the KV cache for the batch exactly).
+    o.memory_utilization = 1.0;
+    const infer::Deployment d = infer::make_deployment(catalog, o);
+
+    const std::string metric = lower(r.metric), unit = lower(r.unit);
+    const int64_t batch = int_field(cfg, "batch_size").value_or(1);
+    auto input = int_field(cfg, "input_len");
+    auto output = int_field(cfg, "output_len");
+    if (has(metric, "time to first token")) {
+      const auto e = infer::estimate(d, {batch, input.value_or(0), 1});
+      r.predicted = e.ttft.value() * (unit == "ms" ? 1e3 : 1.0);
+    } else if (has(metric, "prompt processing") || has(metric, "prefill")) {
+      if (!input) {
+        r.skipped_reason =
+            "the case does not state the prompt length, which prompt-processing speed depends on";
+        return r;
+      }
+      const auto e = infer::estimate(d, {1, *input, 1});
+      r.predicted = double(*input) / e.ttft.value();
+    } else if (has(metric, "decode") || has(metric, "text generation")) {
+      if (!output) output = int_field(cfg, "gen_tokens");
+      if (!output) {
+        output = 128;
+        note += "Generated length not stated: 128 tokens assumed. ";
+      }
+      if (!input) input = 1;  // text generation from an empty prompt (BOS)
+      const auto e = infer::estimate(d, {batch, *input, *output});
+      r.predicted = double(batch) / e.tpot.value();
+    } else if (has(metric, "throughput")) {
+      if (!input || !output) throw InputError("config: input_len and output_len are required");
+      const auto e = infer::estimate(d, {batch, *input, *output});
+      const bool per_gpu = has(unit, "per gpu") || has(unit, "/gpu") || has(unit, "per-gpu");
+      if (!per_gpu && d.devices() > 1)
+        note += "Unit does not say per GPU or total: per GPU assumed (the H100 table's header). ";
+      r.predicted = (per_gpu || d.devices() > 1) ? e.throughput_tokens_per_s_per_device
+                                                 : e.throughput_tokens_per_s;
+    } else {
+      r.skipped_reason = "metric '" + r.metric + "' is not an inference metric memwall predicts";
+      return r;
+    }
+    r.assumptions = note;
+  } catch (const InputError& e) {
+    r.skipped_reason = std::string("cannot express: ") + e.what();
+  } catch (const InfeasibleError& e) {
+    r.skipped_reason = std::string("infeasible as described: ") + e.what();
+  } catch (const Json::exception& e) {
+    r.skipped_reason = std::string("case lacks a field: ") + e.what();
+  }
   return r;
 }
 

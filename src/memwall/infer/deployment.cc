@@ -1,0 +1,232 @@
+#include "memwall/infer/deployment.h"
+
+#include <algorithm>
+#include <cmath>
+
+#include <fmt/format.h>
+
+#include "memwall/comm/collective.h"
+#include "memwall/core/error.h"
+
+namespace memwall::infer {
+namespace {
+
+constexpr int kMaxParallel = 1 << 16;
+constexpr double kCommMaxLog2 = 36;  // 64 GiB messages
+
+int check_size(int v, const char* field) {
+  if (v < 1 || v > kMaxParallel)
+    throw InputError(field, std::to_string(v), fmt::format("an integer in [1, {}]", kMaxParallel));
+  return v;
+}
+
+bool is_float16_or_wider(Precision p) {
+  return p == Precision::fp32 || p == Precision::tf32 || p == Precision::bf16 ||
+         p == Precision::fp16;
+}
+bool is_fp8(Precision p) { return p == Precision::fp8_e4m3 || p == Precision::fp8_e5m2; }
+
+// A stand-in for a replica of one device when the catalog has no node for the accelerator.
+Node single_device_node(const Accelerator& a) {
+  Node n;
+  n.id = "single-" + a.id;
+  n.name = "one " + a.name + " (no node in the catalog)";
+  n.accelerator = a.id;
+  n.devices = 1;
+  n.scaleup_domain = 1;
+  n.nics = 0;
+  return n;
+}
+
+CommTable tabulate(const comm::Cluster& cluster, comm::Collective op, const comm::Group& g) {
+  CommTable t;
+  if (g.size <= 1) return t;
+  for (double l = t.min_log2_bytes; l <= kCommMaxLog2; l += 1.0)
+    t.seconds.push_back(comm::estimate(cluster, op, Bytes(std::exp2(l)), g).time.value());
+  return t;
+}
+
+}  // namespace
+
+Seconds CommTable::time(Bytes bytes) const {
+  if (seconds.empty() || bytes.value() <= 0) return Seconds(0);
+  const double l = std::log2(bytes.value()) - min_log2_bytes;
+  if (l <= 0) return Seconds(seconds.front());
+  const size_t last = seconds.size() - 1;
+  if (l >= double(last))  // beyond the table: bandwidth term scales linearly
+    return Seconds(seconds.back() * bytes.value() / std::exp2(min_log2_bytes + double(last)));
+  const size_t i = static_cast<size_t>(l);
+  const double f = l - double(i);
+  return Seconds(seconds[i] + f * (seconds[i + 1] - seconds[i]));
+}
+
+int Deployment::nodes_per_replica() const {
+  return (devices_per_replica() + node.devices - 1) / std::max(1, node.devices);
+}
+
+Deployment make_deployment(const ModelSpec& model, const Accelerator& gpu,
+                           const std::optional<Node>& node, const std::optional<Fabric>& fabric,
+                           const DeploymentOptions& o,
+                           std::shared_ptr<const perf::Efficiency> efficiency) {
+  Deployment d;
+  d.model = model;
+  d.gpu = gpu;
+  d.tp = check_size(o.tp, "--tp");
+  d.pp = check_size(o.pp, "--pp");
+  d.ep = check_size(o.ep, "--ep");
+  d.dp = check_size(o.dp, "--dp");
+  d.engine = o.engine;
+  d.memory_utilization = require_fraction(o.memory_utilization, "memory utilization");
+  const ModelSpec& m = d.model;
+  if (m.layers <= 0 || m.hidden <= 0 || m.heads <= 0 || m.vocab <= 0)
+    throw InputError("model " + m.id + ": layers, hidden, heads and vocab must be positive");
+
+  // Parallel sizes against the model's shapes (Megatron-LM/vLLM sharding rules).
+  if (m.heads % d.tp != 0)
+    throw InfeasibleError(fmt::format("--tp {} does not divide the {} attention heads of {}",
+                                      d.tp, m.heads, m.id));
+  if (m.attention != AttentionKind::mla && m.kv_heads % d.tp != 0 && d.tp % m.kv_heads != 0)
+    throw InfeasibleError(fmt::format(
+        "--tp {} neither divides nor is a multiple of the {} KV heads of {}", d.tp, m.kv_heads,
+        m.id));
+  if (m.attention != AttentionKind::mla && d.tp > m.kv_heads)
+    d.assumptions.push_back(fmt::format(
+        "tp {} > {} KV heads: each KV head is replicated on {} devices (vLLM/TensorRT-LLM)", d.tp,
+        m.kv_heads, d.tp / m.kv_heads));
+  int dense_layers = 0;
+  for (int l = 0; l < m.layers; ++l) dense_layers += m.is_moe_layer(l) ? 0 : 1;
+  if (dense_layers > 0 && m.ffn % d.tp != 0)
+    throw InfeasibleError(
+        fmt::format("--tp {} does not divide the FFN width {} of {}", d.tp, m.ffn, m.id));
+  if (d.pp > m.layers)
+    throw InfeasibleError(
+        fmt::format("--pp {} is larger than the {} layers of {}", d.pp, m.layers, m.id));
+  if (d.ep > 1) {
+    if (!m.is_moe())
+      throw InputError("--ep", std::to_string(d.ep), "1 (" + m.id + " has no experts)");
+    if (m.moe.experts % d.ep != 0)
+      throw InfeasibleError(fmt::format("--ep {} does not divide the {} experts of {}", d.ep,
+                                        m.moe.experts, m.id));
+    if (d.tp % d.ep != 0)
+      throw InfeasibleError(fmt::format(
+          "--ep {} must divide --tp {}: experts are spread over the tensor-parallel group "
+          "(expert-TP = tp/ep, TensorRT-LLM moe_ep_size x moe_tp_size = tp)",
+          d.ep, d.tp));
+  }
+  if (m.is_moe() && m.moe.expert_ffn % (d.tp / d.ep) != 0)
+    throw InfeasibleError(fmt::format("expert-TP {} does not divide the expert FFN width {}",
+                                      d.tp / d.ep, m.moe.expert_ffn));
+
+  // Precisions. Weight-only formats (int8/int4) dequantise in the GEMM and compute in bf16
+  // (GPTQ/AWQ/Marlin kernels); fp8 weights compute in fp8 (W8A8); NVFP4 computes in fp4 where
+  // the device has it.
+  const bool has_bf16 = gpu.supports(Precision::bf16) && gpu.peak(Precision::bf16).has_value();
+  d.weight = o.weight_precision.value_or(has_bf16 ? Precision::bf16 : Precision::fp16);
+  if (!o.weight_precision && !has_bf16)
+    d.assumptions.push_back(gpu.id + " has no bf16 path: weights and activations in fp16");
+  if (o.activation_precision) {
+    d.activation = *o.activation_precision;
+  } else if (is_float16_or_wider(d.weight) || is_fp8(d.weight)) {
+    d.activation = d.weight;
+  } else if (d.weight == Precision::fp4 && gpu.supports(Precision::fp4) && gpu.peak(Precision::fp4)) {
+    d.activation = Precision::fp4;
+  } else {
+    d.activation = has_bf16 ? Precision::bf16 : Precision::fp16;
+    d.assumptions.push_back(fmt::format("{} weights are weight-only: GEMMs dequantise and compute "
+                                        "in {}",
+                                        to_string(d.weight), to_string(d.activation)));
+  }
+  d.matmul = d.activation;
+  if (is_fp8(d.weight) && !gpu.supports(d.weight))
+    throw InfeasibleError(fmt::format("{} has no {} path; use --weight-precision int8 or bf16",
+                                      gpu.id, to_string(d.weight)));
+  d.weight_bytes_per_element = bytes_per_element(d.weight);
+  if (o.weight_group_size) {
+    const auto& wi = info(d.weight);
+    if (wi.group_size == 0)
+      throw InputError("--weight-group-size", std::to_string(*o.weight_group_size),
+                       "only for group-scaled formats (int4, fp4), not " +
+                           std::string(to_string(d.weight)));
+    if (*o.weight_group_size < 1 || *o.weight_group_size > (1 << 20))
+      throw InputError("--weight-group-size", std::to_string(*o.weight_group_size),
+                       "an integer in [1, 1048576]");
+    // bits/8 + scale_bits / (8 x group): GGUF Q4_0 = 4 + 16/32 = 4.5 bits per weight.
+    d.weight_bytes_per_element = wi.bits / 8.0 + wi.scale_bits / (8.0 * *o.weight_group_size);
+  }
+  // Embedding and LM head stay 16-bit in quantised checkpoints (GPTQ/AWQ/ModelOpt FP8 skip them).
+  d.head_bytes_per_element = std::max(2.0, std::min(d.weight_bytes_per_element, 4.0));
+  d.kv = o.kv_precision.value_or(bytes_per_element(d.activation) >= 1.0 ? d.activation
+                                                                         : Precision::bf16);
+  d.efficiency = efficiency ? std::move(efficiency)
+                            : std::make_shared<perf::Efficiency>(
+                                  o.calibration_file ? perf::load_calibration(*o.calibration_file)
+                                                     : perf::default_efficiency());
+  d.ceilings = perf::resolve_ceilings(gpu, d.matmul, *d.efficiency, d.engine);
+
+  d.shard.tp = d.tp;
+  d.shard.pp = d.pp;
+  d.shard.ep = d.ep;
+  d.shard.weight = d.weight;
+  d.shard.weight_bytes_per_element = d.weight_bytes_per_element;
+  d.shard.head_bytes_per_element = d.head_bytes_per_element;
+  d.shard.activation = d.activation;
+  d.shard.kv = d.kv;
+  d.shard.fused_elementwise = d.ceilings.fused_elementwise;
+  d.shard.gqa_shared_kv_loads = d.ceilings.gqa_shared_kv_loads;
+  d.shard.gqa_reread_dram_share = d.efficiency->gqa_reread_dram_share;
+
+  // Node and fabric.
+  if (node) {
+    d.node = *node;
+    if (!node->accelerator.empty() && node->accelerator != gpu.id)
+      d.assumptions.push_back("node " + node->id + " is specified with " + node->accelerator +
+                              "; its links are used with " + gpu.id);
+  } else {
+    if (d.devices_per_replica() > 1)
+      throw InputError("--node", "(none)",
+                       "a node id: the catalog has no node of " + gpu.id + " for a replica of " +
+                           std::to_string(d.devices_per_replica()) + " devices");
+    d.node = single_device_node(gpu);
+    d.node_assumed = true;
+    d.assumptions.push_back("single device: no node in the catalog for " + gpu.id);
+  }
+  if (d.node.devices < 1) throw InputError("node " + d.node.id + ": devices must be positive");
+  d.fabric = fabric;
+  if (d.nodes_per_replica() > 1 && !d.fabric)
+    throw InputError("--fabric", "(none)",
+                     fmt::format("a fabric id: a replica of {} devices spans {} nodes of {} ({} "
+                                 "devices each)",
+                                 d.devices_per_replica(), d.nodes_per_replica(), d.node.id,
+                                 d.node.devices));
+  comm::Cluster cluster{&d.node, d.fabric ? &*d.fabric : nullptr, d.nodes_per_replica()};
+  using perf::CommPattern;
+  d.comm[size_t(CommPattern::tp_all_reduce)] =
+      tabulate(cluster, comm::Collective::all_reduce, comm::Group{d.tp, 1, 0});
+  d.comm[size_t(CommPattern::tp_all_gather)] =
+      tabulate(cluster, comm::Collective::all_gather, comm::Group{d.tp, 1, 0});
+  d.comm[size_t(CommPattern::pp_send_recv)] =
+      tabulate(cluster, comm::Collective::send_recv, comm::Group{d.pp > 1 ? 2 : 1, d.tp, 0});
+  return d;
+}
+
+Deployment make_deployment(const Catalog& catalog, const DeploymentOptions& o) {
+  const ModelSpec model = catalog.model(o.model);
+  const Accelerator& gpu = catalog.accelerator(o.gpu);
+  std::optional<Node> node;
+  if (o.node) {
+    node = catalog.node(*o.node);
+  } else {
+    for (const auto& n : catalog.nodes())
+      if (n.accelerator == gpu.id) {
+        node = n;
+        break;
+      }
+  }
+  std::optional<Fabric> fabric;
+  if (o.fabric) fabric = catalog.fabric(*o.fabric);
+  Deployment d = make_deployment(model, gpu, node, fabric, o);
+  if (node && !o.node) d.assumptions.push_back("node " + node->id + " (the catalog's node of " + gpu.id + ")");
+  return d;
+}
+
+}  // namespace memwall::infer

@@ -1,0 +1,89 @@
+// A deployment: one model on one kind of accelerator, cut by tensor/pipeline/expert parallelism
+// into replicas (data parallelism), with element types for weights, activations and KV cache, the
+// node and fabric its devices talk over, and the achievable-ceiling parameters. Built and checked
+// once; estimators and the serving simulator then evaluate steps on it cheaply.
+#pragma once
+
+#include <array>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "memwall/catalog/catalog.h"
+#include "memwall/core/precision.h"
+#include "memwall/hw/accelerator.h"
+#include "memwall/hw/fabric.h"
+#include "memwall/hw/node.h"
+#include "memwall/model/transformer.h"
+#include "memwall/perf/efficiency.h"
+#include "memwall/perf/graph.h"
+#include "memwall/perf/roofline.h"
+
+namespace memwall::infer {
+
+// vLLM's default gpu_memory_utilization (vllm/engine/arg_utils.py, 0.9); TensorRT-LLM's
+// free_gpu_memory_fraction defaults to 0.9 as well.
+inline constexpr double kDefaultMemoryUtilization = 0.90;
+
+struct DeploymentOptions {
+  std::string model;                  // built-in id or path to a Hugging Face config.json
+  std::string gpu;                    // catalog id or alias
+  std::optional<std::string> node;    // default: the catalog node built from `gpu`, if any
+  std::optional<std::string> fabric;  // needed when a replica spans more than one node
+  int tp = 1, pp = 1, ep = 1, dp = 1;
+  std::optional<Precision> weight_precision;      // default bf16
+  std::optional<int> weight_group_size;           // elements per scale for int4/fp4 (GGUF Q4_0: 32)
+  std::optional<Precision> activation_precision;  // default: see make_deployment
+  std::optional<Precision> kv_precision;          // default: the activation precision (>= 8 bit)
+  std::string engine = "default";                 // overhead profile (perf/efficiency.h)
+  std::optional<std::string> calibration_file;    // JSON/YAML over the default efficiency
+  double memory_utilization = kDefaultMemoryUtilization;
+};
+
+// Communication time of one collective pattern as a function of message size, tabulated from
+// comm::estimate at deployment time (log2-spaced sizes, linear interpolation between them).
+struct CommTable {
+  double min_log2_bytes = 6;  // 64 B
+  std::vector<double> seconds;
+  Seconds time(Bytes bytes) const;
+};
+
+struct Deployment {
+  ModelSpec model;
+  Accelerator gpu;
+  Node node;                    // the node a replica sits in
+  bool node_assumed = false;    // true: a single-device node built because the catalog had none
+  std::optional<Fabric> fabric;
+  int tp = 1, pp = 1, ep = 1, dp = 1;
+  Precision weight = Precision::bf16, activation = Precision::bf16, kv = Precision::bf16;
+  double weight_bytes_per_element = 2;  // with group-scale overhead
+  double head_bytes_per_element = 2;    // embedding and LM head
+  Precision matmul = Precision::bf16;  // the precision GEMMs run in (tensor-core peak used)
+  std::string engine = "default";
+  double memory_utilization = kDefaultMemoryUtilization;
+  std::shared_ptr<const perf::Efficiency> efficiency;
+  perf::Ceilings ceilings;     // resolved from gpu x matmul x efficiency x engine
+  perf::ShardPlan shard;
+  std::array<CommTable, 4> comm;  // indexed by perf::CommPattern
+  std::vector<std::string> assumptions;
+
+  int devices_per_replica() const { return tp * pp; }
+  int devices() const { return tp * pp * dp; }
+  int nodes_per_replica() const;
+};
+
+// Validates and resolves everything. InputError (exit 2): unknown names, non-positive sizes,
+// bad precisions. InfeasibleError (exit 3): TP that does not divide the attention heads, the KV
+// heads (unless tp is a multiple of them: KV heads are then replicated) or the FFN width; PP
+// larger than the layer count; EP that does not divide the experts or TP; a precision the device
+// has no path for; a replica larger than its node without a fabric.
+Deployment make_deployment(const Catalog& catalog, const DeploymentOptions& o);
+
+// The same from resolved parts (tests, planner): `node` empty means the catalog had none.
+Deployment make_deployment(const ModelSpec& model, const Accelerator& gpu,
+                           const std::optional<Node>& node, const std::optional<Fabric>& fabric,
+                           const DeploymentOptions& o,
+                           std::shared_ptr<const perf::Efficiency> efficiency = nullptr);
+
+}  // namespace memwall::infer

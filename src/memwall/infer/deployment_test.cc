@@ -1,0 +1,158 @@
+#include "memwall/infer/deployment.h"
+
+#include <gtest/gtest.h>
+
+#include "memwall/core/error.h"
+#include "memwall/infer/estimate.h"
+#include "memwall/infer/memory_plan.h"
+#include "memwall/model/counts.h"
+#include "memwall/perf/perf_test_fixtures.h"
+
+namespace memwall::infer {
+namespace {
+
+using perf::testing::a100_80;
+using perf::testing::h100_sxm;
+using perf::testing::llama2_7b;
+using perf::testing::llama31_70b;
+using perf::testing::mixtral_8x7b;
+
+Node nvswitch8() {
+  Node n;
+  n.id = "test-8gpu";
+  n.devices = 8;
+  n.device_link_bandwidth_per_direction = gb_per_s(450);
+  n.device_link_latency = us(1);
+  return n;
+}
+
+Deployment make(const ModelSpec& m, const Accelerator& a, DeploymentOptions o) {
+  return make_deployment(m, a, nvswitch8(), std::nullopt, o);
+}
+
+TEST(Deployment, ParallelSizesThatDoNotDivideAreInfeasible) {
+  DeploymentOptions o;
+  o.tp = 3;  // 64 heads
+  EXPECT_THROW(make(llama31_70b(), h100_sxm(), o), InfeasibleError);
+  o.tp = 16;  // divides 64 heads, multiple of 8 KV heads: KV heads replicated
+  Node big = nvswitch8();
+  big.devices = 16;
+  const Deployment d = make_deployment(llama31_70b(), h100_sxm(), big, std::nullopt, o);
+  EXPECT_FALSE(d.assumptions.empty());
+  ModelSpec odd = llama31_70b();
+  odd.kv_heads = 6;
+  odd.heads = 48;
+  o.tp = 4;  // divides 48 heads, neither divides nor is a multiple of 6 KV heads
+  EXPECT_THROW(make(odd, h100_sxm(), o), InfeasibleError);
+  o = {};
+  o.pp = 81;
+  EXPECT_THROW(make(llama31_70b(), h100_sxm(), o), InfeasibleError);
+  o = {};
+  o.ep = 2;
+  EXPECT_THROW(make(llama31_70b(), h100_sxm(), o), InputError);  // dense model
+  o.tp = 2;
+  o.ep = 3;
+  EXPECT_THROW(make(mixtral_8x7b(), h100_sxm(), o), InfeasibleError);  // 8 experts
+  o.tp = 0;
+  EXPECT_THROW(make(llama31_70b(), h100_sxm(), o), InputError);
+}
+
+TEST(Deployment, PrecisionTheDeviceLacksIsInfeasible) {
+  DeploymentOptions o;
+  o.weight_precision = Precision::fp8_e4m3;
+  EXPECT_THROW(make(llama2_7b(), a100_80(), o), InfeasibleError);
+  // int4 weight-only computes in bf16 on A100.
+  o.weight_precision = Precision::int4;
+  const Deployment d = make(llama2_7b(), a100_80(), o);
+  EXPECT_EQ(d.matmul, Precision::bf16);
+  EXPECT_EQ(d.kv, Precision::bf16);
+  // GGUF Q4_0: 4 bits + one fp16 scale per 32 = 4.5 bits.
+  o.weight_group_size = 32;
+  EXPECT_DOUBLE_EQ(make(llama2_7b(), a100_80(), o).weight_bytes_per_element, 4.5 / 8);
+}
+
+TEST(Deployment, ReplicaLargerThanTheNodeNeedsAFabric) {
+  DeploymentOptions o;
+  o.tp = 8;
+  o.pp = 2;
+  EXPECT_THROW(make(llama31_70b(), h100_sxm(), o), InputError);
+  o.tp = 2;
+  o.pp = 1;
+  EXPECT_THROW(make_deployment(llama31_70b(), h100_sxm(), std::nullopt, std::nullopt, o),
+               InputError);
+}
+
+TEST(MemoryPlan, KvBytesAndWeightsPerDevice) {
+  DeploymentOptions o;
+  o.tp = 4;
+  const Deployment d = make(llama31_70b(), h100_sxm(), o);
+  // 327,680 B per token at bf16 over 4 devices (2 of 8 KV heads each).
+  EXPECT_DOUBLE_EQ(kv_bytes_per_token_per_device(d).value(), 327680.0 / 4);
+  EXPECT_DOUBLE_EQ(kv_cache_bytes_per_token(d.model, Precision::bf16).value(), 327680.0);
+  // Weights: all parameters x 2 B / 4.
+  const ParameterCounts c = count_parameters(d.model);
+  EXPECT_NEAR(weight_bytes_per_device(d).value(), c.total * 2 / 4, 1.0);
+  // Capacity: 80 GB read as 80 GiB; reserve 10 %.
+  const MemoryPlan p = plan_memory(d, 8, 4096, 2048);
+  EXPECT_DOUBLE_EQ(p.capacity.value(), 80.0 * kGiB);
+  EXPECT_NEAR(p.runtime_reserve.value(), 8.0 * kGiB, 1.0);
+  EXPECT_DOUBLE_EQ(p.kv_used.value(), 8.0 * 4096 * 327680.0 / 4);
+  EXPECT_EQ(p.kv_capacity_tokens,
+            static_cast<int64_t>(p.kv_budget.value() / (327680.0 / 4)));
+  // Largest batch at 4096 tokens fills the budget exactly to the block.
+  const int64_t b = max_batch(d, 4096, 2048);
+  EXPECT_GT(b, 0);
+  EXPECT_NO_THROW(plan_memory(d, b, 4096, 2048));
+  EXPECT_THROW(plan_memory(d, b + 1, 4096, 2048), InfeasibleError);
+  EXPECT_EQ(max_context(d, 1) / kKvBlockTokens * kKvBlockTokens, max_context(d, 1));
+}
+
+TEST(MemoryPlan, ModelThatDoesNotFitSaysByHowMuch) {
+  DeploymentOptions o;  // 70B bf16 = 141 GB on one 80 GB device
+  const Deployment d = make(llama31_70b(), h100_sxm(), o);
+  try {
+    plan_memory(d, 1, 1024, 512);
+    FAIL();
+  } catch (const InfeasibleError& e) {
+    EXPECT_NE(std::string(e.what()).find("GiB"), std::string::npos);
+  }
+  EXPECT_EQ(max_batch(d, 1024, 512), 0);
+}
+
+TEST(Estimate, DecodeAtBatchOneIsBandwidthBound) {
+  DeploymentOptions o;
+  const Deployment d = make(llama2_7b(), h100_sxm(), o);
+  const Estimate e = estimate(d, {1, 128, 129});
+  EXPECT_EQ(e.decode.bound, "memory");
+  // TPOT >= weights / sustained bandwidth (13.5 GB at 3.35 TB/s x 0.875).
+  const double floor_s = count_parameters(d.model).total * 2 / (3350e9 * 0.875);
+  EXPECT_GT(e.tpot.value(), floor_s);
+  EXPECT_LT(e.tpot.value(), floor_s * 1.3);
+  EXPECT_NEAR(e.e2e.value(), e.ttft.value() + 128 * e.tpot.value(), 1e-12);
+  EXPECT_NEAR(e.throughput_tokens_per_s, 129 / e.e2e.value(), 1e-9);
+  EXPECT_GT(e.mbu, 0.5);
+  EXPECT_LT(e.mbu, 0.95);
+  // Large prefill is compute-bound.
+  const Estimate big = estimate(d, {32, 2048, 1});
+  EXPECT_EQ(big.prefill.bound, "compute");
+  EXPECT_THROW(estimate(d, {0, 10, 10}), InputError);
+}
+
+TEST(Estimate, StepTimeIsAdditiveInLayersAndMonotone) {
+  DeploymentOptions o;
+  o.tp = 2;
+  const Deployment d = make(llama31_70b(), h100_sxm(), o);
+  const Seconds t1 = step_time(d, decode_batch(8, 1000));
+  const Seconds t2 = step_time(d, decode_batch(8, 4000));
+  const Seconds t3 = step_time(d, decode_batch(64, 4000));
+  EXPECT_LT(t1, t2);
+  EXPECT_LT(t2, t3);
+  EXPECT_DOUBLE_EQ(step_time(d, StepBatch{}).value(), 0.0);
+  EXPECT_NEAR(step_cost(d, decode_batch(8, 1000)).total.value(), t1.value(), 1e-15);
+  StepBatch bad;
+  bad.decode_sequences = -1;
+  EXPECT_THROW(step_time(d, bad), InputError);
+}
+
+}  // namespace
+}  // namespace memwall::infer

@@ -1,0 +1,68 @@
+#include "memwall/infer/step.h"
+
+#include <algorithm>
+
+#include "memwall/core/error.h"
+#include "memwall/infer/deployment.h"
+#include "memwall/perf/graph.h"
+
+namespace memwall::infer {
+namespace {
+
+perf::StepTokens tokens_of(const StepBatch& b) {
+  if (b.prefill_tokens < 0 || b.prefill_sequences < 0 || !(b.prefill_attended_pairs >= 0) ||
+      b.decode_sequences < 0 || b.decode_context_tokens < 0)
+    throw InputError("step batch: token and sequence counts must be non-negative");
+  return perf::StepTokens{b.prefill_tokens, b.prefill_sequences, b.prefill_attended_pairs,
+                          b.decode_sequences, b.decode_context_tokens};
+}
+
+perf::OpTime time_of(const Deployment& d, const perf::Operator& op) {
+  if (op.cost.kind == perf::OpKind::communication) {
+    perf::OpTime t;
+    t.time = d.comm[size_t(op.comm)].time(op.message_bytes) *
+             (op.comm == perf::CommPattern::tp_all_reduce ? 1.0 - d.efficiency->tp_comm_overlap
+                                                          : 1.0);
+    return t;
+  }
+  return perf::time_op(op.cost, d.ceilings);
+}
+
+}  // namespace
+
+Seconds step_time(const Deployment& d, const StepBatch& batch) {
+  const auto ops = perf::build_step_graph(d.model, d.shard, tokens_of(batch));
+  if (ops.empty()) return Seconds(0);
+  double total = 0;
+  for (const auto& op : ops) total += op.repeat * time_of(d, op).time.value();
+  return Seconds(total) + d.ceilings.step_overhead;
+}
+
+StepCost step_cost(const Deployment& d, const StepBatch& batch) {
+  StepCost c;
+  const auto ops = perf::build_step_graph(d.model, d.shard, tokens_of(batch));
+  if (ops.empty()) return c;
+  c.ops.reserve(ops.size());
+  for (const auto& op : ops) {
+    TimedOp t{op, time_of(d, op)};
+    const double r = op.repeat;
+    c.total += t.time.time * r;
+    c.overhead += t.time.overhead * r;
+    if (op.cost.kind == perf::OpKind::communication)
+      c.communication += (t.time.time - t.time.overhead) * r;
+    else if (t.time.compute_bound)
+      c.compute_bound += (t.time.time - t.time.overhead) * r;
+    else
+      c.memory_bound += (t.time.time - t.time.overhead) * r;
+    if (op.cost.kind != perf::OpKind::communication) {
+      c.bytes_moved += op.cost.bytes_moved() * r;
+      c.flops += op.cost.flops * r;
+    }
+    c.ops.push_back(std::move(t));
+  }
+  c.total += d.ceilings.step_overhead;
+  c.overhead += d.ceilings.step_overhead;
+  return c;
+}
+
+}  // namespace memwall::infer

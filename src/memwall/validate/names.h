@@ -1,0 +1,21 @@
+// Reading the free-text hardware and model names of published cases ("NVIDIA H100 80GB HBM3",
+// "Llama 2 7B ('LLaMA 7B' in table)") into catalog ids, with the assumptions that takes.
+#pragma once
+
+#include <string>
+
+#include "memwall/catalog/catalog.h"
+
+namespace memwall::validate {
+
+// Catalog accelerator id for a hardware description. SKU rules: an 80 GB HBM3 H100 is the SXM5
+// part (the PCIe card has HBM2e); an A100 without form factor is the SXM4 80GB (stated in `note`).
+// Otherwise the catalog's ids and aliases decide, tried on the whole text and on its words.
+// InputError when nothing matches.
+std::string hardware_id(const std::string& text, const Catalog& catalog, std::string& note);
+
+// Zoo id for a model name ("Llama 2 7B" -> llama-2-7b); Llama 3 sizes map to the llama-3.1
+// shapes when only those are built in (stated in `note`). InputError when nothing matches.
+std::string model_id(const std::string& text, const Catalog& catalog, std::string& note);
+
+}  // namespace memwall::validate

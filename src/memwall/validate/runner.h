@@ -1,0 +1,44 @@
+// The validation runner: reads published, measured cases (shared/validation/dev-cases.json
+// format), predicts each with the predictor of its kind, and reports per-case absolute percentage
+// error with the median and 90th percentile per kind, plus the cases it could not express and why.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "memwall/catalog/catalog.h"
+#include "memwall/core/document.h"
+#include "memwall/validate/case.h"
+
+namespace memwall::validate {
+
+struct KindSummary {
+  std::string kind;
+  int predicted = 0;
+  int skipped = 0;
+  double median_abs_pct_error = 0;  // over predicted cases
+  double p90_abs_pct_error = 0;     // nearest-rank 90th percentile
+};
+
+struct Report {
+  std::vector<CaseResult> cases;
+  std::vector<KindSummary> kinds;
+};
+
+// Dispatches on the case's "kind" (inference, training, microbench, memory).
+CaseResult predict_case(const Json& c, const Catalog& catalog);
+
+// Runs every case of `cases` (a JSON array; `kind` filters when not empty). InputError for a
+// document that is not an array of objects.
+Report run_cases(const Json& cases, const Catalog& catalog, const std::string& kind = "");
+Report run_file(const std::string& path, const Catalog& catalog, const std::string& kind = "");
+
+// Median and nearest-rank p90 of the values (0 for none).
+double median(std::vector<double> v);
+double percentile90(std::vector<double> v);
+
+Json to_json(const Report& r);
+std::string to_text(const Report& r);      // the table for the terminal
+std::string to_markdown(const Report& r);  // validation/REPORT.md body
+
+}  // namespace memwall::validate
