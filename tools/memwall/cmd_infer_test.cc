@@ -1,0 +1,88 @@
+// Runs the built memwall binary: the CLI contract of `memwall infer` and `memwall validate`
+// (exit codes, one JSON object with the contract's fields).
+#include <gtest/gtest.h>
+
+#include <array>
+#include <cstdio>
+#include <nlohmann/json.hpp>
+#include <string>
+
+namespace {
+
+struct Result {
+  int status = -1;
+  std::string out;  // stdout only
+};
+
+Result run(const std::string& args) {
+  Result r;
+  const std::string cmd = std::string(MEMWALL_BINARY) + " " + args + " 2>/dev/null";
+  FILE* p = popen(cmd.c_str(), "r");
+  if (!p) return r;
+  std::array<char, 4096> buf;
+  size_t n;
+  while ((n = fread(buf.data(), 1, buf.size(), p)) > 0) r.out.append(buf.data(), n);
+  const int st = pclose(p);
+  r.status = WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+  return r;
+}
+
+TEST(InferCli, JsonHasTheContractFields) {
+  const Result r = run("infer --model llama-3.1-70b --gpu h100 --tp 4 --batch 8 --input 512 "
+                       "--output 128 --json");
+  ASSERT_EQ(r.status, 0);
+  const auto j = nlohmann::json::parse(r.out);
+  for (const char* k : {"ttft_s", "tpot_s", "e2e_s", "throughput_tokens_per_s",
+                        "throughput_tokens_per_s_per_device", "memory_per_gpu_bytes", "max_batch",
+                        "bound", "mfu", "mbu", "memory", "assumptions", "overlap"})
+    EXPECT_TRUE(j.contains(k)) << k;
+  EXPECT_GT(j["ttft_s"].get<double>(), 0);
+  EXPECT_GT(j["tpot_s"].get<double>(), 0);
+  EXPECT_NEAR(j["e2e_s"].get<double>(),
+              j["ttft_s"].get<double>() + 127 * j["tpot_s"].get<double>(), 1e-9);
+  EXPECT_NEAR(j["throughput_tokens_per_s"].get<double>(), 8 * 128 / j["e2e_s"].get<double>(),
+              1e-6);
+  // KV for 8 x 640 tokens at 327,680 / 4 B per device.
+  EXPECT_DOUBLE_EQ(j["memory"]["kv_cache_bytes"].get<double>(), 8.0 * 640 * 81920);
+}
+
+TEST(InferCli, BatchMaxAndSweep) {
+  const Result m = run("infer --model llama-3.1-8b --gpu h100 --batch max --input 1024 "
+                       "--output 1024 --json");
+  ASSERT_EQ(m.status, 0);
+  const auto j = nlohmann::json::parse(m.out);
+  EXPECT_EQ(j["batch"], j["max_batch"]);
+  const Result s = run("infer --model llama-3.1-8b --gpu h100 --batch 1,8,64 --input 128 "
+                       "--output 128 --json");
+  ASSERT_EQ(s.status, 0);
+  EXPECT_EQ(nlohmann::json::parse(s.out)["sweep"].size(), 3u);
+}
+
+TEST(InferCli, BadAndImpossibleInputs) {
+  EXPECT_EQ(run("infer --model llama-3.1-70b --gpu h100 --tp 3 --input 8 --output 8").status, 3);
+  EXPECT_EQ(run("infer --model llama-3.1-70b --gpu h100 --pp 81 --tp 1 --input 8 --output 8 "
+                "--node hgx-h100").status, 3);
+  EXPECT_EQ(run("infer --model llama-3.1-8b --gpu a100 --weight-precision fp8 --input 8 "
+                "--output 8").status, 3);
+  EXPECT_EQ(run("infer --model llama-3.1-70b --gpu h100 --input 8 --output 8").status, 3);
+  EXPECT_EQ(run("infer --model llama-3.1-8b --gpu h100 --batch abc --input 8 --output 8").status,
+            2);
+  EXPECT_EQ(run("infer --model llama-3.1-8b --gpu h100 --input 0 --output 8").status, 2);
+  EXPECT_EQ(run("infer --model llama-9 --gpu h100 --input 8 --output 8").status, 2);
+  EXPECT_EQ(run("infer --model llama-3.1-8b --gpu h100 --input 8 --output 8 "
+                "--memory-utilization nan").status, 2);
+}
+
+TEST(ValidateCli, JsonSummary) {
+  const char* shared = std::getenv("MEMWALL_SHARED_DIR");
+  if (!shared) GTEST_SKIP() << "MEMWALL_SHARED_DIR not set";
+  const Result r = run(std::string("validate ") + shared +
+                       "/validation/dev-cases.json --kind microbench --json");
+  ASSERT_EQ(r.status, 0);
+  const auto j = nlohmann::json::parse(r.out);
+  ASSERT_EQ(j["summary"].size(), 1u);
+  EXPECT_EQ(j["summary"][0]["kind"], "microbench");
+  EXPECT_EQ(run("validate /nonexistent.json").status, 2);
+}
+
+}  // namespace
