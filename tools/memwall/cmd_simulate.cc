@@ -29,6 +29,7 @@ struct SimulateArgs {
   int64_t concurrency = 0, requests = 1000, token_budget = 0, max_len = 0, max_waiting = 0;
   int64_t kv_capacity_tokens = 0;
   uint64_t seed = 1;
+  bool rate_given = false, concurrency_given = false;
 };
 
 constexpr const char* kDefinitions =
@@ -57,14 +58,14 @@ serve::ServingOptions to_options(const SimulateArgs& a) {
 
   serve::WorkloadSpec& w = o.workload;
   const int sources =
-      (a.rate != 0 ? 1 : 0) + (a.concurrency != 0 ? 1 : 0) + (a.trace.empty() ? 0 : 1);
+      (a.rate_given ? 1 : 0) + (a.concurrency_given ? 1 : 0) + (a.trace.empty() ? 0 : 1);
   if (sources != 1)
     throw InputError("--rate/--concurrency/--trace", "(" + std::to_string(sources) + " given)",
                      "exactly one of them");
   if (!a.trace.empty()) {
     w.arrival.kind = serve::ArrivalKind::trace;
     w.trace = serve::load_trace(a.trace);
-  } else if (a.concurrency != 0) {
+  } else if (a.concurrency_given) {
     if (a.concurrency < 1 || a.concurrency > 10'000'000)
       throw InputError("--concurrency", std::to_string(a.concurrency), "clients in [1, 10000000]");
     w.arrival = {serve::ArrivalKind::closed_loop, 0, 1, static_cast<int>(a.concurrency)};
@@ -185,10 +186,11 @@ void register_simulate(CLI::App& app, GlobalOptions& g, Runner& run) {
   sub->add_option("--pp", a->pp, "Pipeline-parallel size per replica (default 1)");
   sub->add_option("--replicas", a->replicas, "Replicas behind the router (default 1)");
   sub->add_option("--router", a->router, "rr (round-robin) | least (least outstanding requests)");
-  sub->add_option("--rate", a->rate, "Mean arrival rate, requests/s (open loop)");
+  auto* rate_opt = sub->add_option("--rate", a->rate, "Mean arrival rate, requests/s (open loop)");
   sub->add_option("--arrival", a->arrival, "poisson | gamma (with --cv)");
   sub->add_option("--cv", a->cv, "Coefficient of variation of gamma inter-arrival gaps");
-  sub->add_option("--concurrency", a->concurrency, "Closed loop: clients with one request each");
+  auto* concurrency_opt = sub->add_option("--concurrency", a->concurrency,
+                                          "Closed loop: clients with one request each");
   sub->add_option("--trace", a->trace,
                   "Replay a CSV or JSON-lines trace (arrival_s, input_tokens, output_tokens, "
                   "[prefix_id, prefix_tokens])");
@@ -228,7 +230,9 @@ void register_simulate(CLI::App& app, GlobalOptions& g, Runner& run) {
   sub->add_option("--sla", a->sla, "SLA, e.g. ttft_p99=1s,tpot_p99=50ms");
   sub->add_option("--seed", a->seed, "Random seed (default 1)");
   sub->add_option("--timeseries", a->timeseries, "Write the time series as CSV to this file");
-  sub->callback([&run, &g, a] {
+  sub->callback([&run, &g, a, rate_opt, concurrency_opt] {
+    a->rate_given = rate_opt->count() > 0;
+    a->concurrency_given = concurrency_opt->count() > 0;
     run = [&g, a] {
       const Catalog catalog = Catalog::with_user_files(g.catalog_files);
       const serve::ServingOptions o = to_options(*a);
