@@ -1,17 +1,253 @@
-// memwall simulate: placeholder registration until the capability lands; says so and exits 2.
+// memwall simulate: a discrete-event simulation of an inference server under load (arrivals,
+// batching policy, KV allocator, preemption), timed by the inference estimator. Parses options,
+// calls serve::simulate_serving and prints.
+#include <fmt/format.h>
+
+#include <cmath>
+#include <fstream>
 #include <iostream>
+#include <memory>
 
 #include "commands.h"
+#include "memwall/core/error.h"
+#include "memwall/core/precision.h"
+#include "memwall/serve/serving.h"
+#include "memwall/serve/trace.h"
 
 namespace memwall::cli {
+namespace {
+
+struct SimulateArgs {
+  std::string model, gpu, node, router = "rr", arrival = "poisson", trace, dataset = "sharegpt";
+  std::string input, output, scheduler = "continuous", kv = "paged", preempt = "recompute", sla;
+  std::string timeseries, weight_precision, kv_precision;
+  int tp = 1, pp = 1, replicas = 1, max_batch = 256, block = 16;
+  int prefill_replicas = 1, decode_replicas = 1;
+  double rate = 0, cv = 1, batch_timeout = 0.1, swap_space = 4, watermark = 0.01;
+  double link_bandwidth_gbps = 0, link_latency_us = 10, swap_bandwidth_gbps = 0;
+  double memory_utilization = 0.9;
+  int64_t concurrency = 0, requests = 1000, token_budget = 0, max_len = 0, max_waiting = 0;
+  int64_t kv_capacity_tokens = 0;
+  uint64_t seed = 1;
+  bool rate_given = false, concurrency_given = false;
+};
+
+constexpr const char* kDefinitions =
+    "Definitions: TTFT = arrival to first output token; TPOT = mean time between output tokens "
+    "after the first; e2e = TTFT + (output - 1) x TPOT; throughput = generated tokens/s over the "
+    "run; goodput = requests/s meeting every SLA limit. KV shares (of KV capacity, averaged over "
+    "busy time): used = token states; reserved = slots a sequence's later tokens will fill; "
+    "internal = reserved slots never filled; external = allocator round-up and free slots a "
+    "waiting request cannot use.";
+
+serve::ServingOptions to_options(const SimulateArgs& a) {
+  serve::ServingOptions o;
+  o.deployment.model = a.model;
+  o.deployment.gpu = a.gpu;
+  if (!a.node.empty()) o.deployment.node = a.node;
+  o.deployment.tp = a.tp;
+  o.deployment.pp = a.pp;
+  o.deployment.memory_utilization = require_fraction(a.memory_utilization, "--memory-utilization");
+  if (!a.weight_precision.empty())
+    o.deployment.weight_precision =
+        parse_precision_or_throw(a.weight_precision, "--weight-precision");
+  if (!a.kv_precision.empty())
+    o.deployment.kv_precision = parse_precision_or_throw(a.kv_precision, "--kv-precision");
+  o.replicas = a.replicas;
+  o.router = serve::parse_router_policy(a.router);
+
+  serve::WorkloadSpec& w = o.workload;
+  const int sources =
+      (a.rate_given ? 1 : 0) + (a.concurrency_given ? 1 : 0) + (a.trace.empty() ? 0 : 1);
+  if (sources != 1)
+    throw InputError("--rate/--concurrency/--trace", "(" + std::to_string(sources) + " given)",
+                     "exactly one of them");
+  if (!a.trace.empty()) {
+    w.arrival.kind = serve::ArrivalKind::trace;
+    w.trace = serve::load_trace(a.trace);
+  } else if (a.concurrency_given) {
+    if (a.concurrency < 1 || a.concurrency > 10'000'000)
+      throw InputError("--concurrency", std::to_string(a.concurrency), "clients in [1, 10000000]");
+    w.arrival = {serve::ArrivalKind::closed_loop, 0, 1, static_cast<int>(a.concurrency)};
+  } else {
+    w.arrival.rate_per_s = require_positive(a.rate, "--rate");
+    if (a.arrival == "gamma") {
+      w.arrival.kind = serve::ArrivalKind::gamma;
+      w.arrival.cv = require_positive(a.cv, "--cv");
+    } else if (a.arrival != "poisson") {
+      throw InputError::unknown_name("--arrival", a.arrival, {"poisson", "gamma"});
+    }
+  }
+  w.lengths = serve::dataset_preset(a.dataset);
+  if (!a.input.empty()) w.lengths.input = serve::LengthDistribution::parse(a.input, "--input");
+  if (!a.output.empty()) w.lengths.output = serve::LengthDistribution::parse(a.output, "--output");
+  w.requests = a.requests;
+  w.seed = a.seed;
+  if (a.max_len != 0) {
+    if (a.max_len < 2 || a.max_len > 100'000'000)
+      throw InputError("--max-len", std::to_string(a.max_len), "tokens in [2, 100000000]");
+    o.max_len = a.max_len;
+    w.lengths.max_total_tokens = static_cast<int>(a.max_len);
+    if (w.lengths.max_input_tokens >= a.max_len) w.lengths.max_input_tokens = 0;
+  }
+
+  serve::SchedulerConfig& s = o.scheduler;
+  if (a.scheduler == "disaggregated") {
+    o.disaggregated = true;
+    o.prefill_replicas = a.prefill_replicas;
+    o.decode_replicas = a.decode_replicas;
+  } else {
+    s.policy = serve::parse_scheduler_policy(a.scheduler);
+  }
+  s.max_batch = a.max_batch;
+  // vLLM: max_num_batched_tokens = max(max_model_len, 2048) without chunking, 2048 with it.
+  s.token_budget = a.token_budget != 0 ? a.token_budget
+                   : s.policy == serve::SchedulerPolicy::chunked
+                       ? 2048
+                       : std::max<int64_t>(2048, o.max_len.value_or(2048));
+  s.batch_timeout_s = a.batch_timeout;
+  if (a.preempt == "swap") {
+    s.preemption = serve::Preemption::swap;
+  } else if (a.preempt != "recompute") {
+    throw InputError::unknown_name("--preempt", a.preempt, {"recompute", "swap"});
+  }
+  if (a.max_waiting < 0) throw InputError("--max-waiting", std::to_string(a.max_waiting), ">= 0");
+  s.max_waiting = a.max_waiting;
+  o.kv = serve::parse_kv_policy(a.kv);
+  o.block_tokens = a.block;
+  o.watermark = a.watermark;
+  o.swap_space_gib = a.swap_space;
+  if (a.swap_bandwidth_gbps != 0)
+    o.swap_bandwidth = gb_per_s(require_positive(a.swap_bandwidth_gbps, "--swap-bandwidth"));
+  if (a.link_bandwidth_gbps != 0)
+    o.link_bandwidth = gb_per_s(require_positive(a.link_bandwidth_gbps, "--link-bandwidth"));
+  o.link_latency = us(require_non_negative(a.link_latency_us, "--link-latency"));
+  if (a.kv_capacity_tokens != 0) o.kv_capacity_tokens = a.kv_capacity_tokens;
+  if (!a.sla.empty()) o.sla = serve::parse_sla(a.sla);
+  return o;
+}
+
+void print_text(const serve::ServingRun& run, const serve::ServingOptions& o) {
+  const auto& r = run.result;
+  fmt::print("memwall simulate: {} on {} (TP {} x PP {}), KV capacity {} tokens per replica\n",
+             run.model, run.gpu, run.tp, run.pp, run.kv_capacity_tokens);
+  fmt::print("workload: {} requests, mean input {:.1f} / output {:.1f} tokens\n", r.requests,
+             r.mean_input_tokens, r.mean_output_tokens);
+  fmt::print(
+      "completed {}, rejected {} (too long {}, never fits {}, queue full {}), unfinished {}\n\n",
+      r.completed, r.rejected_too_long + r.rejected_never_fits + r.rejected_queue_full,
+      r.rejected_too_long, r.rejected_never_fits, r.rejected_queue_full, r.unfinished);
+  fmt::print("{:<10} {:>10} {:>10} {:>10} {:>10} {:>10}\n", "latency", "mean", "p50", "p90", "p99",
+             "max");
+  auto row = [](const char* name, const serve::LatencyStats& s, double scale) {
+    fmt::print("{:<10} {:>10.3f} {:>10.3f} {:>10.3f} {:>10.3f} {:>10.3f}\n", name, s.mean * scale,
+               s.p50 * scale, s.p90 * scale, s.p99 * scale, s.max * scale);
+  };
+  row("TTFT s", r.ttft, 1);
+  row("TPOT ms", r.tpot, 1e3);
+  row("e2e s", r.e2e, 1);
+  fmt::print("\n");
+  fmt::print("throughput {:.1f} generated tokens/s, {:.3f} requests/s over {:.1f} s\n",
+             r.throughput_tokens_per_s, r.requests_per_s, r.duration_s);
+  if (!o.sla.empty()) {
+    fmt::print("SLA {}: attainment {:.1f} %, goodput {:.3f} requests/s\n",
+               r.sla_met ? "met" : "NOT met", r.sla_attainment * 100, r.goodput_requests_per_s);
+    for (size_t i = 0; i < r.sla.size(); ++i)
+      fmt::print("  {}_{} {:.4f} s (limit {:.4f} s)\n", r.sla[i].metric, r.sla[i].statistic,
+                 r.sla_observed_s[i], r.sla[i].limit_s);
+  }
+  fmt::print(
+      "KV memory: used {:.1f} %, reserved {:.1f} %, internal frag {:.1f} %, external frag "
+      "{:.1f} %, free {:.1f} %\n",
+      r.kv.used * 100, r.kv.reserved * 100, r.kv.internal * 100, r.kv.external * 100,
+      r.kv.free * 100);
+  fmt::print(
+      "batch (sequences per iteration): mean {:.1f}, p50 {}, p99 {}, max {}; {} iterations\n",
+      r.batch_mean, r.batch_p50, r.batch_p99, r.batch_max, r.iterations);
+  fmt::print("preemptions: {} recompute, {} swap\n", r.preemptions_recompute, r.preemptions_swap);
+  for (const auto& a : run.assumptions) fmt::print("assumption: {}\n", a);
+  fmt::print("\n{}\n", kDefinitions);
+}
+
+}  // namespace
 
 void register_simulate(CLI::App& app, GlobalOptions& g, Runner& run) {
-  auto* sub = app.add_subcommand("simulate", "(not yet available in this build)");
+  auto a = std::make_shared<SimulateArgs>();
+  auto* sub = app.add_subcommand(
+      "simulate", std::string("Simulate an inference server under load: TTFT/TPOT/e2e percentiles, "
+                              "throughput, goodput under an SLA, KV-memory split, preemptions.\n") +
+                      kDefinitions);
   add_global_options(*sub, g);
-  sub->callback([&run] {
-    run = [] {
-      std::cerr << "memwall simulate: not yet available in this build\n";
-      return 2;
+  sub->add_option("--model", a->model, "Built-in model id or path to a Hugging Face config.json")
+      ->required();
+  sub->add_option("--gpu", a->gpu, "Accelerator id or alias")->required();
+  sub->add_option("--node", a->node, "Node id (default: the catalog node of the GPU)");
+  sub->add_option("--tp", a->tp, "Tensor-parallel size per replica (default 1)");
+  sub->add_option("--pp", a->pp, "Pipeline-parallel size per replica (default 1)");
+  sub->add_option("--replicas", a->replicas, "Replicas behind the router (default 1)");
+  sub->add_option("--router", a->router, "rr (round-robin) | least (least outstanding requests)");
+  auto* rate_opt = sub->add_option("--rate", a->rate, "Mean arrival rate, requests/s (open loop)");
+  sub->add_option("--arrival", a->arrival, "poisson | gamma (with --cv)");
+  sub->add_option("--cv", a->cv, "Coefficient of variation of gamma inter-arrival gaps");
+  auto* concurrency_opt = sub->add_option("--concurrency", a->concurrency,
+                                          "Closed loop: clients with one request each");
+  sub->add_option("--trace", a->trace,
+                  "Replay a CSV or JSON-lines trace (arrival_s, input_tokens, output_tokens, "
+                  "[prefix_id, prefix_tokens])");
+  sub->add_option("--dataset", a->dataset, "sharegpt | alpaca | fixed:IN,OUT (default sharegpt)");
+  sub->add_option("--input", a->input,
+                  "Input lengths: fixed:N | uniform:LO,HI | lognormal:MEAN,CV | empirical:V,... | "
+                  "empirical:@FILE");
+  sub->add_option("--output", a->output, "Output lengths (same forms as --input)");
+  sub->add_option("--max-len", a->max_len, "Longest sequence in tokens (default: model context)");
+  sub->add_option("--requests", a->requests, "Requests to simulate (default 1000)");
+  sub->add_option("--scheduler", a->scheduler,
+                  "static | dynamic | continuous | chunked | disaggregated (default continuous)");
+  sub->add_option("--max-batch", a->max_batch, "Most sequences resident at once (default 256)");
+  sub->add_option("--token-budget", a->token_budget,
+                  "Tokens per iteration (default max(2048, max-len); 2048 with chunked)");
+  sub->add_option("--batch-timeout", a->batch_timeout,
+                  "Dynamic batching: longest wait of the oldest request, s (default 0.1)");
+  sub->add_option("--kv", a->kv, "paged | contiguous (max length) | pow2 | oracle (default paged)");
+  sub->add_option("--block", a->block, "Paged KV block size in tokens (default 16)");
+  sub->add_option("--watermark", a->watermark, "Paged: share of blocks kept free (default 0.01)");
+  sub->add_option("--preempt", a->preempt, "recompute | swap (default recompute)");
+  sub->add_option("--swap-space", a->swap_space, "Host memory per device for swap, GiB (4)");
+  sub->add_option("--swap-bandwidth", a->swap_bandwidth_gbps,
+                  "Host link GB/s for swap (default: the GPU's host link)");
+  sub->add_option("--max-waiting", a->max_waiting, "Admission limit on queued requests (0: none)");
+  sub->add_option("--prefill-replicas", a->prefill_replicas, "Disaggregated: prefill pool size");
+  sub->add_option("--decode-replicas", a->decode_replicas, "Disaggregated: decode pool size");
+  sub->add_option("--link-bandwidth", a->link_bandwidth_gbps,
+                  "Disaggregated: KV transfer GB/s per device (default: the node's NIC)");
+  sub->add_option("--link-latency", a->link_latency_us, "Disaggregated: transfer latency, us");
+  sub->add_option("--kv-capacity-tokens", a->kv_capacity_tokens,
+                  "Override the memory plan's KV capacity per replica");
+  sub->add_option("--memory-utilization", a->memory_utilization,
+                  "Share of device memory the engine may use (default 0.9)");
+  sub->add_option("--weight-precision", a->weight_precision, "Weight precision (default bf16)");
+  sub->add_option("--kv-precision", a->kv_precision, "KV-cache precision");
+  sub->add_option("--sla", a->sla, "SLA, e.g. ttft_p99=1s,tpot_p99=50ms");
+  sub->add_option("--seed", a->seed, "Random seed (default 1)");
+  sub->add_option("--timeseries", a->timeseries, "Write the time series as CSV to this file");
+  sub->callback([&run, &g, a, rate_opt, concurrency_opt] {
+    a->rate_given = rate_opt->count() > 0;
+    a->concurrency_given = concurrency_opt->count() > 0;
+    run = [&g, a] {
+      const Catalog catalog = Catalog::with_user_files(g.catalog_files);
+      const serve::ServingOptions o = to_options(*a);
+      const serve::ServingRun result = serve::simulate_serving(catalog, o);
+      if (!a->timeseries.empty()) {
+        std::ofstream out(a->timeseries, std::ios::binary);
+        if (!out) throw InputError("--timeseries", a->timeseries, "a writable file");
+        out << serve::timeseries_csv(result.result);
+      }
+      if (g.json) {
+        std::cout << serve::to_json(result).dump(2) << "\n";
+      } else {
+        print_text(result, o);
+      }
+      return 0;
     };
   });
 }

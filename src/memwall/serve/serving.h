@@ -1,0 +1,53 @@
+// A serving question on a real deployment: the deployment and its memory plan come from the
+// inference estimator (infer/deployment.h, infer/memory_plan.h), every iteration is timed by its
+// step cost (infer/step.h), and the workload and engine settings drive the simulator. This is what
+// `memwall simulate`, the validation runner and the planner call.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "memwall/catalog/catalog.h"
+#include "memwall/core/document.h"
+#include "memwall/infer/deployment.h"
+#include "memwall/serve/simulator.h"
+
+namespace memwall::serve {
+
+struct ServingOptions {
+  infer::DeploymentOptions deployment;
+  int replicas = 1;
+  RouterPolicy router = RouterPolicy::round_robin;
+  WorkloadSpec workload;
+  std::optional<int64_t> max_len;  // longest sequence; default: the model's context
+  SchedulerConfig scheduler;       // policy continuous/chunked/static/dynamic
+  bool disaggregated = false;
+  int prefill_replicas = 1, decode_replicas = 1;
+  std::optional<BytesPerSecond> link_bandwidth;  // default: the node's NIC (one per device)
+  Seconds link_latency{10e-6};
+  KvPolicy kv = KvPolicy::paged;
+  int block_tokens = 16;
+  double watermark = 0.01;
+  double swap_space_gib = 4;  // host memory per device for swapped KV (vLLM swap_space default)
+  std::optional<BytesPerSecond> swap_bandwidth;  // default: the device's host link
+  std::optional<int64_t> kv_capacity_tokens;     // override the memory plan
+  std::vector<SlaTerm> sla;
+};
+
+struct ServingRun {
+  SimulationResult result;
+  int64_t kv_capacity_tokens = 0;  // per replica
+  Bytes kv_bytes_per_token_per_device{0};
+  std::string model, gpu;
+  int tp = 1, pp = 1;
+  std::vector<std::string> assumptions;
+};
+
+// Builds the deployment, sizes the KV cache from its memory plan and runs the simulation.
+// InputError for bad options, InfeasibleError when the model does not fit.
+ServingRun simulate_serving(const Catalog& catalog, const ServingOptions& options);
+
+Json to_json(const ServingRun& run);
+
+}  // namespace memwall::serve
