@@ -6,37 +6,14 @@
 #include <nlohmann/json.hpp>
 #include <string>
 
+#include "cli_test_util.h"
+
 namespace {
 
-struct Result {
-  int status = -1;
-  std::string out;  // stdout only
-};
+using memwall::cli_test::Result;
+using memwall::cli_test::run;
 
-Result run(const std::string& args) {
-  Result r;
-  const std::string cmd = std::string(MEMWALL_BINARY) + " " + args + " 2>/dev/null";
-  FILE* p = popen(cmd.c_str(), "r");
-  if (!p) return r;
-  std::array<char, 4096> buf;
-  size_t n;
-  while ((n = fread(buf.data(), 1, buf.size(), p)) > 0) r.out.append(buf.data(), n);
-  const int st = pclose(p);
-  r.status = WIFEXITED(st) ? WEXITSTATUS(st) : -1;
-  return r;
-}
-
-std::string run_stderr(const std::string& args) {
-  Result r;
-  const std::string cmd = std::string(MEMWALL_BINARY) + " " + args + " 2>&1 >/dev/null";
-  FILE* p = popen(cmd.c_str(), "r");
-  std::array<char, 4096> buf;
-  size_t n;
-  std::string err;
-  while ((n = fread(buf.data(), 1, buf.size(), p)) > 0) err.append(buf.data(), n);
-  pclose(p);
-  return err;
-}
+std::string run_stderr(const std::string& args) { return run(args, "2>&1 >/dev/null").out; }
 
 TEST(CatalogCli, ListGpusJsonHasAll46ReferenceRows) {
   const Result r = run("catalog list gpus --json");

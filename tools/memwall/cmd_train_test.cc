@@ -6,25 +6,12 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
+#include "cli_test_util.h"
+
 namespace {
 
-struct Result {
-  int status = -1;
-  std::string out;  // stdout only
-};
-
-Result run(const std::string& args) {
-  Result r;
-  const std::string cmd = std::string(MEMWALL_BINARY) + " " + args + " 2>/dev/null";
-  FILE* p = popen(cmd.c_str(), "r");
-  if (!p) return r;
-  std::array<char, 4096> buf;
-  size_t n;
-  while ((n = fread(buf.data(), 1, buf.size(), p)) > 0) r.out.append(buf.data(), n);
-  const int st = pclose(p);
-  r.status = WIFEXITED(st) ? WEXITSTATUS(st) : -1;
-  return r;
-}
+using memwall::cli_test::Result;
+using memwall::cli_test::run;
 
 const std::string kGpt3 =
     "train --model gpt3-175b --gpu a100 --gpus 1024 --tp 8 --pp 8 --micro-batch 1 "
