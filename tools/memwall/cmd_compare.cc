@@ -35,15 +35,6 @@ struct CompareOptions {
   std::optional<double> price_per_gpu_hour, electricity, pue, life_years;
 };
 
-std::vector<std::string> split_list(const std::string& s) {
-  std::vector<std::string> out;
-  std::stringstream ss(s);
-  std::string item;
-  while (std::getline(ss, item, ',')) {
-    if (!item.empty()) out.push_back(item);
-  }
-  return out;
-}
 
 std::string score_cell(const score::Dimension& d) {
   return d.score ? fmt::format("{:.1f}", *d.score) : "unknown";

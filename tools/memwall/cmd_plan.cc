@@ -56,15 +56,6 @@ struct PlanInferOptions {
   int64_t verify_requests = 0;  // 0: 100 per closed-loop user (10,000 to 300,000), else 20,000
 };
 
-std::vector<std::string> split_list(const std::string& s) {
-  std::vector<std::string> out;
-  std::stringstream ss(s);
-  std::string item;
-  while (std::getline(ss, item, ',')) {
-    if (!item.empty()) out.push_back(item);
-  }
-  return out;
-}
 
 std::vector<Precision> parse_precisions(const std::string& s, const std::string& field) {
   std::vector<Precision> out;

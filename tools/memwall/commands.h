@@ -31,6 +31,9 @@ void register_monitor(CLI::App& app, GlobalOptions& g, Runner& run);
 void register_ui(CLI::App& app, GlobalOptions& g, Runner& run);
 void register_validate(CLI::App& app, GlobalOptions& g, Runner& run);
 
+// "a,b,,c" -> {a, b, c}: the comma-separated list options (--gpus, --vendors ...).
+std::vector<std::string> split_list(const std::string& s);
+
 // Adds --json and --catalog to a subcommand.
 void add_global_options(CLI::App& sub, GlobalOptions& g);
 

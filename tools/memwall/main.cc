@@ -3,11 +3,22 @@
 #include <cstdio>
 #include <exception>
 #include <iostream>
+#include <sstream>
 
 #include "commands.h"
 #include "memwall/core/error.h"
 
 namespace memwall::cli {
+
+std::vector<std::string> split_list(const std::string& s) {
+  std::vector<std::string> out;
+  std::stringstream ss(s);
+  std::string item;
+  while (std::getline(ss, item, ',')) {
+    if (!item.empty()) out.push_back(item);
+  }
+  return out;
+}
 
 void add_global_options(CLI::App& sub, GlobalOptions& g) {
   sub.add_flag("--json", g.json, "Print one JSON object on stdout and nothing else there");
