@@ -80,25 +80,48 @@ PoolsPoint pools_point(const InferenceWorkload& w, const PrefillProfile& pre, Se
     }
     best = lo;
   }
-  Seconds tpot = tpot_at(best);
-  double e2e_mean = s + (out - 1.0) * tpot.value();
-  int n_pre = 1, n_dec = 1, batch = best;
-  double rho = 0, lambda = 0, conc = 0;
-  for (int pass = 0; pass < 8; ++pass) {
-    lambda = w.load.rate_per_s ? *w.load.rate_per_s : *w.load.concurrency / e2e_mean;
+  // Decode pool: the fewest replicas nd whose batch b holds the sequences in flight with b <= best.
+  // Open loop: sequences(b) = lambda x (output - 1) x TPOT(b) (Little's law), which grows with b;
+  // for a given nd the least sufficient b is reached by iterating b <- ceil(sequences(b) / nd)
+  // from 1 (the iterates rise until they stop, or pass the cap: try nd + 1). Closed loop: every
+  // user is at most one sequence in flight, so the decode pool is sized for all of them
+  // (conservative by the few users whose prompt is still in the prefill pool).
+  int n_dec = 1, batch = 1;
+  Seconds tpot = tpot_at(1);
+  auto sequences = [&](Seconds t) {
+    return w.load.concurrency ? *w.load.concurrency : *w.load.rate_per_s * std::max(0.0, out - 1.0) * t.value();
+  };
+  n_dec = std::max(1, static_cast<int>(std::ceil(sequences(tpot) / best - 1e-9)));
+  for (;; ++n_dec) {
+    batch = 1;
+    bool fits = true;
+    for (;;) {
+      tpot = tpot_at(batch);
+      const int need = std::max(1, static_cast<int>(std::ceil(sequences(tpot) / n_dec - 1e-9)));
+      if (need > best) {
+        fits = false;
+        break;
+      }
+      if (need <= batch) break;
+      batch = need;
+    }
+    if (fits) break;
+  }
+  // Prefill pool at arrival rate lambda; closed loop: lambda = users / e2e_mean(lambda), where
+  // only the prefill queue depends on lambda (the decode side is fixed above), iterated.
+  int n_pre = 1;
+  double rho = 0, e2e_mean = 0;
+  double lambda = w.load.rate_per_s ? *w.load.rate_per_s : *w.load.concurrency / (s + (out - 1.0) * tpot.value());
+  for (int pass = 0; pass < 30; ++pass) {
     n_pre = std::max(1, static_cast<int>(std::ceil(lambda * s / pre.rho_max - 1e-9)));
     rho = lambda * s / n_pre;
-    const double ttft_mean = s + mm1_wait_mean(s, rho);
-    conc = lambda * std::max(0.0, out - 1.0) * tpot.value();
-    if (w.load.concurrency) conc = std::min(conc, *w.load.concurrency);
-    n_dec = std::max(1, static_cast<int>(std::ceil(conc / best - 1e-9)));
-    batch = std::clamp(static_cast<int>(std::ceil(conc / n_dec - 1e-9)), 1, best);
-    const Seconds next = tpot_at(batch);
-    e2e_mean = ttft_mean + (out - 1.0) * next.value();
-    const bool settled = std::abs(next.value() - tpot.value()) <= 1e-9 * tpot.value();
-    tpot = next;
-    if (settled) break;
+    e2e_mean = s + mm1_wait_mean(s, rho) + (out - 1.0) * tpot.value();
+    if (w.load.rate_per_s) break;
+    const double next = *w.load.concurrency / e2e_mean;
+    if (std::abs(next - lambda) <= 1e-9 * lambda) break;
+    lambda = next;
   }
+  const double conc = lambda * std::max(0.0, out - 1.0) * tpot.value();  // sequences decoding
   p.lambda = lambda;
   p.prefill_replicas = n_pre;
   p.decode_replicas = n_dec;
