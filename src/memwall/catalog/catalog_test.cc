@@ -30,7 +30,8 @@ std::string message_of(const std::function<void()>& f) {
 
 TEST(Catalog, BuiltinHasEveryReferenceAcceleratorWithItsValues) {
   const Catalog& c = Catalog::builtin();
-  ASSERT_EQ(c.accelerators().size(), 46u);
+  // The 46 reference rows plus the three the validation cases name (L40, RTX 6000 Ada, GH200).
+  ASSERT_EQ(c.accelerators().size(), 49u);
   const char* shared = std::getenv("MEMWALL_SHARED_DIR");
   if (!shared) GTEST_SKIP() << "MEMWALL_SHARED_DIR not set";
   const Json ref = load_document(std::string(shared) + "/reference/accelerators.json");
@@ -79,6 +80,44 @@ TEST(Catalog, H100DatasheetValues) {
   EXPECT_EQ(*h100.compute_units, 132);
   EXPECT_DOUBLE_EQ(h100.tdp->value(), 700);
   EXPECT_GE(h100.sources.size(), 3u);
+}
+
+// Accelerators added beyond the reference table, checked against their datasheets.
+TEST(Catalog, L40DatasheetValues) {
+  const Accelerator& l40 = Catalog::builtin().accelerator("l40");
+  EXPECT_EQ(l40.id, "nvidia-l40");
+  EXPECT_DOUBLE_EQ(l40.memory_bandwidth->value(), 864e9);
+  EXPECT_DOUBLE_EQ(l40.peak(Precision::bf16)->value(), 181.05e12);  // 362.1 with sparsity
+  EXPECT_DOUBLE_EQ(l40.peak(Precision::fp8_e4m3)->value(), 362e12);  // half the L40S's 733
+  EXPECT_DOUBLE_EQ(l40.peak(Precision::int8)->value(), 362e12);
+  EXPECT_DOUBLE_EQ(l40.tdp->value(), 300);
+  EXPECT_EQ(*l40.compute_units, 142);
+  EXPECT_DOUBLE_EQ(l40.host_bandwidth_per_direction->value(), 31.5e9);  // PCIe Gen4 x16
+  EXPECT_FALSE(l40.scaleup_bandwidth_per_direction.has_value());        // no NVLink
+}
+
+TEST(Catalog, Rtx6000AdaDatasheetValues) {
+  const Catalog& c = Catalog::builtin();
+  const Accelerator& ada = c.accelerator("rtx-6000-ada");
+  EXPECT_EQ(ada.id, "nvidia-rtx-6000-ada");
+  EXPECT_DOUBLE_EQ(ada.memory_bandwidth->value(), 960e9);
+  EXPECT_DOUBLE_EQ(ada.peak(Precision::fp8_e4m3)->value(), 728.5e12);  // 1,457.0 sparse / 2
+  EXPECT_DOUBLE_EQ(ada.peak(Precision::bf16)->value(), 364.25e12);
+  EXPECT_DOUBLE_EQ(ada.tdp->value(), 300);
+  EXPECT_EQ(*ada.compute_units, 142);
+  EXPECT_EQ(c.find_accelerator("rtx-6000"), nullptr);  // the Turing Quadro RTX 6000 is another card
+}
+
+TEST(Catalog, Gh200DatasheetValues) {
+  const Accelerator& gh = Catalog::builtin().accelerator("gh200");
+  EXPECT_EQ(gh.id, "nvidia-gh200-144gb");
+  EXPECT_DOUBLE_EQ(gh.memory_bandwidth->value(), 4900e9);  // HBM3e variant (HBM3: 4 TB/s)
+  EXPECT_DOUBLE_EQ(gh.peak(Precision::bf16)->value(), 989.4e12);
+  EXPECT_DOUBLE_EQ(gh.peak(Precision::fp8_e4m3)->value(), 1978.9e12);
+  EXPECT_DOUBLE_EQ(gh.scaleup_bandwidth_per_direction->value(), 450e9);
+  EXPECT_EQ(*gh.compute_units, 132);
+  EXPECT_EQ(*gh.year, 2024);
+  EXPECT_FALSE(gh.price.has_value());  // no sourced price
 }
 
 TEST(Catalog, HostLinkFollowsPcieGeneration) {
@@ -162,7 +201,7 @@ TEST(Catalog, UserJsonReplacesByIdKeepingAliases) {
     {"id": "my-npu", "aliases": ["npu1"], "memory_gb": 64, "mem_bw_gbps": 1600,
      "tflops": {"fp16": 300}}]})J");
   const Catalog c = Catalog::with_user_files({path});
-  EXPECT_EQ(c.accelerators().size(), 47u);
+  EXPECT_EQ(c.accelerators().size(), 50u);
   const Accelerator& l4 = c.accelerator("l4");  // alias kept
   EXPECT_EQ(l4.name, "L4 (my numbers)");
   EXPECT_DOUBLE_EQ(l4.memory_bandwidth->value(), 280e9);
