@@ -1,9 +1,12 @@
 #!/usr/bin/env bash
 # Regenerates validation/REPORT.md: every dev case (all kinds) predicted by `memwall validate`,
-# with the per-kind median and p90 absolute percentage error. Needs a Release build (build/memwall).
+# with the per-kind median and p90 absolute percentage error, then a second section with the extra
+# published cases of validation/extra-cases.json (never used to set a parameter). Needs a Release
+# build (build/memwall).
 set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
 cases="${1:-$root/../shared/validation/dev-cases.json}"
+extra="${2:-$root/validation/extra-cases.json}"
 bin="$root/build/memwall"
 [[ -x "$bin" ]] || { echo "validate.sh: build first (scripts/build.sh)" >&2; exit 2; }
 {
@@ -15,5 +18,15 @@ bin="$root/build/memwall"
   echo "No per-case constants: every prediction uses the documented parameters (docs/infer.md)."
   echo
   "$bin" validate "$cases" --markdown
+  if [[ -f "$extra" ]]; then
+    echo
+    echo "## Extra published cases (not used for calibration)"
+    echo
+    echo "From \`validation/$(basename "$extra")\`: collective bandwidths posted in public issue threads"
+    echo "(source, hardware and the row read are in each case). No parameter was set from them; they"
+    echo "measure how the network model (docs/net.md) carries over to systems it was not tuned on."
+    echo
+    "$bin" validate "$extra" --markdown
+  fi
 } > "$root/validation/REPORT.md"
 echo "wrote validation/REPORT.md"

@@ -48,6 +48,7 @@ struct PlanInferOptions {
   std::string weight_precisions = "bf16,fp8,int4";
   std::string kv_precisions = "bf16,fp8";
   std::string fabric = "ib-ndr";
+  std::string serving = "both";  // aggregated, disaggregated, both
   std::string pricing = "auto";
   std::optional<double> price_per_gpu_hour, capex, electricity, pue, life_years, hosting,
       idle_power_fraction;
@@ -116,6 +117,26 @@ void print_table(const std::vector<std::string>& header, const std::vector<std::
   for (const auto& r : rows) line(r);
 }
 
+Json prefill_json(const plan::Plan& p) {
+  if (!p.prefill) return nullptr;
+  const auto& f = *p.prefill;
+  return Json{{"accelerator", f.shape.accelerator->id},
+              {"node", f.shape.node ? Json(f.shape.node->id) : Json(nullptr)},
+              {"tp", f.shape.tp}, {"pp", f.shape.pp}, {"ep", f.shape.ep}, {"replicas", f.replicas},
+              {"devices", f.replicas * f.shape.devices()}, {"utilisation", f.utilisation},
+              {"prompt_mean_s", f.prompt_mean.value()}, {"prompt_p99_s", f.prompt_p99.value()},
+              {"kv_transfer_mean_s", f.kv_transfer_mean.value()}, {"kv_transfer_p99_s", f.kv_transfer_p99.value()},
+              {"link_bytes_per_s", f.link.value()},
+              {"usd_per_hour", f.cost.per_hour ? Json(f.cost.per_hour->value()) : Json(nullptr)}};
+}
+
+// "-" for aggregated serving, else the prefill pool in a few words.
+std::string prefill_cell(const plan::Plan& p) {
+  if (!p.prefill) return "-";
+  const auto& f = *p.prefill;
+  return fmt::format("{} x {}x{} TP{}", f.replicas, f.shape.devices(), f.shape.accelerator->id, f.shape.tp);
+}
+
 Json plan_json(const plan::Plan& p) {
   const auto& c = p.cost;
   return Json{
@@ -141,6 +162,8 @@ Json plan_json(const plan::Plan& p) {
       {"scaling_efficiency", p.scaling_efficiency ? Json(*p.scaling_efficiency) : Json(nullptr)},
       {"objective", p.objective ? Json(*p.objective) : Json(nullptr)},
       {"near_tie", p.near_tie}, {"binding", p.binding},
+      {"serving", p.disaggregated() ? "disaggregated" : "aggregated"},
+      {"prefill_pool", prefill_json(p)},
       {"unknown", c.device.unknown}, {"sources", c.device.sources}};
 }
 
@@ -184,6 +207,11 @@ void prepare(const PlanInferOptions& o, const GlobalOptions& g, Prepared& p) {
     for (const auto& name : split_list(o.gpus)) p.space.accelerators.push_back(&p.catalog->accelerator(name));
   }
   for (const auto& n : p.catalog->nodes()) p.space.nodes.push_back(&n);
+  if (o.serving != "both" && o.serving != "aggregated" && o.serving != "disaggregated") {
+    throw InputError("--serving", o.serving, "aggregated, disaggregated or both");
+  }
+  p.space.aggregated = o.serving != "disaggregated";
+  p.space.disaggregated = o.serving != "aggregated";
   p.space.weight_precisions = parse_precisions(o.weight_precisions, "--weight-precisions");
   p.space.kv_precisions = parse_precisions(o.kv_precisions, "--kv-precisions");
 
@@ -305,18 +333,23 @@ int run_plan_infer(const PlanInferOptions& o, const GlobalOptions& g) {
                       {"requirements", req}, {"plans", plans}, {"feasible_plans", r.plans.size()},
                       {"pareto_throughput", front}, {"pareto_cost_latency", cl},
                       {"not_feasible", rejected}, {"shapes_evaluated", r.shapes},
-                      {"configurations_evaluated", r.configurations}, {"search_seconds", seconds},
+                      {"configurations_evaluated", r.configurations},
+                      {"pool_pairs_evaluated", r.pool_pairs}, {"search_seconds", seconds},
                       {"definitions", kDefinitions}};
     std::cout << out.dump(2) << "\n";
     return r.plans.empty() ? kExitInfeasible : 0;
   }
 
   print_requirements(p, o);
-  fmt::print("2. Plans that meet the SLA, ranked by {} ({} feasible of {} shapes; {} operating points "
-             "evaluated in {:.2f} s)\n",
+  const auto disaggregated = std::count_if(r.plans.begin(), r.plans.end(),
+                                           [](const plan::Plan& x) { return x.disaggregated(); });
+  fmt::print("2. Plans that meet the SLA, ranked by {} ({} feasible: {} aggregated, {} disaggregated, "
+             "from {} replica shapes; {} operating points and {} prefill/decode pool pairs evaluated in "
+             "{:.2f} s)\n",
              p.options.objective == plan::Objective::cost ? "$ per million generated tokens"
                                                           : plan::to_string(p.options.objective),
-             r.plans.size(), r.shapes, r.configurations, seconds);
+             r.plans.size(), static_cast<long>(r.plans.size()) - disaggregated, disaggregated, r.shapes,
+             r.configurations, r.pool_pairs, seconds);
   if (r.plans.empty()) {
     fmt::print("  none. Why each accelerator fails (first reason):\n");
     for (const auto& [id, why] : first_rejection(r)) fmt::print("  {}: {}\n", id, why);
@@ -327,21 +360,26 @@ int run_plan_infer(const PlanInferOptions& o, const GlobalOptions& g) {
     const auto& pl = r.plans[i];
     const auto& c = pl.cost;
     rows.push_back({fmt::format("{}{}", i + 1, pl.near_tie ? "~" : ""), pl.shape.accelerator->id,
-                    pl.shape.node ? pl.shape.node->id : "-", fmt::format("{}x{}", pl.shape.tp, pl.shape.pp),
+                    pl.shape.node ? pl.shape.node->id : "-",
+                    fmt::format("{}x{}{}", pl.shape.tp, pl.shape.pp, pl.shape.ep > 1 ? fmt::format(" EP{}", pl.shape.ep) : ""),
                     fmt::format("{}/{}", to_string(pl.shape.weights), to_string(pl.shape.kv)),
                     fmt::format("{}", pl.point.batch), fmt::format("{}", pl.replicas), fmt::format("{}", pl.devices),
                     fmt::format("{:.2f}", pl.point.ttft_p99.value()), fmt::format("{:.1f}", pl.point.tpot.value() * 1e3),
                     fmt::format("{:.0f}", pl.generated_tokens_per_s), money(c.usd_per_million_tokens, 3),
                     money(value_of(c.per_hour)), money(value_of(c.tco), 0),
                     c.facility_power ? fmt::format("{:.1f}", c.facility_power->value() / 1e3) : "unknown",
-                    cost::to_string(c.device.basis)});
+                    cost::to_string(c.device.basis), prefill_cell(pl)});
   }
   print_table({"#", "ACCELERATOR", "NODE", "TPxPP", "W/KV", "BATCH", "REPL", "DEVICES", "TTFT99 s",
-               "TPOT ms", "TOK/S", "$/M TOK", "$/HOUR", fmt::format("TCO {:g}y $", o.tco_years), "kW", "PRICING"},
+               "TPOT ms", "TOK/S", "$/M TOK", "$/HOUR", fmt::format("TCO {:g}y $", o.tco_years), "kW", "PRICING",
+               "PREFILL POOL"},
               rows);
-  fmt::print("  ~ = within 2% of the plan above (a near-tie). BATCH = sequences in flight per replica.\n\n");
+  fmt::print("  ~ = within 2% of the plan above (a near-tie). BATCH = sequences in flight per replica.\n"
+             "  PREFILL POOL: '-' = aggregated (prompts and decodes share each replica); otherwise the\n"
+             "  separate prefill replicas of a disaggregated plan (ACCELERATOR ... REPL are then its decode\n"
+             "  pool; DEVICES and costs count both pools).\n\n");
   fmt::print("3. The wall each plan stands against\n");
-  for (int i = 0; i < top; ++i) fmt::print("  {}. {}: {}\n", i + 1, r.plans[i].shape.describe(), r.plans[i].binding);
+  for (int i = 0; i < top; ++i) fmt::print("  {}. {}: {}\n", i + 1, r.plans[i].describe(), r.plans[i].binding);
   if (!checks.empty()) {
     fmt::print("\n   Re-checked in the serving simulator ({} requests each, same step times):\n", requests);
     for (size_t i = 0; i < checks.size(); ++i) {
@@ -367,8 +405,8 @@ int run_plan_infer(const PlanInferOptions& o, const GlobalOptions& g) {
   fmt::print("  $ per million tokens vs mean end-to-end latency ({} plans):\n", r.cost_latency_front.size());
   for (size_t k = 0; k < std::min<size_t>(r.cost_latency_front.size(), 12); ++k) {
     const auto& pl = r.plans[r.cost_latency_front[k]];
-    fmt::print("    ${:8.3f}/M  e2e {:6.2f} s  {} x {} replicas\n", *pl.cost.usd_per_million_tokens,
-               pl.point.e2e_mean.value(), pl.shape.describe(), pl.replicas);
+    fmt::print("    ${:8.3f}/M  e2e {:6.2f} s  {}\n", *pl.cost.usd_per_million_tokens, pl.point.e2e_mean.value(),
+               pl.prefill ? pl.describe() : fmt::format("{} x {} replicas", pl.shape.describe(), pl.replicas));
   }
   fmt::print("\n5. Accelerators with no feasible plan (first reason)\n");
   std::map<std::string, bool> feasible;
@@ -380,8 +418,9 @@ int run_plan_infer(const PlanInferOptions& o, const GlobalOptions& g) {
   if (!best.cost.device.unknown.empty() || !best.cost.device.sources.empty()) {
     fmt::print("\nPrices used for plan 1: {}\n", fmt::join(best.cost.device.sources, "; "));
   }
-  fmt::print("\nAssumptions: steady-state analytic model (continuous batching, prefill time-shared with "
-             "decode, M/M/1 prefill queue); power = GPU board power at the modelled activity x PUE "
+  fmt::print("\nAssumptions: steady-state analytic model (aggregated: continuous batching, prefill "
+             "time-shared with decode, M/M/1 prefill queue; disaggregated: one prompt at a time per "
+             "prefill replica in an M/M/1 queue, KV moved over --fabric, decode-only replicas); power = GPU board power at the modelled activity x PUE "
              "(host CPUs excluded); owned = capex/life + energy + colocation per provisioned kW.\n{}\n",
              kDefinitions);
   return 0;
@@ -541,7 +580,14 @@ void register_plan(CLI::App& app, GlobalOptions& g, Runner& run) {
   infer->add_option("--gpus", o.gpus, "Only these accelerators (comma list of ids or aliases)");
   infer->add_option("--weight-precisions", o.weight_precisions, "Weight precisions searched")->capture_default_str();
   infer->add_option("--kv-precisions", o.kv_precisions, "KV-cache precisions searched")->capture_default_str();
-  infer->add_option("--fabric", o.fabric, "Fabric between nodes when a replica spans several")->capture_default_str();
+  infer->add_option("--fabric", o.fabric,
+                    "Cluster network: between the nodes of a replica that spans several, and for the KV "
+                    "move between disaggregated pools")
+      ->capture_default_str();
+  infer->add_option("--serving", o.serving,
+                    "aggregated (prefill and decode share replicas), disaggregated (separate prefill and "
+                    "decode pools, hardware may differ) or both")
+      ->capture_default_str();
   add_cost_options(infer, o);
   infer->add_option("--verify", o.verify, "Re-check the top N plans in the serving simulator (0: off)")
       ->capture_default_str();

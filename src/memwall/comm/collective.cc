@@ -372,9 +372,14 @@ Candidate nvls(const Cluster& c, Collective op, double bytes, const Placement& p
   auto inter = inter_levels(c, p, true);
   if (!inter.empty()) {
     // NVLS tree: the network part is an all-reduce of the node's data, pipelined with NVLS.
+    // Each rank moves 2(m-1)/m x S through its network share, so the rate at which the buffer
+    // passes a network level is per_rank x m / (2(m-1)); stating the levels in that rate lets the
+    // slowest one (the bottleneck named) be the one that sets the time.
+    const double net_factor = p.m / (2.0 * (p.m - 1));
+    for (Level& l_net : inter) l_net.per_rank *= net_factor;
     const Level* which = nullptr;
     const double net_bw = min_per_rank(inter, &which);
-    bw_time = std::max(bw_time, 2.0 * (p.m - 1) / p.m * bytes / net_bw);
+    bw_time = std::max(bw_time, bytes / net_bw);
     cand.levels.insert(cand.levels.end(), inter.begin(), inter.end());
   }
   finish(cand, bw_time, 0, 0, HopClass::nvlink, 0, false, true);

@@ -146,6 +146,24 @@ TEST(Collective, InSwitchReductionIsChosenForLargeAllReduceOnHopper) {
                InputError);
 }
 
+TEST(Collective, NvlsAcrossManyNodesNamesTheNetworkWhenItLimits) {
+  const Node& node = builtin_node("hgx-h100");
+  const Fabric& ndr = builtin_fabric("ib-ndr");
+  const Bytes s(8.0 * kGiB);
+  // One node: the in-switch reduction sets the time (algbw = 450 GB/s x kNvlsAlgbwEfficiency).
+  const auto one = estimate(Cluster{&node, nullptr, 1}, Collective::all_reduce, s, Group{8, 1, 0});
+  EXPECT_EQ(one.algorithm, "nvls");
+  EXPECT_NE(one.bottleneck.find("in-switch"), std::string::npos) << one.bottleneck;
+  // 16 nodes (NVLS tree): the node's reduced buffer crosses the network as a ring all-reduce over
+  // all 8 NICs (8 x 50 GB/s x kNetworkEfficiency per node), 2(m-1)/m x S each way, so algbw =
+  // 368 GB/s x m / (2(m-1)) = 196 GB/s < the NVLS rate of 275 GB/s: the NICs are named.
+  const int m = 16;
+  const auto many = estimate(Cluster{&node, &ndr, m}, Collective::all_reduce, s, Group{8 * m, 1, 0});
+  EXPECT_EQ(many.algorithm, "nvls");
+  EXPECT_NE(many.bottleneck.find("NIC ports"), std::string::npos) << many.bottleneck;
+  EXPECT_NEAR(many.algorithm_bandwidth.value() / 1e9, 8 * 50 * kNetworkEfficiency * m / (2.0 * (m - 1)), 1.5);
+}
+
 TEST(Collective, OversubscriptionSlowsCrossLeafTrafficOnly) {
   const Node& node = builtin_node("hgx-h100");
   Fabric full = builtin_fabric("ib-ndr");  // 32 nodes per leaf

@@ -165,4 +165,39 @@ DeploymentCost deployment_cost(const Accelerator& a, int devices, double generat
   return out;
 }
 
+namespace {
+template <class T>
+std::optional<T> sum(const std::optional<T>& x, const std::optional<T>& y) {
+  return x && y ? std::optional<T>(*x + *y) : std::nullopt;
+}
+}  // namespace
+
+DeploymentCost combine(const DeploymentCost& a, const DeploymentCost& b) {
+  DeploymentCost out = a;
+  out.devices = a.devices + b.devices;
+  out.generated_tokens_per_s = a.generated_tokens_per_s + b.generated_tokens_per_s;
+  out.per_hour = sum(a.per_hour, b.per_hour);
+  out.usd_per_million_tokens.reset();
+  if (out.per_hour && out.generated_tokens_per_s > 0) {
+    out.usd_per_million_tokens = out.per_hour->value() / (out.generated_tokens_per_s * 3600.0) * 1e6;
+  }
+  out.capex_total = sum(a.capex_total, b.capex_total);
+  out.tco = sum(a.tco, b.tco);
+  out.facility_power = sum(a.facility_power, b.facility_power);
+  out.tokens_per_joule.reset();
+  if (a.device.board_power && b.device.board_power) {
+    const double watts = a.device.board_power->value() * a.devices + b.device.board_power->value() * b.devices;
+    if (watts > 0) out.tokens_per_joule = out.generated_tokens_per_s / watts;
+  }
+  for (const auto& u : b.device.unknown) {
+    if (std::find(out.device.unknown.begin(), out.device.unknown.end(), u) == out.device.unknown.end())
+      out.device.unknown.push_back(u);
+  }
+  for (const auto& src : b.device.sources) {
+    if (std::find(out.device.sources.begin(), out.device.sources.end(), src) == out.device.sources.end())
+      out.device.sources.push_back(src);
+  }
+  return out;
+}
+
 }  // namespace memwall::cost

@@ -74,4 +74,10 @@ struct DeploymentCost {
 DeploymentCost deployment_cost(const Accelerator& a, int devices, double generated_tokens_per_s,
                                double utilisation, const PriceBook& book, const CostOverrides& o);
 
+// Two pools of one deployment (disaggregated serving: the decode pool `a` generates the tokens,
+// the prefill pool `b` only serves prompts): devices, $/hour, capex, TCO and power add; $ per
+// million tokens and tokens per joule are recomputed over the sum. A figure is known only when it
+// is known for both pools. `device` stays `a`'s, with `b`'s unknowns and sources appended.
+DeploymentCost combine(const DeploymentCost& a, const DeploymentCost& b);
+
 }  // namespace memwall::cost

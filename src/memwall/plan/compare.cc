@@ -29,8 +29,9 @@ Comparison compare_accelerators(const ModelSpec& model, const InferenceWorkload&
       e.scaling_efficiency = best.scaling_efficiency;
       e.tokens_per_joule = best.cost.tokens_per_joule;
       e.usd_per_million_tokens = best.cost.usd_per_million_tokens;
-      e.plan_summary = fmt::format("{} x {} replicas, batch {}", best.shape.describe(),
-                                   best.replicas, best.point.batch);
+      e.plan_summary = best.prefill ? fmt::format("{}, decode batch {}", best.describe(), best.point.batch)
+                                    : fmt::format("{} x {} replicas, batch {}", best.shape.describe(),
+                                                  best.replicas, best.point.batch);
     } else {
       e.required_capacity = out.requirements.capacity;
       e.required_bandwidth = out.requirements.bandwidth;

@@ -8,6 +8,7 @@
 #include <fmt/format.h>
 
 #include "memwall/core/error.h"
+#include "memwall/plan/disaggregated.h"
 
 namespace memwall::plan {
 namespace {
@@ -24,13 +25,6 @@ bool vendor_allowed(const Accelerator& a, const Constraints& c) {
   if (c.vendors.empty()) return true;
   return std::any_of(c.vendors.begin(), c.vendors.end(),
                      [&](const std::string& allowed) { return v.rfind(lower(allowed), 0) == 0; });
-}
-
-infer::StepBatch decode_at(int batch, double context) {
-  infer::StepBatch b;
-  b.decode_sequences = batch;
-  b.decode_context_tokens = static_cast<int64_t>(std::llround(batch * context));
-  return b;
 }
 
 double gb(Bytes b) { return b.value() / 1e9; }
@@ -58,7 +52,7 @@ std::string binding_sentence(const Plan& p, const ReplicaModel& rm, int best, in
         gb(r.weights), best, context, gb(kv), r.kv_bytes_per_token.value() / 1e3, n,
         a.memory ? a.memory->value() / 1e9 : 0.0);
   }
-  const double step_ms = rm.step(decode_at(best, context)).value() * 1e3;
+  const double step_ms = rm.step(decode_batch(best, context)).value() * 1e3;
   if (next_failure.rfind("TTFT", 0) == 0 || next_failure.rfind("prefill", 0) == 0) {
     return fmt::format(
         "prefill binds: prompts take {:.0f}% of each replica's time, so a p99 prompt waits and "
@@ -67,7 +61,7 @@ std::string binding_sentence(const Plan& p, const ReplicaModel& rm, int best, in
   }
   std::string wall = fmt::format("a decode step over {} sequences takes {:.1f} ms", best, step_ms);
   if (rm.breakdown) {
-    const StepShares s = rm.breakdown(decode_at(best, context));
+    const StepShares s = rm.breakdown(decode_batch(best, context));
     const double mem = s.memory.value(), cmp = s.compute.value(), com = s.communication.value(),
                  ovh = s.overhead.value();
     const double top = std::max({mem, cmp, com, ovh});
@@ -120,6 +114,110 @@ std::string to_string(Objective o) {
   return "cost";
 }
 
+namespace {
+
+// What the pairing of pools needs to know about one shape that ran through the estimator.
+struct Candidate {
+  ReplicaShape shape;
+  ReplicaModel rm;
+  int fit_batch = 0;   // decode sequences of the mean context that fit beside the weights
+  int decode_cap = 0;  // at most this many per decode replica (memory, closed-loop users)
+  std::optional<PoolLink> link;
+  std::optional<PrefillProfile> prefill;  // set when one p99 prompt fits and TTFT can be met
+  // Cost of one device for one hour, linear in its utilisation u (cost/tco.h: board power is
+  // linear in u and every priced term is linear in power): value(u) = at0 + u (at1 - at0).
+  cost::DeploymentCost at0, at1;
+  // Caches by decode batch (negative: not computed yet): the pairing asks for the same batches
+  // of a decode shape once per prefill partner.
+  mutable std::vector<double> decode_steps, activities;
+  Seconds decode_step(int b, double context) const {
+    double& t = slot(decode_steps, b);
+    if (t < 0) t = rm.step(decode_batch(b, context)).value();
+    return Seconds(t);
+  }
+  double activity(int b, double context) const {
+    if (!rm.activity) return 1.0;
+    double& a = slot(activities, b);
+    if (a < 0) a = rm.activity(decode_batch(b, context));
+    return a;
+  }
+  static double& slot(std::vector<double>& v, int b) {
+    if (static_cast<size_t>(b) >= v.size()) v.resize(static_cast<size_t>(b) + 1, -1.0);
+    return v[static_cast<size_t>(b)];
+  }
+};
+
+template <class Q>
+std::optional<double> lerp(const std::optional<Q>& at0, const std::optional<Q>& at1, double u) {
+  if (!at0 || !at1) return std::nullopt;
+  return at0->value() + u * (at1->value() - at0->value());
+}
+
+// The objective and the deployment-wide figures the constraints test, for `devices` devices of a
+// candidate at utilisation u, without building the full cost record (linear model above).
+struct PoolFigures {
+  std::optional<double> per_hour, capex, tco, facility_w;
+};
+PoolFigures pool_figures(const Candidate& c, int devices, double u) {
+  PoolFigures f;
+  auto scale = [devices](std::optional<double> v) { return v ? std::optional<double>(*v * devices) : v; };
+  f.per_hour = scale(lerp(c.at0.per_hour, c.at1.per_hour, u));
+  f.capex = scale(lerp(c.at0.capex_total, c.at1.capex_total, u));
+  f.tco = scale(lerp(c.at0.tco, c.at1.tco, u));
+  f.facility_w = scale(lerp(c.at0.facility_power, c.at1.facility_power, u));
+  return f;
+}
+
+std::optional<double> add(std::optional<double> a, std::optional<double> b) {
+  return a && b ? std::optional<double>(*a + *b) : std::nullopt;
+}
+
+std::optional<double> objective_value(Objective o, const PoolFigures& f, int devices, double tokens_per_s) {
+  switch (o) {
+    case Objective::cost:
+      return f.per_hour && tokens_per_s > 0 ? std::optional<double>(*f.per_hour / (tokens_per_s * 3600.0) * 1e6)
+                                            : std::nullopt;
+    case Objective::capex: return f.capex;
+    case Objective::power: return f.facility_w;
+    case Objective::gpus: return devices;
+  }
+  return std::nullopt;
+}
+
+// Empty when the deployment-wide constraints hold, else why not (with numbers).
+std::string violated(const Constraints& c, int devices, const PoolFigures& f, double tco_years) {
+  if (c.max_gpus && devices > *c.max_gpus)
+    return fmt::format("needs {} devices > --max-gpus {}", devices, *c.max_gpus);
+  if (c.power_cap_w) {
+    if (!f.facility_w) return "power unknown under --power-cap";
+    if (*f.facility_w > *c.power_cap_w)
+      return fmt::format("draws {:.1f} kW > --power-cap {:.1f} kW", *f.facility_w / 1e3, *c.power_cap_w / 1e3);
+  }
+  if (c.budget_usd) {
+    if (!f.tco) return "cost unknown under --budget";
+    if (*f.tco > *c.budget_usd)
+      return fmt::format("costs ${:.0f} over {:.0f} years > --budget ${:.0f}", *f.tco, tco_years, *c.budget_usd);
+  }
+  return {};
+}
+
+template <class Q>
+std::optional<double> value_of_opt(const std::optional<Q>& q) {
+  return q ? std::optional<double>(q->value()) : std::nullopt;
+}
+
+PoolFigures figures_of(const cost::DeploymentCost& c) {
+  return {value_of_opt(c.per_hour), value_of_opt(c.capex_total), value_of_opt(c.tco), value_of_opt(c.facility_power)};
+}
+
+}  // namespace
+
+std::string Plan::describe() const {
+  if (!prefill) return shape.describe();
+  return fmt::format("prefill {} x [{}] + decode {} x [{}]", prefill->replicas, prefill->shape.describe(),
+                     replicas, shape.describe());
+}
+
 InferenceSearchResult search_inference(const ModelSpec& model, const InferenceWorkload& w,
                                        const SearchSpace& space, const Constraints& constraints,
                                        const SearchOptions& options,
@@ -134,7 +232,27 @@ InferenceSearchResult search_inference(const ModelSpec& model, const InferenceWo
   result.requirements =
       derive_requirements(model, w, space.weight_precisions.front(), space.kv_precisions.front());
   std::map<std::pair<Precision, Precision>, Requirements> reqs;
+  auto requirements_of = [&](Precision wp, Precision kp) -> const Requirements& {
+    auto key = std::make_pair(wp, kp);
+    if (!reqs.count(key)) reqs.emplace(key, derive_requirements(model, w, wp, kp));
+    return reqs.at(key);
+  };
   const double context = w.input.mean + w.output.mean / 2.0;
+  // Shapes that can serve as a pool of a disaggregated plan, by weight/KV precision.
+  std::map<std::pair<Precision, Precision>, std::vector<Candidate>> pools;
+
+  // Applies the objective and the deployment-wide constraints; false (and a rejection) when the
+  // plan breaks one.
+  auto finish_plan = [&](Plan& plan) {
+    plan.objective = objective_value(options.objective, figures_of(plan.cost), plan.devices,
+                                     plan.generated_tokens_per_s);
+    const std::string why = violated(constraints, plan.devices, figures_of(plan.cost), plan.cost.tco_years);
+    if (!why.empty()) {
+      result.rejected.push_back({plan.shape, (plan.prefill ? "disaggregated: " : "") + why});
+      return false;
+    }
+    return true;
+  };
 
   for (const Accelerator* a : space.accelerators) {
     if (!vendor_allowed(*a, constraints)) continue;
@@ -145,12 +263,15 @@ InferenceSearchResult search_inference(const ModelSpec& model, const InferenceWo
     if (nodes.empty()) nodes.push_back(nullptr);  // a lone device
     for (const Node* node : nodes) {
       for (int tp : space.tp) {
+        std::vector<int> eps{model.is_moe() ? tp : 1};
+        if (model.is_moe() && tp > 1) eps.push_back(1);
         for (int pp : space.pp) {
           if (!node && (tp > 1 || pp > 1)) continue;
           if (node && tp > node->devices) continue;
           if (node && tp * pp > node->devices && !space.fabric) continue;
           if (pp > model.layers) continue;
           if (constraints.max_gpus && tp * pp > *constraints.max_gpus) continue;
+          for (int ep : eps) {
           for (Precision wp : space.weight_precisions) {
             for (Precision kp : space.kv_precisions) {
               ReplicaShape shape;
@@ -158,7 +279,7 @@ InferenceSearchResult search_inference(const ModelSpec& model, const InferenceWo
               shape.node = node;
               shape.tp = tp;
               shape.pp = pp;
-              shape.ep = model.is_moe() ? tp : 1;
+              shape.ep = ep;
               shape.weights = wp;
               shape.kv = kp;
               ++result.shapes;
@@ -187,6 +308,25 @@ InferenceSearchResult search_inference(const ModelSpec& model, const InferenceWo
                   w.load.concurrency
                       ? std::min(fit_batch, static_cast<int>(std::ceil(*w.load.concurrency - 1e-9)))
                       : fit_batch;
+              if (space.disaggregated) {
+                Candidate c;
+                c.shape = shape;
+                c.rm = rm;
+                c.fit_batch = fit_batch;
+                c.decode_cap = max_batch;
+                c.link = pool_link(node, shape.devices(), space.fabric);
+                if (c.link && rm.max_batch(w.input.p99) >= 1) {
+                  const PrefillProfile pre = profile_prefill(rm, w);
+                  result.configurations += 2;
+                  if (pre.rho_max > 0) c.prefill = pre;
+                }
+                if (c.link && (c.prefill || max_batch >= 1)) {
+                  c.at0 = cost::deployment_cost(*a, 1, 0.0, 0.0, prices, options.cost);
+                  c.at1 = cost::deployment_cost(*a, 1, 0.0, 1.0, prices, options.cost);
+                  pools[{wp, kp}].push_back(std::move(c));
+                }
+              }
+              if (!space.aggregated) continue;
               if (fit_batch < 1) {
                 reject(fmt::format("no room for one sequence of {:.0f} tokens beside the weights", context));
                 continue;
@@ -250,7 +390,7 @@ InferenceSearchResult search_inference(const ModelSpec& model, const InferenceWo
               plan.generated_tokens_per_s = total_concurrency / plan.point.tpot.value();
               plan.tokens_per_s_per_device = plan.generated_tokens_per_s / plan.devices;
               plan.tokens_per_s_per_user = 1.0 / plan.point.tpot.value();
-              const infer::StepBatch busy = decode_at(best, context);
+              const infer::StepBatch busy = decode_batch(best, context);
               const double activity = rm.activity ? rm.activity(busy) : 1.0;
               plan.cost = cost::deployment_cost(*a, plan.devices, plan.generated_tokens_per_s,
                                                 activity, prices, options.cost);
@@ -259,52 +399,113 @@ InferenceSearchResult search_inference(const ModelSpec& model, const InferenceWo
               } else if (shape.devices() == 1) {
                 plan.scaling_efficiency = 1.0;
               }
-              auto key = std::make_pair(wp, kp);
-              if (!reqs.count(key)) reqs.emplace(key, derive_requirements(model, w, wp, kp));
-              plan.binding = binding_sentence(plan, rm, best, fit_batch, max_batch, next_failure, reqs.at(key), context);
+              plan.binding = binding_sentence(plan, rm, best, fit_batch, max_batch, next_failure,
+                                              requirements_of(wp, kp), context);
 
-              switch (options.objective) {
-                case Objective::cost: plan.objective = plan.cost.usd_per_million_tokens; break;
-                case Objective::capex:
-                  if (plan.cost.device.capex) plan.objective = plan.cost.device.capex->value() * plan.devices;
-                  break;
-                case Objective::power:
-                  if (plan.cost.facility_power) plan.objective = plan.cost.facility_power->value();
-                  break;
-                case Objective::gpus: plan.objective = plan.devices; break;
-              }
-              // Constraints on the whole deployment.
-              if (constraints.max_gpus && plan.devices > *constraints.max_gpus) {
-                reject(fmt::format("needs {} devices > --max-gpus {}", plan.devices, *constraints.max_gpus));
-                continue;
-              }
-              if (constraints.power_cap_w) {
-                if (!plan.cost.facility_power) {
-                  reject("power unknown (TDP of " + a->id + " unknown) under --power-cap");
-                  continue;
-                }
-                if (plan.cost.facility_power->value() > *constraints.power_cap_w) {
-                  reject(fmt::format("draws {:.1f} kW > --power-cap {:.1f} kW",
-                                     plan.cost.facility_power->value() / 1e3, *constraints.power_cap_w / 1e3));
-                  continue;
-                }
-              }
-              if (constraints.budget_usd) {
-                if (!plan.cost.tco) {
-                  reject("cost unknown under --budget");
-                  continue;
-                }
-                if (plan.cost.tco->value() > *constraints.budget_usd) {
-                  reject(fmt::format("costs ${:.0f} over {:.0f} years > --budget ${:.0f}",
-                                     plan.cost.tco->value(), plan.cost.tco_years, *constraints.budget_usd));
-                  continue;
-                }
-              }
+              if (!finish_plan(plan)) continue;
               result.plans.push_back(std::move(plan));
             }
           }
+          }
         }
       }
+    }
+  }
+
+  // Disaggregated plans: every prefill shape with every decode shape of the same precisions.
+  for (auto& [key, cands] : pools) {
+    const Requirements& req = requirements_of(key.first, key.second);
+    for (const Candidate& d : cands) {
+      if (d.decode_cap < 1) continue;
+      const auto step = [&](int b) { return d.decode_step(b, context); };
+      const Candidate* best = nullptr;
+      PoolsPoint best_point;
+      std::optional<double> best_objective;
+      int best_devices = 0;
+      for (const Candidate& pc : cands) {
+        if (!pc.prefill) continue;
+        ++result.pool_pairs;
+        const Seconds t_mean = kv_transfer_time(req.kv_bytes_per_token, w.input.mean, *pc.link, *d.link);
+        const Seconds t_p99 = kv_transfer_time(req.kv_bytes_per_token, w.input.p99, *pc.link, *d.link);
+        const PoolsPoint pt = pools_point(w, *pc.prefill, t_mean, t_p99, d.decode_cap, step);
+        if (!pt.feasible) continue;
+        const int pre_devices = pt.prefill_replicas * pc.shape.devices();
+        const int dec_devices = pt.decode_replicas * d.shape.devices();
+        const PoolFigures fp = pool_figures(pc, pre_devices, pt.prefill_utilisation * pc.prefill->activity);
+        const PoolFigures fd = pool_figures(d, dec_devices, d.activity(pt.decode_batch, context));
+        const PoolFigures f{add(fp.per_hour, fd.per_hour), add(fp.capex, fd.capex), add(fp.tco, fd.tco),
+                            add(fp.facility_w, fd.facility_w)};
+        const int devices = pre_devices + dec_devices;
+        if (!violated(constraints, devices, f, options.cost.tco_years).empty()) continue;
+        const std::optional<double> obj = objective_value(options.objective, f, devices, pt.generated_tokens_per_s);
+        const bool better = !best || (obj && (!best_objective || *obj < *best_objective)) ||
+                            (!obj && !best_objective && devices < best_devices);
+        if (!better) continue;
+        best = &pc;
+        best_point = pt;
+        best_objective = obj;
+        best_devices = devices;
+      }
+      if (!best) continue;
+      const PoolsPoint& pt = best_point;
+      const Candidate& pc = *best;
+      Plan plan;
+      plan.shape = d.shape;
+      PrefillPool pool;
+      pool.shape = pc.shape;
+      pool.replicas = pt.prefill_replicas;
+      pool.utilisation = pt.prefill_utilisation;
+      pool.prompt_mean = pc.prefill->prompt_mean;
+      pool.prompt_p99 = pc.prefill->prompt_p99;
+      pool.kv_transfer_mean = pt.transfer_mean;
+      pool.kv_transfer_p99 = pt.transfer_p99;
+      pool.link = std::min(pc.link->bandwidth, d.link->bandwidth);
+      pool.link_latency = std::max(pc.link->latency, d.link->latency);
+      pool.cost = cost::deployment_cost(*pc.shape.accelerator, pt.prefill_replicas * pc.shape.devices(), 0.0,
+                                        pt.prefill_utilisation * pc.prefill->activity, prices, options.cost);
+      const cost::DeploymentCost decode_cost =
+          cost::deployment_cost(*d.shape.accelerator, pt.decode_replicas * d.shape.devices(),
+                                pt.generated_tokens_per_s, d.activity(pt.decode_batch, context), prices, options.cost);
+      plan.cost = cost::combine(decode_cost, pool.cost);
+      OperatingPoint& op = plan.point;
+      op.batch = pt.decode_batch;
+      op.decode_step = pt.decode_step;
+      op.prefill_mean = pool.prompt_mean;
+      op.prefill_p99 = pool.prompt_p99;
+      op.prefill_share = pt.prefill_utilisation;
+      op.tpot = pt.tpot;
+      op.ttft_mean = pt.ttft_mean;
+      op.ttft_p99 = pt.ttft_p99;
+      op.e2e_mean = pt.e2e_mean;
+      op.e2e_p99 = pt.e2e_p99;
+      op.requests_per_s = pt.lambda / pt.decode_replicas;
+      op.generated_tokens_per_s = pt.generated_tokens_per_s / pt.decode_replicas;
+      plan.batch_cap = pt.batch_cap;
+      plan.replicas = pt.decode_replicas;
+      plan.devices = best_devices;
+      plan.concurrency = w.load.concurrency ? *w.load.concurrency : pt.lambda * pt.e2e_mean.value();
+      plan.generated_tokens_per_s = pt.generated_tokens_per_s;
+      plan.tokens_per_s_per_device = pt.generated_tokens_per_s / plan.devices;
+      plan.tokens_per_s_per_user = 1.0 / pt.tpot.value();
+      if (d.rm.communication_share) {
+        plan.scaling_efficiency = 1.0 - d.rm.communication_share(decode_batch(pt.decode_batch, context));
+      }
+      const std::string cap =
+          pt.batch_cap >= d.fit_batch   ? fmt::format("memory ({} sequences fit)", d.fit_batch)
+          : pt.batch_cap >= d.decode_cap ? std::string("the number of users")
+                                         : fmt::format("the TPOT target ({:g} ms)", w.sla.tpot_p99.value() * 1e3);
+      plan.binding = fmt::format(
+          "disaggregated: {} prefill replicas at {:.0f}% utilisation hold TTFT p99 at {:.2f} s (a p99 "
+          "prompt alone runs {:.2f} s); the KV of a mean prompt ({:.0f} MB) crosses {:.0f} GB/s in {:.1f} ms; "
+          "each decode replica holds {} sequences at TPOT {:.1f} ms, its batch capped by {}",
+          pool.replicas, 100 * pool.utilisation, pt.ttft_p99.value(), pool.prompt_p99.value(),
+          req.kv_bytes_per_token.value() * w.input.mean / 1e6, pool.link.value() / 1e9,
+          pt.transfer_mean.value() * 1e3, pt.decode_batch, pt.tpot.value() * 1e3, cap);
+      plan.prefill = std::move(pool);
+      if (!finish_plan(plan)) continue;
+      result.throughput_points.push_back({plan.tokens_per_s_per_device, plan.tokens_per_s_per_user});
+      result.throughput_labels.push_back(plan.describe());
+      result.plans.push_back(std::move(plan));
     }
   }
 
@@ -314,7 +515,7 @@ InferenceSearchResult search_inference(const ModelSpec& model, const InferenceWo
     if (x.objective.has_value() != y.objective.has_value()) return x.objective.has_value();
     if (x.objective && *x.objective != *y.objective) return *x.objective < *y.objective;
     if (x.devices != y.devices) return x.devices < y.devices;
-    return x.shape.describe() < y.shape.describe();
+    return x.describe() < y.describe();
   });
   for (size_t i = 1; i < result.plans.size(); ++i) {
     const auto& prev = result.plans[i - 1].objective;

@@ -1,5 +1,6 @@
 // Inference planning: from a model, a load and an SLA, every feasible deployment (accelerator x
-// node x TP x PP x weight/KV precision x batch x replicas), ranked by an objective, with Pareto
+// node x TP x PP x EP x weight/KV precision x batch x replicas, aggregated or with disaggregated
+// prefill/decode pools on possibly different hardware), ranked by an objective, with Pareto
 // frontiers and the wall that binds each plan. The estimator answers through ReplicaModelFactory.
 #pragma once
 
@@ -25,7 +26,11 @@ struct SearchSpace {
   std::vector<const Node*> nodes;   // matched to accelerators by Node::accelerator
   const Fabric* fabric = nullptr;   // between nodes when a replica spans several (PP)
   std::vector<int> tp{1, 2, 4, 8};
-  std::vector<int> pp{1, 2, 4};
+  std::vector<int> pp{1, 2, 4, 8};
+  // MoE models: expert parallelism over the whole tensor-parallel group (EP = TP) and experts
+  // tensor-sliced like dense layers (EP = 1) are both searched.
+  bool aggregated = true;     // prefill and decode share each replica (continuous batching)
+  bool disaggregated = true;  // separate prefill and decode pools (needs `fabric` for the KV move)
   std::vector<Precision> weight_precisions{Precision::bf16, Precision::fp8_e4m3, Precision::int4};
   std::vector<Precision> kv_precisions{Precision::bf16, Precision::fp8_e4m3};
 };
@@ -38,21 +43,38 @@ struct Constraints {
   bool domestic_only = false;          // Huawei, Cambricon, Hygon (Chinese domestic vendors)
 };
 
-struct Plan {
+// The prefill pool of a disaggregated plan (the Plan's shape, replicas and batch are its decode
+// pool). docs/plan.md "Disaggregated pools".
+struct PrefillPool {
   ReplicaShape shape;
+  int replicas = 0;
+  double utilisation = 0;           // rho of each prefill replica (M/M/1)
+  Seconds prompt_mean, prompt_p99;  // one prompt alone on a prefill replica
+  Seconds kv_transfer_mean, kv_transfer_p99;  // KV of a mean / p99 prompt over the pool link
+  BytesPerSecond link;              // slower of the two replicas' scale-out links
+  Seconds link_latency;             // the larger of their latencies
+  cost::DeploymentCost cost;        // the prefill pool alone
+};
+
+struct Plan {
+  ReplicaShape shape;  // disaggregated: the decode pool's replica
   OperatingPoint point;
   int batch_cap = 0;  // B*: the most sequences per replica that meet the SLA (search.h rule)
-  int replicas = 0;
-  int devices = 0;
+  int replicas = 0;                  // disaggregated: decode replicas
+  int devices = 0;                   // all devices (both pools)
+  std::optional<PrefillPool> prefill;  // set: disaggregated serving
   double concurrency = 0;            // sequences in flight over all replicas
   double generated_tokens_per_s = 0;  // whole deployment
   double tokens_per_s_per_device = 0;
   double tokens_per_s_per_user = 0;  // 1 / TPOT
-  cost::DeploymentCost cost;
+  cost::DeploymentCost cost;         // the whole deployment (both pools)
   std::optional<double> objective;   // nullopt when a needed price/power figure is unknown
   std::optional<double> scaling_efficiency;
   std::string binding;               // one sentence: the wall and its numbers
   bool near_tie = false;             // within 2% of the plan ranked above it
+  bool disaggregated() const { return prefill.has_value(); }
+  // "4x nvidia-h100-sxm (hgx-h100) TP4 ..." or "prefill 2 x [...] + decode 3 x [...]"
+  std::string describe() const;
 };
 
 struct ShapeVerdict {             // why a shape produced no plan
@@ -70,6 +92,7 @@ struct InferenceSearchResult {
   std::vector<ShapeVerdict> rejected;
   int64_t shapes = 0;               // replica shapes considered
   int64_t configurations = 0;       // (shape, batch) operating points evaluated
+  int64_t pool_pairs = 0;           // (prefill shape, decode shape) pairs evaluated
 };
 
 struct SearchOptions {
@@ -83,7 +106,9 @@ struct SearchOptions {
 // so TPOT, TTFT and e2e are non-decreasing in the batch and the feasible batches of a shape form
 // an interval [1, B*]. Replicas = ceil(load / B) is non-increasing in B, so B* (found by bisection)
 // minimises every objective for that shape; smaller batches are evaluated only at powers of two
-// for the Pareto frontier.
+// for the Pareto frontier. Disaggregated plans pair every prefill shape with every decode shape of
+// the same weight/KV precisions (exhaustive); each decode shape keeps its best partner under the
+// objective, which is exact because the pair's objective is computed for every pair.
 InferenceSearchResult search_inference(const ModelSpec& model, const InferenceWorkload& w,
                                        const SearchSpace& space, const Constraints& constraints,
                                        const SearchOptions& options,

@@ -154,5 +154,87 @@ TEST(InferenceSearch, InfeasibleShapesSayWhy) {
   EXPECT_THROW(search_inference(f.model, bad, f.space(), {}, {}, toy_factory(), f.prices), InputError);
 }
 
+// Disaggregated pools need nodes (their NICs) and a fabric to move the KV between pools.
+struct PoolFixture : Fixture {
+  std::vector<Node> nodes;
+  Fabric fabric;
+  PoolFixture() {
+    for (const auto& a : accels) {
+      Node n;
+      n.id = a.id + "-node";
+      n.accelerator = a.id;
+      n.devices = 8;
+      n.nics = 8;
+      n.nic_bandwidth_per_direction = BytesPerSecond(50e9);
+      nodes.push_back(n);
+    }
+    fabric.id = "fab";
+    fabric.port_bandwidth_per_direction = BytesPerSecond(50e9);
+    fabric.endpoint_latency = Seconds(2e-6);
+    fabric.switch_hop_latency = Seconds(0.5e-6);
+  }
+  SearchSpace pool_space(bool aggregated, bool disaggregated) const {
+    SearchSpace s = space();
+    for (const auto& n : nodes) s.nodes.push_back(&n);
+    s.fabric = &fabric;
+    s.aggregated = aggregated;
+    s.disaggregated = disaggregated;
+    return s;
+  }
+};
+
+TEST(InferenceSearch, DisaggregatedPlansAddUpBothPools) {
+  PoolFixture f;
+  const auto w = chat(200, 2.0);
+  const auto r = search_inference(f.model, w, f.pool_space(false, true), {}, {}, toy_factory(), f.prices);
+  ASSERT_FALSE(r.plans.empty());
+  EXPECT_GT(r.pool_pairs, 0);
+  bool mixed_hardware = false;
+  for (const Plan& p : r.plans) {
+    ASSERT_TRUE(p.disaggregated());
+    const PrefillPool& pre = *p.prefill;
+    EXPECT_EQ(p.devices, pre.replicas * pre.shape.devices() + p.replicas * p.shape.devices()) << p.describe();
+    EXPECT_LE(p.point.ttft_p99, w.sla.ttft_p99);
+    EXPECT_LE(p.point.tpot, w.sla.tpot_p99);
+    EXPECT_LT(pre.utilisation, 1.0);
+    // Whole-deployment cost = prefill pool + decode pool; $/M tokens over the generated tokens.
+    ASSERT_TRUE(p.cost.per_hour && pre.cost.per_hour);
+    EXPECT_GT(p.cost.per_hour->value(), pre.cost.per_hour->value());
+    EXPECT_NEAR(*p.cost.usd_per_million_tokens,
+                p.cost.per_hour->value() / (p.generated_tokens_per_s * 3600) * 1e6, 1e-9);
+    // Closed loop: requests/s = users / e2e (Little), each generating the mean output.
+    EXPECT_NEAR(p.generated_tokens_per_s, 200.0 / p.point.e2e_mean.value() * w.output.mean,
+                1e-3 * p.generated_tokens_per_s);
+    if (pre.shape.accelerator != p.shape.accelerator) mixed_hardware = true;
+  }
+  EXPECT_TRUE(mixed_hardware) << "each decode shape keeps its best prefill partner, of any hardware";
+  EXPECT_NE(r.plans.front().binding.find("prefill replicas"), std::string::npos);
+}
+
+TEST(InferenceSearch, SearchingBothServingModesKeepsTheBestOfEach) {
+  PoolFixture f;
+  const auto w = chat(300, 1.0);
+  auto best = [&](bool agg, bool dis) {
+    const auto r = search_inference(f.model, w, f.pool_space(agg, dis), {}, {}, toy_factory(), f.prices);
+    EXPECT_FALSE(r.plans.empty());
+    for (const Plan& p : r.plans) {
+      if (!agg) { EXPECT_TRUE(p.disaggregated()); }
+      if (!dis) { EXPECT_FALSE(p.disaggregated()); }
+    }
+    return r.plans.empty() ? 0.0 : *r.plans.front().objective;
+  };
+  const double both = best(true, true), agg = best(true, false), dis = best(false, true);
+  EXPECT_DOUBLE_EQ(both, std::min(agg, dis));
+}
+
+TEST(InferenceSearch, NoFabricMeansNoDisaggregation) {
+  PoolFixture f;
+  SearchSpace s = f.pool_space(true, true);
+  s.fabric = nullptr;
+  const auto r = search_inference(f.model, chat(50, 2.0), s, {}, {}, toy_factory(), f.prices);
+  EXPECT_EQ(r.pool_pairs, 0);
+  for (const Plan& p : r.plans) EXPECT_FALSE(p.disaggregated());
+}
+
 }  // namespace
 }  // namespace memwall::plan

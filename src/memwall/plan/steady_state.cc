@@ -7,7 +7,6 @@
 #include <fmt/format.h>
 
 namespace memwall::plan {
-namespace {
 
 infer::StepBatch decode_batch(int batch, double context) {
   infer::StepBatch b;
@@ -24,8 +23,6 @@ infer::StepBatch prefill_batch(double tokens) {
   b.prefill_attended_pairs = n * (n + 1) / 2;  // causal: token i attends to i keys
   return b;
 }
-
-}  // namespace
 
 OperatingPoint steady_state(const ReplicaModel& model, const InferenceWorkload& w, int batch) {
   OperatingPoint p;

@@ -34,6 +34,11 @@ struct OperatingPoint {
 //    mean W = S rho / (1 - rho), with S = prefill_mean;
 //  - TTFT_p99 = prefill_p99 + W_p99; e2e = TTFT + (output - 1) x TPOT (PRODUCT.md definition),
 //    e2e_p99 with the p99 output length.
+// The iterations the planner asks the estimator about: `batch` decodes at a mean context of
+// `context_tokens`, and one causal prompt of `prompt_tokens` alone.
+infer::StepBatch decode_batch(int batch, double context_tokens);
+infer::StepBatch prefill_batch(double prompt_tokens);
+
 OperatingPoint steady_state(const ReplicaModel& model, const InferenceWorkload& w, int batch);
 
 // Whether the point meets the SLA; if not, `why` names the first term that fails, with numbers.

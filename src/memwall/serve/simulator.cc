@@ -40,6 +40,7 @@ class Loop {
         throw InputError("--link-bandwidth", fmt::format("{}", d.link_bandwidth.value()), "> 0");
       ReplicaConfig pre = c.replica, dec = c.replica;
       pre.scheduler.policy = SchedulerPolicy::prefill_only;
+      if (d.prefill_token_budget > 0) pre.scheduler.token_budget = d.prefill_token_budget;
       dec.scheduler.policy = SchedulerPolicy::decode_only;
       for (int i = 0; i < d.prefill_replicas; ++i)
         add(pre, prefill_cost ? prefill_cost : cost, prefill_);
@@ -55,7 +56,8 @@ class Loop {
   SimulationResult run() {
     const bool closed = c_.workload.arrival.kind == ArrivalKind::closed_loop;
     if (closed) {
-      for (int i = 0; i < c_.workload.arrival.concurrency; ++i) pull(0.0);
+      const auto& a = c_.workload.arrival;
+      for (int i = 0; i < a.concurrency; ++i) pull(a.ramp_s * i / a.concurrency);
     } else {
       pull(0.0);
     }

@@ -19,6 +19,9 @@ struct Disaggregation {
   int prefill_replicas = 1, decode_replicas = 1;
   BytesPerSecond link_bandwidth{50e9};  // KV transfer link between the pools
   Seconds link_latency{10e-6};
+  // Prompt tokens a prefill replica batches into one iteration (whole prompts; the first prompt
+  // of an iteration always runs); 0: the replicas' token budget. 1 runs prompts one at a time, FCFS.
+  int64_t prefill_token_budget = 0;
 };
 
 struct SimulationConfig {

@@ -251,6 +251,8 @@ void validate(const WorkloadSpec& s) {
     throw InputError("--cv", fmt::format("{}", a.cv), "a coefficient of variation in (0, 100]");
   if (a.kind == ArrivalKind::closed_loop && (a.concurrency < 1 || a.concurrency > 10'000'000))
     throw InputError("--concurrency", std::to_string(a.concurrency), "clients in [1, 10000000]");
+  if (!(a.ramp_s >= 0) || !std::isfinite(a.ramp_s) || a.ramp_s > 1e7)
+    throw InputError("ramp", std::to_string(a.ramp_s), "seconds in [0, 1e7]");
   if (a.kind == ArrivalKind::trace) {
     if (s.trace.empty())
       throw InputError("--trace", "(empty)", "a trace with at least one request");

@@ -67,6 +67,10 @@ struct ArrivalSpec {
   double rate_per_s = 1;  // poisson, gamma: mean arrival rate
   double cv = 1;          // gamma: coefficient of variation of the gaps (1 = Poisson)
   int concurrency = 1;    // closed_loop: clients, each sends its next request when one finishes
+  // closed_loop: client i sends its first request at i x ramp_s / concurrency (0: all at t = 0).
+  // A ramp of about one request's latency starts the run near its steady state instead of with
+  // every client's prompt queued at once.
+  double ramp_s = 0;
 };
 
 struct WorkloadSpec {

@@ -11,6 +11,7 @@
 #include "memwall/comm/collective.h"
 #include "memwall/comm/sizes.h"
 #include "memwall/core/error.h"
+#include "memwall/catalog/catalog.h"
 #include "memwall/validate/case.h"
 
 namespace memwall::validate {
@@ -38,6 +39,7 @@ std::string node_for(const std::string& hw) {
   if (has("h20") && !has("h200")) return "hgx-h20";
   if (has("h100") && !has("pcie")) return "hgx-h100";
   if (has("a800")) return "hgx-a800";
+  if (has("a100") && has("pcie") && has("nvlink")) return "pcie-a100-nvlink";
   if (has("a100") && !has("pcie")) return "hgx-a100";
   if (has("b200")) return "hgx-b200";
   if (has("4090")) return has("p2p") ? "pcie-4090-p2p" : "pcie-4090";
@@ -60,14 +62,61 @@ std::optional<comm::Collective> op_for(const std::string& test) {
   return std::nullopt;
 }
 
+// The scale-out network a case states, e.g. "8x 400Gb/s RoCE per node" or "4x 200Gb/s
+// InfiniBand HDR": NIC count, port rate and a catalog fabric of that technology and rate.
+struct StatedNetwork {
+  int nics = 0;
+  double gbit = 0;
+  const Fabric* fabric = nullptr;
+  std::string problem;  // why it cannot be expressed, when not empty
+};
+
+StatedNetwork network_for(const std::string& text, const Catalog& catalog) {
+  StatedNetwork out;
+  static const std::regex count_rate(R"((\d+)\s*x\s*(\d+(?:\.\d+)?)\s*g(?:b/s|bps|bit/s|b)\b)",
+                                     std::regex::icase);
+  std::smatch m;
+  if (!std::regex_search(text, m, count_rate)) {
+    out.problem = fmt::format("NIC count and rate not found in the network '{}' (expected e.g. '8x 400Gb/s RoCE')", text);
+    return out;
+  }
+  out.nics = std::stoi(m[1].str());
+  out.gbit = std::stod(m[2].str());
+  const std::string t = lower(text);
+  auto has = [&](const char* w) { return t.find(w) != std::string::npos; };
+  std::string technology;
+  if (has("roce") || has("ethernet") || has("gbe")) technology = "roce";
+  if (has("infiniband") || has(" ib") || has("hdr") || has("ndr") || has("xdr")) technology = "infiniband";
+  if (technology.empty()) {
+    out.problem = fmt::format("the network '{}' does not say InfiniBand or RoCE/Ethernet", text);
+    return out;
+  }
+  for (const Fabric& f : catalog.fabrics())
+    if (f.technology == technology &&
+        std::abs(f.port_bandwidth_per_direction.value() * 8 / kGiga - out.gbit) < 0.01 * out.gbit)
+      out.fabric = &f;
+  if (out.fabric == nullptr)
+    out.problem = fmt::format("no catalog fabric is {} at {:g} Gb/s per port", technology, out.gbit);
+  return out;
+}
+
+int int_field(const Json& obj, const char* key, int fallback) {
+  if (!obj.is_object()) return fallback;
+  auto it = obj.find(key);
+  return it != obj.end() && it->is_number_integer() ? it->get<int>() : fallback;
+}
+
 }  // namespace
 
 CaseResult predict_net_microbench_case(const Json& c, const Catalog& catalog) {
   CaseResult r = start_result(c);
   const Json hw = c.contains("hardware") ? c.at("hardware") : Json::object();
   const Json config = c.contains("config") ? c.at("config") : Json::object();
-  if (lower(r.metric).find("bus bandwidth") == std::string::npos) {
-    r.skipped_reason = "not a bus-bandwidth metric";
+  const std::string metric = lower(r.metric);
+  const bool bus = metric.find("bus bandwidth") != std::string::npos;
+  const bool alg = metric.find("algorithm bandwidth") != std::string::npos;
+  if (!bus && !alg) {
+    r.skipped_reason = "not a bus- or algorithm-bandwidth metric";
     return r;
   }
   const std::string gpu = text_of(hw, "gpu") + " " + text_of(hw, "interconnect");
@@ -82,33 +131,66 @@ CaseResult predict_net_microbench_case(const Json& c, const Catalog& catalog) {
     r.skipped_reason = fmt::format("collective not recognised in '{}'", test);
     return r;
   }
-  const Node& node = catalog.node(node_id);
-  int ranks = node.devices;
-  if (hw.is_object() && hw.contains("count") && hw.at("count").is_number_integer())
-    ranks = hw.at("count").get<int>();
-  if (ranks < 2 || ranks > node.devices) {
-    r.skipped_reason = fmt::format("{} ranks do not fit one {} node; the case states no fabric", ranks, node_id);
+  Node node = catalog.node(node_id);
+  const int nodes = int_field(hw, "nodes", 1);
+  const int ranks = int_field(hw, "count", node.devices * nodes);
+  if (nodes < 1) {
+    r.skipped_reason = fmt::format("hardware.nodes = {} is not a node count", nodes);
     return r;
   }
-  // Message size: an explicit "<N>GiB row", else the run's largest size (-e), else 4 GiB for a
-  // statement about "large sizes".
+  const Fabric* fabric = nullptr;
+  std::string network_basis;
+  if (nodes == 1) {
+    if (ranks < 2 || ranks > node.devices) {
+      r.skipped_reason = fmt::format("{} ranks do not fit one {} node; the case states no node count", ranks, node_id);
+      return r;
+    }
+  } else {
+    if (ranks != nodes * node.devices) {
+      // The model places every group of the same shape at once; a run that leaves GPUs idle on
+      // each node (e.g. 1 GPU per node using all NICs) is not that.
+      r.skipped_reason = fmt::format("{} ranks on {} nodes of {} devices: only whole nodes are modelled", ranks,
+                                     nodes, node.devices);
+      return r;
+    }
+    const std::string network = text_of(hw, "network");
+    if (network.empty()) {
+      r.skipped_reason = fmt::format("{} nodes but the case states no network (hardware.network)", nodes);
+      return r;
+    }
+    const StatedNetwork net = network_for(network, catalog);
+    if (!net.problem.empty()) {
+      r.skipped_reason = net.problem;
+      return r;
+    }
+    node.nics = net.nics;
+    node.nic_bandwidth_per_direction = net.fabric->port_bandwidth_per_direction;
+    fabric = net.fabric;
+    network_basis = fmt::format("; {} nodes, {} NICs x {:g} Gb/s per node on {}", nodes, net.nics, net.gbit, fabric->id);
+  }
+  // Message size: an explicit "<N> GiB/MiB row", else the run's largest size (-e), else 4 GiB for
+  // a statement about "large sizes".
   Bytes size(4.0 * kGiB);
   std::string size_basis = "4G (the case gives no size; large-message regime assumed)";
   std::smatch m;
   const std::string all_text = test + " " + text_of(c, "notes");
-  static const std::regex row(R"((\d+)\s*GiB row)"), end(R"(-e\s+([0-9.]+[KMGT]?))");
+  static const std::regex row(R"((\d+(?:\.\d+)?)\s*(GiB|MiB|KiB) row)"), end(R"(-e\s+([0-9.]+[KMGTkmgt]?))");
   if (std::regex_search(all_text, m, row)) {
-    size = Bytes(std::stod(m[1].str()) * kGiB);
+    const double unit = m[2].str() == "GiB" ? kGiB : m[2].str() == "MiB" ? kMiB : kKiB;
+    size = Bytes(std::stod(m[1].str()) * unit);
     size_basis = fmt::format("{} (the row the case reports)", comm::format_size(size));
   } else if (std::regex_search(test, m, end)) {
-    size = comm::parse_size(m[1].str(), "case test -e");
+    std::string e = m[1].str();
+    for (auto& ch : e) ch = static_cast<char>(std::toupper(static_cast<unsigned char>(ch)));
+    size = comm::parse_size(e, "case test -e");
     size_basis = fmt::format("{} (largest size of the run)", comm::format_size(size));
   }
-  const comm::Cluster cluster{&node, nullptr, 1};
+  const comm::Cluster cluster{&node, fabric, nodes};
   const auto e = comm::estimate(cluster, *op, size, comm::Group{ranks, 1, 0});
-  r.predicted = e.bus_bandwidth.value() / kGiga;
-  r.assumptions = fmt::format("node {}; {} ranks; size {}; algorithm {} / {} (NCCL-like choice); limited by {}",
-                              node_id, ranks, size_basis, e.algorithm, e.protocol, e.bottleneck);
+  r.predicted = (bus ? e.bus_bandwidth : e.algorithm_bandwidth).value() / kGiga;
+  r.assumptions = fmt::format("node {}; {} ranks{}; size {}; {} bandwidth; algorithm {} / {} (NCCL-like choice); limited by {}",
+                              node_id, ranks, network_basis, size_basis, bus ? "bus" : "algorithm", e.algorithm,
+                              e.protocol, e.bottleneck);
   return r;
 }
 

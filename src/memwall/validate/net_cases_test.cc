@@ -36,6 +36,42 @@ TEST(NetCases, BusBandwidthCasesArePredictedWithin15PercentExceptTheBridgedPcieO
   EXPECT_EQ(predicted, 4);
 }
 
+TEST(NetCases, MultiNodeCasesUseTheStatedNicsAndACatalogFabric) {
+  const Catalog catalog = Catalog::builtin();
+  auto run = [&](const std::string& hw, const std::string& metric = "all-reduce bus bandwidth") {
+    return predict_net_microbench_case(
+        Json::parse(R"({"id":"x","kind":"microbench","hardware":)" + hw +
+                    R"(,"config":{"test":"all_reduce_perf -b 1G -e 8G"},"metric":")" + metric +
+                    R"(","value":100,"unit":"GB/s"})"),
+        catalog);
+  };
+  // 2 nodes of 8 A100 with 4 x 200 Gb/s IB: hierarchical over 4 NICs per node.
+  const CaseResult a = run(R"({"gpu":"NVIDIA A100 SXM","count":16,"nodes":2,"network":"4x 200Gb/s InfiniBand HDR"})");
+  ASSERT_TRUE(a.predicted) << a.skipped_reason;
+  EXPECT_NE(a.assumptions.find("4 NICs x 200 Gb/s per node on ib-hdr"), std::string::npos) << a.assumptions;
+  // The same with 8 NICs is faster (the NICs limit it).
+  const CaseResult b = run(R"({"gpu":"NVIDIA A100 SXM","count":16,"nodes":2,"network":"8x 200Gb/s InfiniBand HDR"})");
+  ASSERT_TRUE(b.predicted);
+  EXPECT_GT(*b.predicted, 1.5 * *a.predicted);
+  // Algorithm bandwidth = bus bandwidth / (2(n-1)/n) for all-reduce.
+  const CaseResult alg = run(R"({"gpu":"NVIDIA A100 SXM","count":16,"nodes":2,"network":"4x 200Gb/s InfiniBand HDR"})",
+                             "all-reduce algorithm bandwidth");
+  ASSERT_TRUE(alg.predicted);
+  EXPECT_NEAR(*alg.predicted * 2.0 * 15 / 16, *a.predicted, 1e-6 * *a.predicted);
+  // What cannot be expressed is skipped with the reason, never guessed.
+  const CaseResult no_tech = run(R"({"gpu":"NVIDIA H100 SXM","count":16,"nodes":2,"network":"8x 100Gbps ConnectX-6"})");
+  EXPECT_FALSE(no_tech.predicted);
+  EXPECT_NE(no_tech.skipped_reason.find("InfiniBand or RoCE"), std::string::npos);
+  const CaseResult no_rate = run(R"({"gpu":"NVIDIA H100 SXM","count":16,"nodes":2,"network":"8x 100Gb/s InfiniBand EDR"})");
+  EXPECT_FALSE(no_rate.predicted);
+  EXPECT_NE(no_rate.skipped_reason.find("no catalog fabric"), std::string::npos);
+  const CaseResult partial = run(R"({"gpu":"NVIDIA H100 SXM","count":2,"nodes":2,"network":"8x 400Gb/s RoCE"})");
+  EXPECT_FALSE(partial.predicted);
+  EXPECT_NE(partial.skipped_reason.find("whole nodes"), std::string::npos);
+  const CaseResult no_net = run(R"({"gpu":"NVIDIA H100 SXM","count":16,"nodes":2})");
+  EXPECT_FALSE(no_net.predicted);
+}
+
 TEST(NetCases, OtherMetricsAreLeftToOtherPredictors) {
   const Json c = Json::parse(R"({"id":"x","kind":"microbench","hardware":{"gpu":"NVIDIA H100"},
                                  "metric":"achieved DRAM bandwidth","value":1,"unit":"GB/s"})");

@@ -1,0 +1,145 @@
+#include "memwall/plan/disaggregated.h"
+
+#include <algorithm>
+#include <cmath>
+
+#include "memwall/plan/steady_state.h"
+
+namespace memwall::plan {
+
+std::optional<PoolLink> pool_link(const Node* node, int devices, const Fabric* fabric) {
+  if (!node || !fabric || node->nics <= 0 || node->devices <= 0 || devices <= 0) return std::nullopt;
+  // A NIC runs at the slower of its own rate and the fabric port it plugs into.
+  const BytesPerSecond port =
+      std::min(node->nic_bandwidth_per_direction, fabric->port_bandwidth_per_direction);
+  if (!(port.value() > 0)) return std::nullopt;
+  // The replica owns devices / node.devices of the node's NICs (all of them on several nodes).
+  const BytesPerSecond bw = port * (static_cast<double>(node->nics) * devices / node->devices);
+  // Leaf - spine - leaf (2 tiers: 3 switch traversals; 3 tiers: 5), plus both endpoints.
+  const Seconds latency = fabric->endpoint_latency + fabric->switch_hop_latency * (2.0 * fabric->tiers - 1.0);
+  return PoolLink{bw, latency};
+}
+
+Seconds kv_transfer_time(Bytes kv_bytes_per_token, double prompt_tokens, const PoolLink& a,
+                         const PoolLink& b) {
+  const BytesPerSecond bw = std::min(a.bandwidth, b.bandwidth);
+  return std::max(a.latency, b.latency) + Seconds(kv_bytes_per_token.value() * prompt_tokens / bw.value());
+}
+
+double mm1_wait_mean(double s, double rho) { return rho < 1 ? s * rho / (1.0 - rho) : HUGE_VAL; }
+
+double mm1_wait_p99(double s, double rho) {
+  if (rho >= 1) return HUGE_VAL;
+  return rho > 0.01 ? s / (1.0 - rho) * std::log(100.0 * rho) : 0.0;
+}
+
+double max_prefill_utilisation(Seconds prompt_mean, Seconds prompt_p99, Seconds ttft_p99) {
+  const double s = prompt_mean.value(), budget = ttft_p99.value() - prompt_p99.value();
+  if (!(s > 0) || !(budget >= 0)) return 0.0;
+  double lo = 0.01, hi = 1.0;  // W_p99(0.01) = 0 <= budget
+  for (int i = 0; i < 60; ++i) {
+    const double mid = 0.5 * (lo + hi);
+    (mm1_wait_p99(s, mid) <= budget ? lo : hi) = mid;
+  }
+  return lo;
+}
+
+PrefillProfile profile_prefill(const ReplicaModel& rm, const InferenceWorkload& w) {
+  PrefillProfile p;
+  p.prompt_mean = rm.step(prefill_batch(w.input.mean));
+  p.prompt_p99 = rm.step(prefill_batch(w.input.p99));
+  p.rho_max = max_prefill_utilisation(p.prompt_mean, p.prompt_p99, w.sla.ttft_p99);
+  if (rm.activity) p.activity = rm.activity(prefill_batch(w.input.mean));
+  return p;
+}
+
+PoolsPoint pools_point(const InferenceWorkload& w, const PrefillProfile& pre, Seconds transfer_mean,
+                       Seconds transfer_p99, int batch_cap,
+                       const std::function<Seconds(int)>& decode_step) {
+  PoolsPoint p;
+  const double s = pre.prompt_mean.value();
+  if (batch_cap < 1 || !(pre.rho_max > 0) || !(s > 0)) return p;
+  const double out = w.output.mean;
+  const double gaps = std::max(1.0, out - 1.0);
+  // The handoff delays the second token by the KV transfer plus about one decode iteration: the
+  // decode replica starts the pull and admits the sequence at iteration boundaries (half an
+  // iteration's wait on average at each end).
+  auto tpot_at = [&](int b) {
+    const Seconds step = decode_step(b);
+    return step + (transfer_mean + step) / gaps;
+  };
+  const Seconds sla = w.sla.tpot_p99;
+  // The largest decode batch within the TPOT target: TPOT is non-decreasing in the batch.
+  int best = batch_cap;
+  if (tpot_at(best) > sla) {
+    if (tpot_at(1) > sla) return p;
+    int lo = 1, hi = batch_cap;
+    while (hi - lo > 1) {
+      const int mid = lo + (hi - lo) / 2;
+      (tpot_at(mid) <= sla ? lo : hi) = mid;
+    }
+    best = lo;
+  }
+  // Decode pool: the fewest replicas nd whose batch b holds the sequences in flight with b <= best.
+  // Open loop: sequences(b) = lambda x (output - 1) x TPOT(b) (Little's law), which grows with b;
+  // for a given nd the least sufficient b is reached by iterating b <- ceil(sequences(b) / nd)
+  // from 1 (the iterates rise until they stop, or pass the cap: try nd + 1). Closed loop: every
+  // user is at most one sequence in flight, so the decode pool is sized for all of them
+  // (conservative by the few users whose prompt is still in the prefill pool).
+  int n_dec = 1, batch = 1;
+  Seconds tpot = tpot_at(1);
+  auto sequences = [&](Seconds t) {
+    return w.load.concurrency ? *w.load.concurrency : *w.load.rate_per_s * std::max(0.0, out - 1.0) * t.value();
+  };
+  n_dec = std::max(1, static_cast<int>(std::ceil(sequences(tpot) / best - 1e-9)));
+  for (;; ++n_dec) {
+    batch = 1;
+    bool fits = true;
+    for (;;) {
+      tpot = tpot_at(batch);
+      const int need = std::max(1, static_cast<int>(std::ceil(sequences(tpot) / n_dec - 1e-9)));
+      if (need > best) {
+        fits = false;
+        break;
+      }
+      if (need <= batch) break;
+      batch = need;
+    }
+    if (fits) break;
+  }
+  // Prefill pool at arrival rate lambda; closed loop: lambda = users / e2e_mean(lambda), where
+  // only the prefill queue depends on lambda (the decode side is fixed above), iterated.
+  int n_pre = 1;
+  double rho = 0, e2e_mean = 0;
+  double lambda = w.load.rate_per_s ? *w.load.rate_per_s : *w.load.concurrency / (s + (out - 1.0) * tpot.value());
+  for (int pass = 0; pass < 30; ++pass) {
+    n_pre = std::max(1, static_cast<int>(std::ceil(lambda * s / pre.rho_max - 1e-9)));
+    rho = lambda * s / n_pre;
+    e2e_mean = s + mm1_wait_mean(s, rho) + (out - 1.0) * tpot.value();
+    if (w.load.rate_per_s) break;
+    const double next = *w.load.concurrency / e2e_mean;
+    if (std::abs(next - lambda) <= 1e-9 * lambda) break;
+    lambda = next;
+  }
+  const double conc = lambda * std::max(0.0, out - 1.0) * tpot.value();  // sequences decoding
+  p.lambda = lambda;
+  p.prefill_replicas = n_pre;
+  p.decode_replicas = n_dec;
+  p.prefill_utilisation = rho;
+  p.decode_batch = batch;
+  p.batch_cap = best;
+  p.decode_concurrency = conc;
+  p.decode_step = decode_step(batch);
+  p.transfer_mean = transfer_mean;
+  p.transfer_p99 = transfer_p99;
+  p.tpot = tpot;
+  p.ttft_mean = Seconds(s + mm1_wait_mean(s, rho));
+  p.ttft_p99 = pre.prompt_p99 + Seconds(mm1_wait_p99(s, rho));
+  p.e2e_mean = Seconds(e2e_mean);
+  p.e2e_p99 = p.ttft_p99 + transfer_p99 + p.decode_step * std::max(w.output.p99, out);
+  p.generated_tokens_per_s = lambda * out;
+  p.feasible = p.ttft_p99 <= w.sla.ttft_p99 && (!w.sla.e2e_p99 || p.e2e_p99 <= *w.sla.e2e_p99);
+  return p;
+}
+
+}  // namespace memwall::plan

@@ -1,0 +1,80 @@
+// Disaggregated serving: prompts run on a prefill pool, their KV cache moves over the cluster
+// network to a decode pool that only generates (DistServe, Zhong et al. OSDI 2024; Splitwise,
+// Patel et al. ISCA 2024). The two pools may use different hardware. This file holds the analytic
+// model of the two pools; the planner (inference_search.cc) pairs every prefill shape with every
+// decode shape through it.
+#pragma once
+
+#include <functional>
+#include <optional>
+
+#include "memwall/core/units.h"
+#include "memwall/hw/fabric.h"
+#include "memwall/hw/node.h"
+#include "memwall/plan/replica_model.h"
+#include "memwall/plan/workload.h"
+
+namespace memwall::plan {
+
+// Bandwidth and latency of the scale-out link of one replica of `devices` devices in `node`, over
+// `fabric`: its share of the node's NICs (each limited by the fabric port), per direction.
+// nullopt when the node has no NIC or no fabric is given (no way to move KV between pools).
+struct PoolLink {
+  BytesPerSecond bandwidth;
+  Seconds latency;  // endpoint + leaf-spine-leaf switch traversals
+};
+std::optional<PoolLink> pool_link(const Node* node, int devices, const Fabric* fabric);
+
+// Time to move the KV of a prompt of `prompt_tokens` from a prefill replica to a decode replica:
+// alpha-beta over the slower of the two links (Hockney 1994): latency + bytes / bandwidth.
+Seconds kv_transfer_time(Bytes kv_bytes_per_token, double prompt_tokens, const PoolLink& a,
+                         const PoolLink& b);
+
+// M/M/1 waiting time of a prefill replica at utilisation rho with mean service s
+// (Kleinrock 1975, Queueing Systems Vol. 1 §3.2): P(W > t) = rho e^{-(1-rho) t / s}.
+double mm1_wait_mean(double s, double rho);
+double mm1_wait_p99(double s, double rho);
+
+// The largest utilisation of a prefill replica at which TTFT p99 = p99 prompt time + W_p99(rho)
+// stays within `ttft_p99` (W_p99 is increasing in rho, so bisection). 0 when even an idle replica
+// misses it.
+double max_prefill_utilisation(Seconds prompt_mean, Seconds prompt_p99, Seconds ttft_p99);
+
+// Everything about a prefill shape that does not depend on the decode side.
+struct PrefillProfile {
+  Seconds prompt_mean;  // a mean prompt alone on one replica
+  Seconds prompt_p99;   // a p99 prompt alone
+  double rho_max = 0;   // from max_prefill_utilisation
+  double activity = 1;  // device activity while prefilling (power model)
+};
+PrefillProfile profile_prefill(const ReplicaModel& rm, const InferenceWorkload& w);
+
+// The two pools at one load (docs/plan.md "Disaggregated pools"):
+//  - lambda = offered requests/s (closed loop: users / e2e_mean, fixed point);
+//  - prefill replicas N_p = ceil(lambda x prompt_mean / rho_max); TTFT = M/M/1 wait + prompt time
+//    (the first token comes out of the prefill pool);
+//  - TPOT = decode step at the decode batch + (KV transfer + one decode step) / (output - 1): the
+//    handoff delays the second token (the pull starts and the sequence joins at decode iteration
+//    boundaries), spread over the output's gaps like every other gap;
+//  - decode sequences in flight = lambda x (output - 1) x TPOT (Little's law), N_d = ceil(that / B).
+struct PoolsPoint {
+  bool feasible = false;
+  double lambda = 0;           // requests/s through the deployment
+  int prefill_replicas = 0, decode_replicas = 0;
+  double prefill_utilisation = 0;
+  int decode_batch = 0;        // sequences per decode replica
+  int batch_cap = 0;           // the most a decode replica may hold within the TPOT target
+  double decode_concurrency = 0;
+  Seconds decode_step, transfer_mean, transfer_p99, tpot, ttft_mean, ttft_p99, e2e_mean, e2e_p99;
+  double generated_tokens_per_s = 0;  // whole deployment
+};
+
+// `decode_step(b)` times one decode iteration of b sequences on a decode replica.
+// `batch_cap` is the largest batch a decode replica may hold (memory and TPOT).
+// Returns feasible = false when no decode batch meets the TPOT target with the transfer added,
+// or the e2e target fails.
+PoolsPoint pools_point(const InferenceWorkload& w, const PrefillProfile& pre, Seconds transfer_mean,
+                       Seconds transfer_p99, int batch_cap,
+                       const std::function<Seconds(int)>& decode_step);
+
+}  // namespace memwall::plan

@@ -1,0 +1,130 @@
+// The analytic model of disaggregated prefill/decode pools: closed forms of the link, the M/M/1
+// prefill queue and the Little's-law sizing of the decode pool.
+#include "memwall/plan/disaggregated.h"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+
+namespace memwall::plan {
+namespace {
+
+Node eight_gpu_node() {
+  Node n;
+  n.id = "node";
+  n.devices = 8;
+  n.nics = 8;
+  n.nic_bandwidth_per_direction = BytesPerSecond(50e9);
+  return n;
+}
+
+Fabric fabric(double port_gbps) {
+  Fabric f;
+  f.id = "fab";
+  f.port_bandwidth_per_direction = BytesPerSecond(port_gbps * 1e9);
+  f.endpoint_latency = Seconds(2e-6);
+  f.switch_hop_latency = Seconds(0.5e-6);
+  f.tiers = 2;
+  return f;
+}
+
+TEST(PoolLink, ReplicaOwnsItsShareOfTheNodesNicsAtTheSlowerOfNicAndPort) {
+  const Node n = eight_gpu_node();
+  const Fabric ndr = fabric(50), hdr = fabric(25);
+  const auto four = pool_link(&n, 4, &ndr);
+  ASSERT_TRUE(four);
+  EXPECT_DOUBLE_EQ(four->bandwidth.value(), 4 * 50e9);
+  EXPECT_DOUBLE_EQ(four->latency.value(), 2e-6 + 3 * 0.5e-6);  // endpoint + leaf-spine-leaf
+  EXPECT_DOUBLE_EQ(pool_link(&n, 4, &hdr)->bandwidth.value(), 4 * 25e9);
+  EXPECT_DOUBLE_EQ(pool_link(&n, 16, &ndr)->bandwidth.value(), 16 * 50e9);  // two nodes' NICs
+  EXPECT_FALSE(pool_link(&n, 4, nullptr));
+  EXPECT_FALSE(pool_link(nullptr, 1, &ndr));
+}
+
+TEST(PoolLink, TransferIsAlphaBetaOverTheSlowerLink) {
+  const PoolLink fast{BytesPerSecond(200e9), Seconds(3e-6)}, slow{BytesPerSecond(50e9), Seconds(5e-6)};
+  // 1000 tokens x 320 KB = 320 MB over 50 GB/s = 6.4 ms, plus the larger latency.
+  EXPECT_NEAR(kv_transfer_time(Bytes(320e3), 1000, fast, slow).value(), 5e-6 + 6.4e-3, 1e-12);
+  EXPECT_DOUBLE_EQ(kv_transfer_time(Bytes(320e3), 1000, fast, slow).value(),
+                   kv_transfer_time(Bytes(320e3), 1000, slow, fast).value());
+}
+
+TEST(PrefillQueue, Mm1WaitingTimeClosedForms) {
+  // P(W > t) = rho exp(-(1 - rho) t / s): W_p99 = s / (1 - rho) ln(100 rho).
+  EXPECT_NEAR(mm1_wait_p99(1.0, 0.5), 2.0 * std::log(50.0), 1e-12);
+  EXPECT_DOUBLE_EQ(mm1_wait_p99(1.0, 0.005), 0.0);  // fewer than 1% of prompts wait at all
+  EXPECT_DOUBLE_EQ(mm1_wait_mean(0.2, 0.75), 0.2 * 0.75 / 0.25);
+  EXPECT_TRUE(std::isinf(mm1_wait_mean(1.0, 1.0)));
+}
+
+TEST(PrefillQueue, MaxUtilisationSpendsExactlyTheTtftBudgetOnWaiting) {
+  const double rho = max_prefill_utilisation(Seconds(0.1), Seconds(0.2), Seconds(1.0));
+  ASSERT_GT(rho, 0.01);
+  ASSERT_LT(rho, 1.0);
+  EXPECT_NEAR(mm1_wait_p99(0.1, rho), 0.8, 1e-9);
+  // A looser target allows a busier replica; a p99 prompt longer than the target allows none.
+  EXPECT_GT(max_prefill_utilisation(Seconds(0.1), Seconds(0.2), Seconds(2.0)), rho);
+  EXPECT_EQ(max_prefill_utilisation(Seconds(0.1), Seconds(1.2), Seconds(1.0)), 0.0);
+}
+
+InferenceWorkload open_loop(double rate) {
+  InferenceWorkload w;
+  w.load.rate_per_s = rate;
+  w.input = {1000, 3000, "test"};
+  w.output = {201, 600, "test"};
+  w.sla.ttft_p99 = Seconds(1.0);
+  w.sla.tpot_p99 = Seconds(0.05);
+  return w;
+}
+
+TEST(PoolsPoint, SizesBothPoolsByQueueingAndLittlesLaw) {
+  const InferenceWorkload w = open_loop(20);
+  PrefillProfile pre;
+  pre.prompt_mean = Seconds(0.05);
+  pre.prompt_p99 = Seconds(0.2);
+  pre.rho_max = max_prefill_utilisation(pre.prompt_mean, pre.prompt_p99, w.sla.ttft_p99);
+  auto step = [](int b) { return Seconds(0.010 + 0.0002 * b); };  // 10 ms + 0.2 ms per sequence
+  const Seconds transfer(0.004);
+  const PoolsPoint p = pools_point(w, pre, transfer, Seconds(0.012), 1000, step);
+  ASSERT_TRUE(p.feasible);
+  // Prefill: lambda x s = 1 replica's worth of work at rho <= rho_max.
+  EXPECT_EQ(p.prefill_replicas, static_cast<int>(std::ceil(20 * 0.05 / pre.rho_max - 1e-9)));
+  EXPECT_NEAR(p.prefill_utilisation, 20 * 0.05 / p.prefill_replicas, 1e-12);
+  EXPECT_LE(p.ttft_p99, w.sla.ttft_p99);
+  EXPECT_NEAR(p.ttft_p99.value(), 0.2 + mm1_wait_p99(0.05, p.prefill_utilisation), 1e-12);
+  // Decode: TPOT = step(b) + (transfer + step(b)) / (output - 1), batch cap from the TPOT target.
+  const double gaps = 200;
+  EXPECT_NEAR(p.tpot.value(), step(p.decode_batch).value() * (1 + 1 / gaps) + 0.004 / gaps, 1e-12);
+  EXPECT_LE(p.tpot, w.sla.tpot_p99);
+  EXPECT_GT(step(p.batch_cap + 1).value() * (1 + 1 / gaps) + 0.004 / gaps, 0.05);  // cap is the largest
+  EXPECT_NEAR(p.decode_concurrency, 20 * gaps * p.tpot.value(), 1e-3 * p.decode_concurrency);  // Little
+  EXPECT_GE(p.decode_replicas * p.decode_batch, p.decode_concurrency - 1e-9);
+  // No spare replica: with one fewer, the sequences in flight (which grow with the batch through
+  // TPOT) outrun the batch cap.
+  auto tpot_of = [&](int b) { return step(b).value() * (1 + 1 / gaps) + 0.004 / gaps; };
+  if (p.decode_replicas > 1) {
+    const int fewer = p.decode_replicas - 1;
+    int b = 1;
+    while (b <= p.batch_cap) {
+      const int need = static_cast<int>(std::ceil(20 * gaps * tpot_of(b) / fewer - 1e-9));
+      if (need <= b) break;
+      b = need;
+    }
+    EXPECT_GT(b, p.batch_cap);
+  }
+  EXPECT_DOUBLE_EQ(p.generated_tokens_per_s, 20 * 201.0);
+}
+
+TEST(PoolsPoint, InfeasibleWhenNoDecodeBatchMeetsTpot) {
+  const InferenceWorkload w = open_loop(5);
+  PrefillProfile pre;
+  pre.prompt_mean = Seconds(0.05);
+  pre.prompt_p99 = Seconds(0.2);
+  pre.rho_max = 0.5;
+  EXPECT_FALSE(pools_point(w, pre, Seconds(0), Seconds(0), 64, [](int) { return Seconds(0.06); }).feasible);
+  pre.rho_max = 0;  // the TTFT target cannot be met at all
+  EXPECT_FALSE(pools_point(w, pre, Seconds(0), Seconds(0), 64, [](int) { return Seconds(0.01); }).feasible);
+}
+
+}  // namespace
+}  // namespace memwall::plan
