@@ -27,11 +27,12 @@ void BM_PlanInferWholeCatalog(benchmark::State& state) {
   plan::summarize_lengths(plan::parse_lengths("sharegpt", "sharegpt"), w.input, w.output);
   w.sla = plan::parse_sla("ttft_p99=1,tpot_p99=0.05");
   const ModelSpec model = catalog.model("qwen2.5-72b");
-  int64_t configurations = 0, shapes = 0;
+  int64_t configurations = 0, shapes = 0, pairs = 0;
   for (auto _ : state) {
     const auto r = plan::search_inference(model, w, space, {}, {}, plan::estimator_factory(fabric), prices);
     configurations += r.configurations;
     shapes += r.shapes;
+    pairs += r.pool_pairs;
     benchmark::DoNotOptimize(r.plans.data());
   }
   state.counters["shapes"] = benchmark::Counter(static_cast<double>(shapes), benchmark::Counter::kAvgIterations);
@@ -39,6 +40,7 @@ void BM_PlanInferWholeCatalog(benchmark::State& state) {
       benchmark::Counter(static_cast<double>(configurations), benchmark::Counter::kAvgIterations);
   state.counters["configurations_per_s"] =
       benchmark::Counter(static_cast<double>(configurations), benchmark::Counter::kIsRate);
+  state.counters["pool_pairs"] = benchmark::Counter(static_cast<double>(pairs), benchmark::Counter::kAvgIterations);
 }
 BENCHMARK(BM_PlanInferWholeCatalog)->Unit(benchmark::kMillisecond)->MinTime(2.0);
 
