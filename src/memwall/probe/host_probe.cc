@@ -80,8 +80,12 @@ BytesPerSecond HostReport::triad_bandwidth() const {
 
 std::optional<FlopsPerSecond> HostReport::best_gemm(BlasPrecision p) const {
   std::optional<FlopsPerSecond> best;
-  for (const auto& g : gemms)
+  auto consider = [&](const GemmMeasurement& g) {
     if (g.precision == p && (!best || g.achieved() > *best)) best = g.achieved();
+  };
+  for (const auto& g : gemms) consider(g);
+  if (sweep)
+    for (const auto& pt : sweep->points) consider(pt.gemm);
   return best;
 }
 

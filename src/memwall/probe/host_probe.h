@@ -46,7 +46,8 @@ struct HostReport {
   std::vector<GemmMeasurement> gemms;  // fp32, fp64, and bf16 when the BLAS has it
   std::vector<std::string> notes;      // what was not measured and why
   std::optional<RooflineSweep> sweep;  // fp32; absent without a BLAS
-  // Best measured ceilings: STREAM triad bandwidth and best fp32 GEMM FLOP/s (0 when unmeasured).
+  // Measured ceilings: STREAM triad bandwidth, and the best GEMM FLOP/s of precision `p` over the
+  // square GEMMs and the sweep's points (nullopt when none ran).
   BytesPerSecond triad_bandwidth() const;
   std::optional<FlopsPerSecond> best_gemm(BlasPrecision p) const;
 };
