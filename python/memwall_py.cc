@@ -7,6 +7,7 @@
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
 
+#include <algorithm>
 #include <chrono>
 #include <map>
 #include <optional>
@@ -26,6 +27,8 @@
 #include "memwall/net/request.h"
 #include "memwall/plan/estimator.h"
 #include "memwall/plan/inference_search.h"
+#include "memwall/plan/plan_json.h"
+#include "memwall/plan/verify.h"
 #include "memwall/plan/workload.h"
 #include "memwall/serve/request.h"
 #include "memwall/serve/serving.h"
@@ -284,70 +287,6 @@ constexpr const char* kPlanDefinitions =
     "after the first; e2e = TTFT + (output - 1) x TPOT; throughput = generated tokens/s; "
     "$/M tokens = deployment $/hour / generated tokens per hour x 1e6.";
 
-template <class Q>
-Json value_or_null(const std::optional<Q>& q) {
-  return q ? Json(q->value()) : Json(nullptr);
-}
-Json number_or_null(const std::optional<double>& v) { return v ? Json(*v) : Json(nullptr); }
-
-Json prefill_pool_json(const plan::Plan& p) {
-  if (!p.prefill) return nullptr;
-  const auto& f = *p.prefill;
-  return Json{{"accelerator", f.shape.accelerator->id},
-              {"node", f.shape.node ? Json(f.shape.node->id) : Json(nullptr)},
-              {"tp", f.shape.tp},
-              {"pp", f.shape.pp},
-              {"ep", f.shape.ep},
-              {"replicas", f.replicas},
-              {"devices", f.replicas * f.shape.devices()},
-              {"utilisation", f.utilisation},
-              {"prompt_mean_s", f.prompt_mean.value()},
-              {"prompt_p99_s", f.prompt_p99.value()},
-              {"kv_transfer_mean_s", f.kv_transfer_mean.value()},
-              {"kv_transfer_p99_s", f.kv_transfer_p99.value()},
-              {"link_bytes_per_s", f.link.value()},
-              {"usd_per_hour", value_or_null(f.cost.per_hour)}};
-}
-
-Json plan_entry_json(const plan::Plan& p) {
-  const auto& c = p.cost;
-  return Json{{"accelerator", p.shape.accelerator->id},
-              {"node", p.shape.node ? Json(p.shape.node->id) : Json(nullptr)},
-              {"tp", p.shape.tp},
-              {"pp", p.shape.pp},
-              {"ep", p.shape.ep},
-              {"weight_precision", std::string(to_string(p.shape.weights))},
-              {"kv_precision", std::string(to_string(p.shape.kv))},
-              {"batch_per_replica", p.point.batch},
-              {"replicas", p.replicas},
-              {"devices", p.devices},
-              {"ttft_p99_s", p.point.ttft_p99.value()},
-              {"ttft_mean_s", p.point.ttft_mean.value()},
-              {"tpot_s", p.point.tpot.value()},
-              {"e2e_mean_s", p.point.e2e_mean.value()},
-              {"e2e_p99_s", p.point.e2e_p99.value()},
-              {"prefill_share", p.point.prefill_share},
-              {"throughput_tokens_per_s", p.generated_tokens_per_s},
-              {"tokens_per_s_per_device", p.tokens_per_s_per_device},
-              {"tokens_per_s_per_user", p.tokens_per_s_per_user},
-              {"pricing_basis", cost::to_string(c.device.basis)},
-              {"usd_per_million_tokens", number_or_null(c.usd_per_million_tokens)},
-              {"usd_per_hour", value_or_null(c.per_hour)},
-              {"capex_usd", value_or_null(c.capex_total)},
-              {"tco_usd", value_or_null(c.tco)},
-              {"tco_years", c.tco_years},
-              {"facility_power_w", value_or_null(c.facility_power)},
-              {"tokens_per_joule", number_or_null(c.tokens_per_joule)},
-              {"scaling_efficiency", number_or_null(p.scaling_efficiency)},
-              {"objective", number_or_null(p.objective)},
-              {"near_tie", p.near_tie},
-              {"binding", p.binding},
-              {"serving", p.disaggregated() ? "disaggregated" : "aggregated"},
-              {"prefill_pool", prefill_pool_json(p)},
-              {"unknown", c.device.unknown},
-              {"sources", c.device.sources}};
-}
-
 struct PlanInferArgs {
   std::string model;
   std::optional<double> rate, concurrency;
@@ -358,6 +297,8 @@ struct PlanInferArgs {
   std::optional<int> max_gpus;
   std::string objective, fabric, serving;
   int top = 10;
+  int verify = 0;
+  int64_t verify_requests = 0;
   cost::CostOverrides cost;
 };
 
@@ -409,6 +350,10 @@ Json plan_infer_json(const Catalog& catalog, const cost::PriceBook& prices,
   constraints.vendors = a.vendors;
   constraints.domestic_only = a.domestic_only;
   if (a.top < 1 || a.top > 10000) throw InputError("top", std::to_string(a.top), "1 to 10000");
+  if (a.verify < 0 || a.verify > 20)
+    throw InputError("verify", std::to_string(a.verify), "0 to 20 plans");
+  if (a.verify_requests != 0 && (a.verify_requests < 10 || a.verify_requests > 1'000'000))
+    throw InputError("verify_requests", std::to_string(a.verify_requests), "10 to 1000000");
   plan::SearchOptions options;
   options.objective = plan::parse_objective(a.objective);
   options.cost = a.cost;
@@ -420,43 +365,22 @@ Json plan_infer_json(const Catalog& catalog, const cost::PriceBook& prices,
   const double seconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
 
-  Json plans = Json::array();
-  for (size_t i = 0; i < r.plans.size() && i < static_cast<size_t>(a.top); ++i)
-    plans.push_back(plan_entry_json(r.plans[i]));
-  Json req = Json::object();
-  for (Precision wp : space.weight_precisions) {
-    const auto q = plan::derive_requirements(model, w, wp, space.kv_precisions.front());
-    req[std::string(to_string(wp))] = {{"weights_bytes", q.weights.value()},
-                                        {"kv_cache_bytes", q.kv_cache.value()},
-                                        {"capacity_bytes", q.capacity.value()},
-                                        {"bandwidth_bytes_per_s", q.bandwidth.value()},
-                                        {"decode_flops_per_s", q.decode_compute.value()},
-                                        {"ttft_flops_per_s", q.ttft_compute.value()},
-                                        {"concurrency", q.concurrency},
-                                        {"generated_tokens_per_s", q.generated_tokens_per_s}};
-  }
-  Json front = Json::array();
-  for (size_t i : r.throughput_front)
-    front.push_back({{"label", r.throughput_labels[i]},
-                     {"tokens_per_s_per_device", r.throughput_points[i].x},
-                     {"tokens_per_s_per_user", r.throughput_points[i].y}});
-  Json cost_latency = Json::array();
-  for (size_t i : r.cost_latency_front) cost_latency.push_back(plan_entry_json(r.plans[i]));
-  std::map<std::string, std::string> first_reason;  // the first rejection per accelerator
-  for (const auto& v : r.rejected) first_reason.emplace(v.shape.accelerator->id, v.reason);
-  return Json{{"model", model.id},
-              {"objective", plan::to_string(options.objective)},
-              {"requirements", req},
-              {"plans", plans},
-              {"feasible_plans", r.plans.size()},
-              {"pareto_throughput", front},
-              {"pareto_cost_latency", cost_latency},
-              {"not_feasible", Json(first_reason)},
-              {"shapes_evaluated", r.shapes},
-              {"configurations_evaluated", r.configurations},
-              {"pool_pairs_evaluated", r.pool_pairs},
-              {"search_seconds", seconds},
-              {"definitions", kPlanDefinitions}};
+  const int top = std::min<int>(a.top, static_cast<int>(r.plans.size()));
+  // The simulator re-check of the top plans, with the CLI's request count: 100 per closed-loop
+  // user (10,000 to 300,000) so the start-up burst does not decide the p99, else 20,000.
+  std::vector<plan::Verification> checks;
+  const int64_t requests =
+      a.verify_requests > 0 ? a.verify_requests
+      : w.load.concurrency
+          ? std::clamp<int64_t>(static_cast<int64_t>(100 * *w.load.concurrency), 10'000, 300'000)
+          : 20'000;
+  const auto factory = plan::estimator_factory(fabric);
+  for (int i = 0; i < std::min(a.verify, top); ++i)
+    checks.push_back(plan::verify_plan(model, r.plans[i], w, lengths, factory, requests));
+  Json out = plan::search_result_json(r, model, w, space, options.objective, top, checks);
+  out["search_seconds"] = seconds;
+  out["definitions"] = kPlanDefinitions;
+  return out;
 }
 
 py::object plan_infer_py(const std::string& model, const std::optional<double>& rate,
@@ -475,6 +399,7 @@ py::object plan_infer_py(const std::string& model, const std::optional<double>& 
                          const std::optional<double>& pue, const std::optional<double>& life_years,
                          const std::optional<double>& hosting_per_kw_month,
                          const std::optional<double>& idle_power_fraction, double tco_years,
+                         int verify, int64_t verify_requests,
                          const std::optional<Files>& catalog) {
   PlanInferArgs a;
   a.model = model;
@@ -490,6 +415,8 @@ py::object plan_infer_py(const std::string& model, const std::optional<double>& 
   a.max_gpus = max_gpus;
   a.objective = objective;
   a.top = top;
+  a.verify = verify;
+  a.verify_requests = verify_requests;
   a.gpus = names(gpus, "gpus");
   a.weight_precisions = names(weight_precisions, "weight_precisions");
   a.kv_precisions = names(kv_precisions, "kv_precisions");
@@ -694,7 +621,8 @@ PYBIND11_MODULE(memwall, m) {
   m.def("plan_infer", &plan_infer_py,
         "Inference plans from the workload backwards: the object `memwall plan infer --json` "
         "prints (requirements, plans ranked by the objective, pareto_throughput, "
-        "pareto_cost_latency, not_feasible: the first reason per accelerator), without --verify. "
+        "pareto_cost_latency, not_feasible: the first reason per accelerator; 'verified' in the "
+        "first `verify` plans: the serving simulator's re-check). "
         "Exactly one of rate (requests/s) or concurrency (users). No feasible plan is not an "
         "error here: 'plans' is empty and 'not_feasible' says why.",
         arg("model") = "qwen2.5-72b", py::kw_only(), arg("rate") = none,
@@ -706,7 +634,8 @@ PYBIND11_MODULE(memwall, m) {
         arg("fabric") = "ib-ndr", arg("serving") = "both", arg("pricing") = "auto",
         arg("price_per_gpu_hour") = none, arg("capex") = none, arg("electricity") = none,
         arg("pue") = none, arg("life_years") = none, arg("hosting_per_kw_month") = none,
-        arg("idle_power_fraction") = none, arg("tco_years") = 3.0, arg("catalog") = none);
+        arg("idle_power_fraction") = none, arg("tco_years") = 3.0, arg("verify") = 0,
+        arg("verify_requests") = 0, arg("catalog") = none);
 
   m.def(
       "simulate",

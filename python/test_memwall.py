@@ -216,6 +216,17 @@ class PlanTest(unittest.TestCase):
             self.assertIn(plan["accelerator"],
                           (memwall.accelerator("h100")["id"], memwall.accelerator("a100")["id"]))
 
+    def test_verify_in_the_simulator(self):
+        args = dict(model="llama-3.1-8b", concurrency=16, input=512, output=128, gpus="h100",
+                    serving="aggregated", top=1, verify=1, verify_requests=500)
+        py = memwall.plan_infer(**args)
+        cli = cli_json("plan", "infer", "--model", "llama-3.1-8b", "--concurrency", "16",
+                       "--input", "512", "--output", "128", "--gpus", "h100", "--serving",
+                       "aggregated", "--top", "1", "--verify", "1", "--verify-requests", "500")
+        checked = py["plans"][0]["verified"]
+        self.assertEqual(checked, cli["plans"][0]["verified"])
+        self.assertEqual(checked["requests"], 500)
+
     def test_errors(self):
         with self.assertRaises(ValueError) as ctx:
             memwall.plan_infer(model="llama-3.1-8b", rate=1, concurrency=1, gpus="h100")
