@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include "memwall/comm/comm_json.h"
 #include "memwall/comm/sizes.h"
 #include "memwall/core/error.h"
 
@@ -89,53 +90,6 @@ Comparison compare(const Catalog& catalog, const Request& r, const std::string& 
   return c;
 }
 
-namespace {
-
-Json estimate_json(Bytes size, const comm::CollectiveEstimate& e) {
-  return Json{{"bytes", size.value()},
-              {"time_s", e.time.value()},
-              {"latency_s", e.latency_time.value()},
-              {"algbw_gbps", e.algorithm_bandwidth.value() / kGiga},
-              {"busbw_gbps", e.bus_bandwidth.value() / kGiga},
-              {"algorithm", e.algorithm},
-              {"protocol", e.protocol},
-              {"bottleneck", e.bottleneck},
-              {"bottleneck_utilisation", e.bottleneck_utilisation}};
-}
-
-Json explanation_json(const comm::Explanation& x) {
-  Json levels = Json::array();
-  for (const auto& l : x.levels)
-    levels.push_back(Json{{"link", l.name},
-                          {"kind", comm::to_string(l.kind)},
-                          {"nominal_gbps_per_direction", l.nominal_per_direction.value() / kGiga},
-                          {"efficiency", l.efficiency},
-                          {"flows_per_link", l.flows},
-                          {"per_rank_gbps", l.per_rank_bandwidth.value() / kGiga},
-                          {"utilisation", l.utilisation}});
-  Json ups = Json::array();
-  for (const auto& u : x.upgrades)
-    ups.push_back(Json{{"change", u.change}, {"time_s", u.time.value()}, {"speedup", u.speedup}});
-  Json cands = Json::array();
-  for (const auto& c : x.candidates)
-    cands.push_back(Json{{"algorithm", c.algorithm},
-                         {"protocol", c.protocol},
-                         {"time_s", c.time.value()},
-                         {"busbw_gbps", c.bus_bandwidth.value() / kGiga}});
-  return Json{{"ranks", x.ranks},
-              {"ranks_per_node", x.ranks_per_node},
-              {"nodes_spanned", x.nodes_spanned},
-              {"leaf_groups_spanned", x.leaf_groups_spanned},
-              {"bottleneck", x.estimate.bottleneck},
-              {"bottleneck_utilisation", x.estimate.bottleneck_utilisation},
-              {"path", x.example_path},
-              {"links", levels},
-              {"candidates", cands},
-              {"upgrades", ups}};
-}
-
-}  // namespace
-
 Json to_json(const Curve& c) {
   const Setup& s = *c.setup;
   Json out{{"node", s.node.id},
@@ -148,9 +102,9 @@ Json to_json(const Curve& c) {
            {"definitions", kDefinitions}};
   if (s.fabric) out["oversubscription"] = s.fabric->oversubscription;
   Json arr = Json::array();
-  for (size_t i = 0; i < c.sizes.size(); ++i) arr.push_back(estimate_json(c.sizes[i], c.rows[i]));
+  for (size_t i = 0; i < c.sizes.size(); ++i) arr.push_back(comm::to_json(c.sizes[i], c.rows[i]));
   out["rows"] = arr;
-  if (c.explanation) out["explain"] = explanation_json(*c.explanation);
+  if (c.explanation) out["explain"] = comm::to_json(*c.explanation);
   return out;
 }
 
@@ -159,8 +113,8 @@ Json to_json(const Comparison& c) {
   for (size_t i = 0; i < c.sizes.size(); ++i) {
     const double ta = c.a_rows[i].time.value();
     rows.push_back(Json{{"bytes", c.sizes[i].value()},
-                        {"a", estimate_json(c.sizes[i], c.a_rows[i])},
-                        {"b", estimate_json(c.sizes[i], c.b_rows[i])},
+                        {"a", comm::to_json(c.sizes[i], c.a_rows[i])},
+                        {"b", comm::to_json(c.sizes[i], c.b_rows[i])},
                         {"time_ratio_b_over_a", ta > 0 ? c.b_rows[i].time.value() / ta : 0}});
   }
   auto side = [](const Setup& s) {
