@@ -63,6 +63,8 @@ HostProbeSizes choose_host_sizes(int threads, std::optional<double> size_mb, boo
   // A square fp32 weight matrix of about the same size, a multiple of 64 on each side.
   const auto side = static_cast<int64_t>(std::sqrt(array_bytes / 4.0)) / 64 * 64;
   s.sweep_rows = s.sweep_depth = std::max<int64_t>(64, side);
+  // Many cores finish a 2048^3 GEMM in milliseconds, before they reach their steady rate.
+  if (threads > 8) s.gemm_size = 4096;
   if (quick) {
     s.stream_repetitions = 3;
     s.gemm_size = 256;

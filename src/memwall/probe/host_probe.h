@@ -32,9 +32,9 @@ struct HostProbeSizes {
 
 // STREAM's rule (McCalpin, STREAM FAQ): each array at least 4x the last-level cache, so no kernel
 // runs from cache; 64 MB at least; 256 MB when the cache size is unknown. The sweep's weight matrix
-// has the same size. `size_mb` (10^6 bytes per array) overrides; `quick` uses 8 MB arrays and small
-// GEMMs (cache-resident: a smoke test, not a measurement). InputError for threads outside
-// [1, 4096] or size_mb outside [1, 65536].
+// has the same size. Square GEMMs are 2048 (4096 above 8 threads). `size_mb` (10^6 bytes per
+// array) overrides; `quick` uses 8 MB arrays and small GEMMs (cache-resident: a smoke test, not a
+// measurement). InputError for threads outside [1, 4096] or size_mb outside [1, 65536].
 HostProbeSizes choose_host_sizes(int threads, std::optional<double> size_mb, bool quick,
                                  std::optional<Bytes> llc);
 
