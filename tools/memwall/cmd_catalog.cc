@@ -52,6 +52,12 @@ std::string in_unit(const std::optional<Q>& q, double unit) {
   return q ? fmt::format("{:g}", q->value() / unit) : kUnknown;
 }
 
+// The datasheet's memory figure in the unit the vendor means ("80 GiB"), or "unknown".
+std::string memory_cell(const Accelerator& a) {
+  const auto figure = a.memory_datasheet_figure();
+  return figure ? fmt::format("{:g} {}", *figure, a.memory_unit) : kUnknown;
+}
+
 std::string text_or_unknown(const std::string& s) {
   return s.empty() ? kUnknown : s;
 }
@@ -85,14 +91,17 @@ const char* topology_name(IntraNodeTopology t) {
 void list_accelerators(const Catalog& c) {
   std::vector<std::vector<std::string>> rows;
   for (const auto& a : c.accelerators()) {
-    rows.push_back({a.id, fmt::format("{}", fmt::join(a.aliases, ",")), in_unit(a.memory, kGiga),
+    rows.push_back({a.id, fmt::format("{}", fmt::join(a.aliases, ",")), memory_cell(a),
                     in_unit(a.memory_bandwidth, kGiga), peak_cell(a, "bf16"), peak_cell(a, "fp8"),
                     in_unit(a.scaleup_bandwidth_per_direction, kGiga), in_unit(a.tdp, 1.0),
                     a.price ? fmt::format("{:g}", a.price->value()) : kUnknown,
                     text_or_unknown(a.confidence)});
   }
-  fmt::print("Accelerators ({}): dense peaks, decimal units; n/s = not supported\n", rows.size());
-  print_table({"ID", "ALIASES", "MEM GB", "MEM GB/s", "BF16 TFLOP/s", "FP8 TFLOP/s",
+  fmt::print(
+      "Accelerators ({}): dense peaks, decimal units except memory (GiB = 2^30 bytes, as the "
+      "vendor means it); n/s = not supported\n",
+      rows.size());
+  print_table({"ID", "ALIASES", "MEMORY", "MEM GB/s", "BF16 TFLOP/s", "FP8 TFLOP/s",
                "SCALE-UP GB/s/dir", "TDP W", "PRICE $", "CONFIDENCE"},
               rows);
 }
@@ -188,8 +197,10 @@ void show_accelerator(const Accelerator& a) {
   row("vendor", text_or_unknown(a.vendor));
   row("architecture", text_or_unknown(a.arch));
   row("form factor", text_or_unknown(a.form_factor));
-  row("memory",
-      a.memory ? fmt::format("{:g} GB {}", a.memory->value() / kGiga, a.memory_type) : kUnknown);
+  row("memory", a.memory ? fmt::format("{} {} ({:.4g} GB)", memory_cell(a), a.memory_type,
+                                        a.memory->value() / kGiga)
+                         : kUnknown);
+  if (!a.memory_unit_basis.empty()) row("memory unit", a.memory_unit_basis);
   row("memory bandwidth", a.memory_bandwidth
                               ? fmt::format("{:g} GB/s", a.memory_bandwidth->value() / kGiga)
                               : kUnknown);

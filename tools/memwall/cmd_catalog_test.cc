@@ -30,7 +30,7 @@ TEST(CatalogCli, ShowH100PrintsDatasheetValuesAndSources) {
   ASSERT_EQ(r.status, 0);
   EXPECT_NE(r.out.find("989.4 TFLOP/s"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("3350 GB/s"), std::string::npos);
-  EXPECT_NE(r.out.find("80 GB"), std::string::npos);
+  EXPECT_NE(r.out.find("80 GiB HBM3 (85.9 GB)"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("NVIDIA H100 datasheet"), std::string::npos);
   const Result j = run("catalog show h100 --json");
   ASSERT_EQ(j.status, 0);
@@ -38,6 +38,7 @@ TEST(CatalogCli, ShowH100PrintsDatasheetValuesAndSources) {
   EXPECT_EQ(e["tflops"]["bf16"], 989.4);
   EXPECT_EQ(e["mem_bw_gbps"], 3350.0);
   EXPECT_EQ(e["memory_gb"], 80.0);
+  EXPECT_EQ(e["memory_unit"], "GiB");
 }
 
 TEST(CatalogCli, UnknownValuesPrintAsUnknown) {

@@ -10,6 +10,7 @@
 #include <fmt/format.h>
 
 #include "commands.h"
+#include "memwall/comm/comm_json.h"
 #include "memwall/catalog/catalog.h"
 #include "memwall/comm/collective.h"
 #include "memwall/comm/sizes.h"
@@ -86,47 +87,6 @@ std::string cluster_title(const Setup& s) {
                      s.node.id, s.cluster.devices(), s.fabric ? s.fabric->id : "none");
 }
 
-Json estimate_json(Bytes size, const comm::CollectiveEstimate& e) {
-  return Json{{"bytes", size.value()},
-              {"time_s", e.time.value()},
-              {"latency_s", e.latency_time.value()},
-              {"algbw_gbps", e.algorithm_bandwidth.value() / kGiga},
-              {"busbw_gbps", e.bus_bandwidth.value() / kGiga},
-              {"algorithm", e.algorithm},
-              {"protocol", e.protocol},
-              {"bottleneck", e.bottleneck},
-              {"bottleneck_utilisation", e.bottleneck_utilisation}};
-}
-
-Json explanation_json(const comm::Explanation& x) {
-  Json levels = Json::array();
-  for (const auto& l : x.levels)
-    levels.push_back(Json{{"link", l.name},
-                          {"kind", comm::to_string(l.kind)},
-                          {"nominal_gbps_per_direction", l.nominal_per_direction.value() / kGiga},
-                          {"efficiency", l.efficiency},
-                          {"flows_per_link", l.flows},
-                          {"per_rank_gbps", l.per_rank_bandwidth.value() / kGiga},
-                          {"utilisation", l.utilisation}});
-  Json ups = Json::array();
-  for (const auto& u : x.upgrades)
-    ups.push_back(Json{{"change", u.change}, {"time_s", u.time.value()}, {"speedup", u.speedup}});
-  Json cands = Json::array();
-  for (const auto& c : x.candidates)
-    cands.push_back(Json{{"algorithm", c.algorithm}, {"protocol", c.protocol}, {"time_s", c.time.value()},
-                         {"busbw_gbps", c.bus_bandwidth.value() / kGiga}});
-  return Json{{"ranks", x.ranks},
-              {"ranks_per_node", x.ranks_per_node},
-              {"nodes_spanned", x.nodes_spanned},
-              {"leaf_groups_spanned", x.leaf_groups_spanned},
-              {"bottleneck", x.estimate.bottleneck},
-              {"bottleneck_utilisation", x.estimate.bottleneck_utilisation},
-              {"path", x.example_path},
-              {"links", levels},
-              {"candidates", cands},
-              {"upgrades", ups}};
-}
-
 void print_explanation(const comm::Explanation& x, Bytes size) {
   fmt::print("\nExplain ({} per rank): {} ranks, {} per node, {} node(s), {} leaf group(s)\n",
              comm::format_size(size), x.ranks, x.ranks_per_node, x.nodes_spanned, x.leaf_groups_spanned);
@@ -174,9 +134,9 @@ int run_curve(const Catalog& catalog, const NetOptions& o, bool json) {
              {"definitions", kDefinitions}};
     if (s->fabric) out["oversubscription"] = s->fabric->oversubscription;
     Json arr = Json::array();
-    for (size_t i = 0; i < sizes.size(); ++i) arr.push_back(estimate_json(sizes[i], rows[i]));
+    for (size_t i = 0; i < sizes.size(); ++i) arr.push_back(comm::to_json(sizes[i], rows[i]));
     out["rows"] = arr;
-    if (x) out["explain"] = explanation_json(*x);
+    if (x) out["explain"] = comm::to_json(*x);
     std::cout << out.dump(2) << "\n";
     return 0;
   }
@@ -215,8 +175,8 @@ int run_compare(const Catalog& catalog, const NetOptions& o, bool json) {
     Json rows = Json::array();
     for (size_t i = 0; i < sizes.size(); ++i)
       rows.push_back(Json{{"bytes", sizes[i].value()},
-                          {"a", estimate_json(sizes[i], ra[i])},
-                          {"b", estimate_json(sizes[i], rb[i])},
+                          {"a", comm::to_json(sizes[i], ra[i])},
+                          {"b", comm::to_json(sizes[i], rb[i])},
                           {"time_ratio_b_over_a", ra[i].time.value() > 0 ? rb[i].time.value() / ra[i].time.value() : 0}});
     Json out{{"op", comm::to_string(op)},
              {"a", {{"node", a->node.id}, {"ranks", a->group.size}, {"devices", a->cluster.devices()}}},

@@ -21,6 +21,7 @@
 #include "memwall/cost/prices.h"
 #include "memwall/plan/estimator.h"
 #include "memwall/plan/inference_search.h"
+#include "memwall/plan/plan_json.h"
 #include "memwall/plan/train_search.h"
 #include "memwall/plan/verify.h"
 
@@ -117,19 +118,6 @@ void print_table(const std::vector<std::string>& header, const std::vector<std::
   for (const auto& r : rows) line(r);
 }
 
-Json prefill_json(const plan::Plan& p) {
-  if (!p.prefill) return nullptr;
-  const auto& f = *p.prefill;
-  return Json{{"accelerator", f.shape.accelerator->id},
-              {"node", f.shape.node ? Json(f.shape.node->id) : Json(nullptr)},
-              {"tp", f.shape.tp}, {"pp", f.shape.pp}, {"ep", f.shape.ep}, {"replicas", f.replicas},
-              {"devices", f.replicas * f.shape.devices()}, {"utilisation", f.utilisation},
-              {"prompt_mean_s", f.prompt_mean.value()}, {"prompt_p99_s", f.prompt_p99.value()},
-              {"kv_transfer_mean_s", f.kv_transfer_mean.value()}, {"kv_transfer_p99_s", f.kv_transfer_p99.value()},
-              {"link_bytes_per_s", f.link.value()},
-              {"usd_per_hour", f.cost.per_hour ? Json(f.cost.per_hour->value()) : Json(nullptr)}};
-}
-
 // "-" for aggregated serving, else the prefill pool in a few words.
 std::string prefill_cell(const plan::Plan& p) {
   if (!p.prefill) return "-";
@@ -137,35 +125,6 @@ std::string prefill_cell(const plan::Plan& p) {
   return fmt::format("{} x {}x{} TP{}", f.replicas, f.shape.devices(), f.shape.accelerator->id, f.shape.tp);
 }
 
-Json plan_json(const plan::Plan& p) {
-  const auto& c = p.cost;
-  return Json{
-      {"accelerator", p.shape.accelerator->id},
-      {"node", p.shape.node ? Json(p.shape.node->id) : Json(nullptr)},
-      {"tp", p.shape.tp}, {"pp", p.shape.pp}, {"ep", p.shape.ep},
-      {"weight_precision", std::string(to_string(p.shape.weights))},
-      {"kv_precision", std::string(to_string(p.shape.kv))},
-      {"batch_per_replica", p.point.batch}, {"replicas", p.replicas}, {"devices", p.devices},
-      {"ttft_p99_s", p.point.ttft_p99.value()}, {"ttft_mean_s", p.point.ttft_mean.value()},
-      {"tpot_s", p.point.tpot.value()}, {"e2e_mean_s", p.point.e2e_mean.value()},
-      {"e2e_p99_s", p.point.e2e_p99.value()}, {"prefill_share", p.point.prefill_share},
-      {"throughput_tokens_per_s", p.generated_tokens_per_s},
-      {"tokens_per_s_per_device", p.tokens_per_s_per_device},
-      {"tokens_per_s_per_user", p.tokens_per_s_per_user},
-      {"pricing_basis", cost::to_string(c.device.basis)},
-      {"usd_per_million_tokens", c.usd_per_million_tokens ? Json(*c.usd_per_million_tokens) : Json(nullptr)},
-      {"usd_per_hour", c.per_hour ? Json(c.per_hour->value()) : Json(nullptr)},
-      {"capex_usd", c.capex_total ? Json(c.capex_total->value()) : Json(nullptr)},
-      {"tco_usd", c.tco ? Json(c.tco->value()) : Json(nullptr)}, {"tco_years", c.tco_years},
-      {"facility_power_w", c.facility_power ? Json(c.facility_power->value()) : Json(nullptr)},
-      {"tokens_per_joule", c.tokens_per_joule ? Json(*c.tokens_per_joule) : Json(nullptr)},
-      {"scaling_efficiency", p.scaling_efficiency ? Json(*p.scaling_efficiency) : Json(nullptr)},
-      {"objective", p.objective ? Json(*p.objective) : Json(nullptr)},
-      {"near_tie", p.near_tie}, {"binding", p.binding},
-      {"serving", p.disaggregated() ? "disaggregated" : "aggregated"},
-      {"prefill_pool", prefill_json(p)},
-      {"unknown", c.device.unknown}, {"sources", c.device.sources}};
-}
 
 struct Prepared {
   const Catalog* catalog = nullptr;
@@ -270,11 +229,6 @@ void print_requirements(const Prepared& p, const PlanInferOptions& o) {
   (void)o;
 }
 
-std::map<std::string, std::string> first_rejection(const plan::InferenceSearchResult& r) {
-  std::map<std::string, std::string> out;
-  for (const auto& v : r.rejected) out.emplace(v.shape.accelerator->id, v.reason);  // first per id
-  return out;
-}
 
 int run_plan_infer(const PlanInferOptions& o, const GlobalOptions& g) {
   Prepared p;
@@ -298,44 +252,10 @@ int run_plan_infer(const PlanInferOptions& o, const GlobalOptions& g) {
   for (int i = 0; i < std::min(o.verify, top); ++i) {
     checks.push_back(plan::verify_plan(p.model, r.plans[i], p.workload, p.lengths, factory, requests));
   }
-  auto check_json = [&](size_t i) {
-    const auto& s = checks[i].simulated;
-    return Json{{"meets_sla", checks[i].meets_sla}, {"requests", s.requests}, {"completed", s.completed},
-                {"ttft_p99_s", s.ttft.p99}, {"tpot_p99_s", s.tpot.p99}, {"tpot_mean_s", s.tpot.mean},
-                {"e2e_p99_s", s.e2e.p99}, {"throughput_tokens_per_s", s.throughput_tokens_per_s},
-                {"sla_attainment", s.sla_attainment}, {"preemptions", s.preemptions_recompute + s.preemptions_swap}};
-  };
   if (g.json) {
-    Json plans = Json::array();
-    for (int i = 0; i < top; ++i) {
-      plans.push_back(plan_json(r.plans[i]));
-      if (static_cast<size_t>(i) < checks.size()) plans.back()["verified"] = check_json(static_cast<size_t>(i));
-    }
-    Json req;
-    for (Precision wp : p.space.weight_precisions) {
-      const auto q = plan::derive_requirements(p.model, p.workload, wp, p.space.kv_precisions.front());
-      req[std::string(to_string(wp))] = {{"weights_bytes", q.weights.value()}, {"kv_cache_bytes", q.kv_cache.value()},
-                                          {"capacity_bytes", q.capacity.value()}, {"bandwidth_bytes_per_s", q.bandwidth.value()},
-                                          {"decode_flops_per_s", q.decode_compute.value()},
-                                          {"ttft_flops_per_s", q.ttft_compute.value()},
-                                          {"concurrency", q.concurrency}, {"generated_tokens_per_s", q.generated_tokens_per_s}};
-    }
-    Json front = Json::array();
-    for (size_t i : r.throughput_front) {
-      front.push_back({{"label", r.throughput_labels[i]}, {"tokens_per_s_per_device", r.throughput_points[i].x},
-                       {"tokens_per_s_per_user", r.throughput_points[i].y}});
-    }
-    Json cl = Json::array();
-    for (size_t i : r.cost_latency_front) cl.push_back(plan_json(r.plans[i]));
-    Json rejected = Json::object();
-    for (const auto& [id, why] : first_rejection(r)) rejected[id] = why;
-    const Json out = {{"model", p.model.id}, {"objective", plan::to_string(p.options.objective)},
-                      {"requirements", req}, {"plans", plans}, {"feasible_plans", r.plans.size()},
-                      {"pareto_throughput", front}, {"pareto_cost_latency", cl},
-                      {"not_feasible", rejected}, {"shapes_evaluated", r.shapes},
-                      {"configurations_evaluated", r.configurations},
-                      {"pool_pairs_evaluated", r.pool_pairs}, {"search_seconds", seconds},
-                      {"definitions", kDefinitions}};
+    Json out = plan::search_result_json(r, p.model, p.workload, p.space, p.options.objective, top, checks);
+    out["search_seconds"] = seconds;
+    out["definitions"] = kDefinitions;
     std::cout << out.dump(2) << "\n";
     return r.plans.empty() ? kExitInfeasible : 0;
   }
@@ -352,7 +272,7 @@ int run_plan_infer(const PlanInferOptions& o, const GlobalOptions& g) {
              r.configurations, r.pool_pairs, seconds);
   if (r.plans.empty()) {
     fmt::print("  none. Why each accelerator fails (first reason):\n");
-    for (const auto& [id, why] : first_rejection(r)) fmt::print("  {}: {}\n", id, why);
+    for (const auto& [id, why] : plan::first_rejection(r)) fmt::print("  {}: {}\n", id, why);
     return kExitInfeasible;
   }
   std::vector<std::vector<std::string>> rows;
@@ -411,7 +331,7 @@ int run_plan_infer(const PlanInferOptions& o, const GlobalOptions& g) {
   fmt::print("\n5. Accelerators with no feasible plan (first reason)\n");
   std::map<std::string, bool> feasible;
   for (const auto& pl : r.plans) feasible[pl.shape.accelerator->id] = true;
-  for (const auto& [id, why] : first_rejection(r)) {
+  for (const auto& [id, why] : plan::first_rejection(r)) {
     if (!feasible.count(id)) fmt::print("  {}: {}\n", id, why);
   }
   const auto& best = r.plans.front();

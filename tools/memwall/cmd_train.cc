@@ -193,8 +193,8 @@ int run_train(const GlobalOptions& g, TrainOptions o) {
                            "{:.1f} %; peak {:.1f})\n",
                            e.model_tflops_per_gpu, e.mfu * 100, e.hardware_tflops_per_gpu,
                            e.hfu * 100, e.peak_per_gpu.value() / 1e12);
-  std::cout << fmt::format("  memory per GPU       {:10.1f} GB of {:.1f} GB\n",
-                           e.memory.total().value() / 1e9, e.memory.capacity.value() / 1e9);
+  std::cout << fmt::format("  memory per GPU       {:10.1f} GiB of {:.1f} GiB\n",
+                           e.memory.total().value() / kGiB, e.memory.capacity.value() / kGiB);
   if (o.explain) {
     const auto& b = e.breakdown;
     const double t = e.step_time.value();
@@ -215,7 +215,7 @@ int run_train(const GlobalOptions& g, TrainOptions o) {
     row("host overhead", b.host_overhead);
     const auto& m = e.memory;
     auto mrow = [&](const char* name, Bytes x) {
-      std::cout << fmt::format("    {:<22}{:10.2f} GB\n", name, x.value() / 1e9);
+      std::cout << fmt::format("    {:<22}{:10.2f} GiB\n", name, x.value() / kGiB);
     };
     std::cout << fmt::format("  memory of the most loaded GPU (pipeline stage {}):\n", m.stage);
     mrow("weights", m.weights);

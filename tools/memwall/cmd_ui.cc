@@ -1,19 +1,60 @@
-// memwall ui: placeholder registration until the capability lands; says so and exits 2.
+// memwall ui: serves the single-page web app and its JSON API on a local port, or writes a static
+// HTML report with the default answers preloaded. Parses options and calls memwall::ui.
+#include <fstream>
 #include <iostream>
 
+#include <fmt/format.h>
+
 #include "commands.h"
+#include "memwall/catalog/catalog.h"
+#include "memwall/core/error.h"
+#include "memwall/ui/server.h"
 
 namespace memwall::cli {
+namespace {
+
+struct UiOptions {
+  std::string host = "127.0.0.1";
+  int port = 8080;
+  std::string report;  // write a static HTML report here instead of serving
+};
+
+int run_ui(const UiOptions& o, const GlobalOptions& g) {
+  Catalog owned;
+  const Catalog* catalog = &Catalog::builtin();
+  if (!g.catalog_files.empty()) {
+    owned = Catalog::with_user_files(g.catalog_files);
+    catalog = &owned;
+  }
+  if (!o.report.empty()) {
+    std::ofstream out(o.report, std::ios::binary);
+    if (!out) throw InputError("--report", o.report, "a writable file path");
+    out << ui::static_report(ui::default_answers(*catalog));
+    if (!out) throw InputError("--report", o.report, "a writable file path");
+    std::cerr << "memwall ui: wrote " << o.report << "\n";
+    return 0;
+  }
+  if (o.port < 0 || o.port > 65535) throw InputError("--port", std::to_string(o.port), "0 to 65535 (0: any free port)");
+  ui::Server server(*catalog);
+  server.run(o.host, o.port, [&o](int port) {
+    std::cerr << fmt::format("memwall ui: serving http://{}:{}/ (POST /api/catalog|infer|plan|net); Ctrl-C stops\n",
+                             o.host, port);
+  });
+  return 0;
+}
+
+}  // namespace
 
 void register_ui(CLI::App& app, GlobalOptions& g, Runner& run) {
-  auto* sub = app.add_subcommand("ui", "(not yet available in this build)");
+  static UiOptions o;
+  auto* sub = app.add_subcommand(
+      "ui", "Local web app: inference (roofline of every operator, memory), planner (plans, Pareto), "
+            "network (bus bandwidth curve, bottleneck); English and Simplified Chinese");
   add_global_options(*sub, g);
-  sub->callback([&run] {
-    run = [] {
-      std::cerr << "memwall ui: not yet available in this build\n";
-      return 2;
-    };
-  });
+  sub->add_option("--host", o.host, "Address to listen on")->capture_default_str();
+  sub->add_option("--port", o.port, "TCP port (0: any free port)")->capture_default_str();
+  sub->add_option("--report", o.report, "Write a static HTML report (default answers preloaded) and exit");
+  sub->callback([&run, &g] { run = [&g] { return run_ui(o, g); }; });
 }
 
 }  // namespace memwall::cli

@@ -186,7 +186,8 @@ void Catalog::add_accelerator_entry(const Json& e, const std::string& where) {
                                    accelerator_names());
   const std::string id = require_string(e, "id", where);
   // Start from the base entry; fields given here replace the base's, per-precision peaks merge,
-  // sources given here are added to the base's (its other values still come from them).
+  // sources given here are added to the base's (its other values still come from them). A new
+  // memory_gb keeps the base's memory_unit unless the entry gives its own.
   Json merged = accelerator_to_json(*base);
   if (!same_name(id, base->id)) merged["aliases"] = Json::array();  // aliases name one entry
   for (const auto& [key, value] : e.items()) {
@@ -199,6 +200,9 @@ void Catalog::add_accelerator_entry(const Json& e, const std::string& where) {
       merged[key] = value;
     }
   }
+  // The base's memory unit carries over, but its evidence was for the base's figure.
+  if ((e.contains("memory_gb") || e.contains("memory_unit")) && !e.contains("memory_unit_basis"))
+    merged["memory_unit_basis"] = nullptr;
   add_from_here(accelerator_from_json(merged, where));
 }
 

@@ -46,7 +46,11 @@ TEST(Catalog, BuiltinHasEveryReferenceAcceleratorWithItsValues) {
     const Accelerator* a = c.find_accelerator(id);
     ASSERT_NE(a, nullptr) << id;
     EXPECT_EQ(a->id, id);
-    EXPECT_TRUE(same(row["memory_gb"], a->memory, 1e9)) << id;
+    // The reference figure is kept; its bytes follow the unit the vendor means (GiB for HBM/GDDR).
+    EXPECT_TRUE(same(row["memory_gb"], a->memory, memory_unit_bytes(a->memory_unit))) << id;
+    if (!row["memory_gb"].is_null()) {
+      EXPECT_EQ(a->memory_unit, "GiB") << id;
+    }
     EXPECT_TRUE(same(row["mem_bw_gbps"], a->memory_bandwidth, 1e9)) << id;
     EXPECT_TRUE(same(row["tdp_w"], a->tdp, 1.0)) << id;
     EXPECT_TRUE(same(row["price_usd"], a->price, 1.0)) << id;
@@ -74,7 +78,11 @@ TEST(Catalog, H100DatasheetValues) {
   EXPECT_DOUBLE_EQ(h100.peak(Precision::bf16)->value(), 989.4e12);  // dense, sparsity halved
   EXPECT_DOUBLE_EQ(h100.peak(Precision::fp8_e4m3)->value(), 1978.9e12);
   EXPECT_DOUBLE_EQ(h100.memory_bandwidth->value(), 3350e9);
-  EXPECT_DOUBLE_EQ(h100.memory->value(), 80e9);
+  // "80 GB" of HBM3 is 80 GiB: nvidia-smi shows 81559 MiB, more than 80e9 bytes could hold.
+  EXPECT_DOUBLE_EQ(h100.memory->value(), 80.0 * kGiB);
+  EXPECT_EQ(h100.memory_unit, "GiB");
+  EXPECT_DOUBLE_EQ(*h100.memory_datasheet_figure(), 80.0);
+  EXPECT_NE(h100.memory_unit_basis.find("81559 MiB"), std::string::npos);
   EXPECT_DOUBLE_EQ(h100.scaleup_bandwidth_per_direction->value(), 450e9);  // 900 GB/s bidir / 2
   EXPECT_DOUBLE_EQ(h100.host_bandwidth_per_direction->value(), 63e9);      // PCIe Gen5 x16
   EXPECT_EQ(*h100.compute_units, 132);
@@ -224,7 +232,8 @@ accelerators:
 )");
   const Catalog c = Catalog::with_user_files({path});
   const Accelerator& a = c.accelerator("h100-96gb-500w");
-  EXPECT_DOUBLE_EQ(a.memory->value(), 96e9);
+  EXPECT_DOUBLE_EQ(a.memory->value(), 96.0 * kGiB);  // the base's unit (GiB) is inherited
+  EXPECT_TRUE(a.memory_unit_basis.empty());          // the H100's evidence is not for 96 GB
   EXPECT_DOUBLE_EQ(a.tdp->value(), 500);
   EXPECT_DOUBLE_EQ(a.peak(Precision::fp8_e4m3)->value(), 1500e12);
   EXPECT_DOUBLE_EQ(a.peak(Precision::bf16)->value(), 989.4e12);  // inherited

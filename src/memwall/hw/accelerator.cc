@@ -17,4 +17,16 @@ bool Accelerator::supports(Precision p) const {
          unsupported_precisions.end();
 }
 
+double memory_unit_bytes(const std::string& unit) {
+  if (unit == "GiB") return kGiB;
+  if (unit == "GB") return kGiga;
+  return 0.0;
+}
+
+std::optional<double> Accelerator::memory_datasheet_figure() const {
+  const double unit = memory_unit_bytes(memory_unit);
+  if (!memory || unit <= 0) return std::nullopt;
+  return memory->value() / unit;
+}
+
 }  // namespace memwall

@@ -18,7 +18,13 @@ struct Accelerator {
   std::string vendor, name, arch, form_factor, memory_type;
   std::string confidence;  // high | medium | low | none, from the reference table
 
-  std::optional<Bytes> memory;                     // HBM/GDDR capacity (datasheet "GB" x 1e9)
+  // HBM/GDDR capacity in bytes, as the vendor means its figure: the datasheet's "80 GB" of an
+  // H100 is 80 GiB (nvidia-smi shows 81559 MiB, more than 80e9 bytes). Consumers read bytes.
+  std::optional<Bytes> memory;
+  // The unit of the datasheet's memory figure: "GiB" (2^30 bytes) or "GB" (1e9 bytes), and the
+  // evidence for it (tool-reported totals, vendor documents).
+  std::string memory_unit = "GB";
+  std::string memory_unit_basis;
   std::optional<BytesPerSecond> memory_bandwidth;  // datasheet peak
   // Dense (no sparsity) peak per precision column: fp32 tf32 fp16 bf16 fp8 int8 int4 fp4.
   std::map<std::string, std::optional<FlopsPerSecond>> dense_peak;
@@ -40,9 +46,14 @@ struct Accelerator {
   std::vector<std::string> sources;
   std::string notes;
 
+  // The datasheet's memory figure in memory_unit (80 for an "80 GB" H100); nullopt when unknown.
+  std::optional<double> memory_datasheet_figure() const;
   // Dense peak for the matmul precision; nullopt when unknown or unsupported.
   std::optional<FlopsPerSecond> peak(Precision p) const;
   bool supports(Precision p) const;
 };
+
+// Bytes in one unit of a datasheet memory figure: 2^30 for "GiB", 1e9 for "GB"; 0 otherwise.
+double memory_unit_bytes(const std::string& unit);
 
 }  // namespace memwall

@@ -1,6 +1,7 @@
 // Accelerator entries in the format of data/hw/accelerators.json (the reference table's field names
-// and units: memory_gb decimal GB, mem_bw_gbps and *_gbps decimal GB/s, tflops dense TFLOP/s with
-// int8/int4 in TOPS, tdp_w watts, price_usd dollars). null means unknown and stays unknown.
+// and units: memory_gb the datasheet's memory figure in memory_unit, "GiB" or "GB" (default GB),
+// mem_bw_gbps and *_gbps decimal GB/s, tflops dense TFLOP/s with int8/int4 in TOPS, tdp_w watts,
+// price_usd dollars). null means unknown and stays unknown.
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -20,9 +21,9 @@ constexpr std::array<std::string_view, 8> kPeakKeys = {"fp32", "tf32", "fp16", "
                                                        "fp8",  "int8", "int4", "fp4"};
 
 // clang-format off
-constexpr std::array<std::string_view, 29> kFields = {
+constexpr std::array<std::string_view, 31> kFields = {
     "id", "aliases", "extends", "vendor", "name", "arch", "form_factor", "memory_type",
-    "confidence", "memory_gb", "mem_bw_gbps", "tflops", "tflops_basis", "unsupported_precisions",
+    "confidence", "memory_gb", "memory_unit", "memory_unit_basis", "mem_bw_gbps", "tflops", "tflops_basis", "unsupported_precisions",
     "dense_method", "scaleup_interconnect", "scaleup_bw_gbps", "scaleup_bw_direction",
     "scaleup_bw_per_direction_gbps_derived", "pcie", "host_bandwidth_per_direction_gbps", "tdp_w",
     "compute_units", "year", "price_usd", "price_usd_range", "price_source", "sources", "notes"};
@@ -147,7 +148,15 @@ Accelerator accelerator_from_json(const Json& e, const std::string& where) {
   a.confidence = opt_string(e, "confidence", w);
   (void)opt_string(e, "tflops_basis", w);  // the same convention for every row: dense peaks
 
-  if (auto gb = opt_positive(e, "memory_gb", w, kMaxMemoryGb)) a.memory = Bytes(*gb * kGiga);
+  if (!is_null_or_missing(e, "memory_unit")) {
+    a.memory_unit = opt_string(e, "memory_unit", w);
+    if (memory_unit_bytes(a.memory_unit) <= 0)
+      throw InputError(w + ".memory_unit", a.memory_unit,
+                       "\"GiB\" (2^30 bytes, as HBM/GDDR capacities are) or \"GB\" (1e9 bytes)");
+  }
+  a.memory_unit_basis = opt_string(e, "memory_unit_basis", w);
+  if (auto figure = opt_positive(e, "memory_gb", w, kMaxMemoryGb))
+    a.memory = Bytes(*figure * memory_unit_bytes(a.memory_unit));
   if (auto bw = opt_positive(e, "mem_bw_gbps", w, kMaxBandwidthGbps))
     a.memory_bandwidth = BytesPerSecond(*bw * kGiga);
 
@@ -208,7 +217,9 @@ Json accelerator_to_json(const Accelerator& a) {
   j["vendor"] = text(a.vendor);
   j["name"] = text(a.name);
   j["arch"] = text(a.arch);
-  j["memory_gb"] = in_unit(a.memory, kGiga);
+  j["memory_gb"] = in_unit(a.memory, memory_unit_bytes(a.memory_unit));
+  j["memory_unit"] = a.memory_unit;
+  j["memory_unit_basis"] = text(a.memory_unit_basis);
   j["memory_type"] = text(a.memory_type);
   j["mem_bw_gbps"] = in_unit(a.memory_bandwidth, kGiga);
   j["tflops"] = t;

@@ -20,7 +20,7 @@ Json minimal() {
 TEST(AcceleratorIo, ConvertsDatasheetUnitsToSi) {
   const Accelerator a = accelerator_from_json(minimal(), "t");
   EXPECT_EQ(a.id, "test-gpu");
-  EXPECT_DOUBLE_EQ(a.memory->value(), 80e9);  // decimal GB
+  EXPECT_DOUBLE_EQ(a.memory->value(), 80e9);  // no memory_unit: decimal GB
   EXPECT_DOUBLE_EQ(a.memory_bandwidth->value(), 3350e9);
   EXPECT_DOUBLE_EQ(a.peak(Precision::bf16)->value(), 989.4e12);
   EXPECT_DOUBLE_EQ(a.peak(Precision::int8)->value(), 1978.9e12);
@@ -32,6 +32,26 @@ TEST(AcceleratorIo, ConvertsDatasheetUnitsToSi) {
   EXPECT_DOUBLE_EQ(a.host_bandwidth_per_direction->value(), 63e9);
   EXPECT_FALSE(a.price.has_value());
   EXPECT_FALSE(a.compute_units.has_value());
+}
+
+TEST(AcceleratorIo, MemoryFigureIsReadInTheUnitTheVendorMeans) {
+  Json j = minimal();
+  j["memory_unit"] = "GiB";
+  j["memory_unit_basis"] = "nvidia-smi: 81559 MiB";
+  const Accelerator a = accelerator_from_json(j, "t");
+  EXPECT_DOUBLE_EQ(a.memory->value(), 80.0 * 1024 * 1024 * 1024);
+  EXPECT_DOUBLE_EQ(*a.memory_datasheet_figure(), 80.0);
+  const Json back = accelerator_to_json(a);  // the datasheet figure and its unit, not bytes
+  EXPECT_EQ(back["memory_gb"], 80.0);
+  EXPECT_EQ(back["memory_unit"], "GiB");
+  EXPECT_EQ(back["memory_unit_basis"], "nvidia-smi: 81559 MiB");
+  EXPECT_DOUBLE_EQ(accelerator_from_json(back, "t").memory->value(), a.memory->value());
+  j["memory_unit"] = "GB";
+  EXPECT_DOUBLE_EQ(accelerator_from_json(j, "t").memory->value(), 80e9);
+  for (const Json& bad : {Json("gib"), Json("MiB"), Json(""), Json(2)}) {
+    j["memory_unit"] = bad;
+    EXPECT_THROW(accelerator_from_json(j, "t"), InputError) << bad.dump();
+  }
 }
 
 TEST(AcceleratorIo, RoundTripsThroughJson) {

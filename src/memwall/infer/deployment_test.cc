@@ -92,7 +92,7 @@ TEST(MemoryPlan, KvBytesAndWeightsPerDevice) {
   // Weights: all parameters x 2 B / 4.
   const ParameterCounts c = count_parameters(d.model);
   EXPECT_NEAR(weight_bytes_per_device(d).value(), c.total * 2 / 4, 1.0);
-  // Capacity: 80 GB read as 80 GiB; reserve 10 %.
+  // Capacity: the device's bytes as the catalog holds them (80 GiB for an H100); reserve 10 %.
   const MemoryPlan p = plan_memory(d, 8, 4096, 2048);
   EXPECT_DOUBLE_EQ(p.capacity.value(), 80.0 * kGiB);
   EXPECT_NEAR(p.runtime_reserve.value(), 8.0 * kGiB, 1.0);

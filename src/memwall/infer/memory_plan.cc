@@ -45,9 +45,7 @@ MemoryPlan base_plan(const Deployment& d, int64_t step_tokens, int64_t logit_row
 
 }  // namespace
 
-Bytes device_capacity(const Accelerator& a) {
-  return a.memory ? gib(a.memory->value() / kGiga) : Bytes(0);
-}
+Bytes device_capacity(const Accelerator& a) { return a.memory.value_or(Bytes(0)); }
 
 Bytes weight_bytes_per_device(const Deployment& d) {
   const ModelSpec& m = d.model;

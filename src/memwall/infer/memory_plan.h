@@ -20,9 +20,8 @@ inline constexpr double kWorkspaceGiB = 0.5;
 // Paged KV block size in tokens (vLLM default block_size 16); a sequence occupies whole blocks.
 inline constexpr int64_t kKvBlockTokens = 16;
 
-// Vendors' "GB" of HBM/GDDR are binary: an "80 GB" H100 or A100 has 80 GiB (nvidia-smi: 81,559 /
-// 81,920 MiB), a "24 GB" RTX 4090 24 GiB (24,564 MiB). The catalog stores datasheet GB x 1e9, so
-// the plan reads that figure as GiB.
+// Device memory in bytes, as the catalog stores it (the catalog already reads each vendor's "GB"
+// in the unit it means: an "80 GB" H100 is 80 GiB); no second conversion here. 0 when unknown.
 Bytes device_capacity(const Accelerator& a);
 
 struct MemoryPlan {

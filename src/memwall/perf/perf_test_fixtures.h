@@ -51,7 +51,7 @@ inline ModelSpec deepseek_v3() {
 inline Accelerator h100_sxm() {
   Accelerator a;
   a.id = "nvidia-h100-sxm"; a.vendor = "NVIDIA"; a.arch = "Hopper"; a.memory_type = "HBM3";
-  a.memory = Bytes(80e9); a.memory_bandwidth = gb_per_s(3350);
+  a.memory = gib(80); a.memory_unit = "GiB"; a.memory_bandwidth = gb_per_s(3350);
   a.dense_peak = {{"bf16", tflop_per_s(989.4)}, {"fp16", tflop_per_s(989.4)},
                   {"fp8", tflop_per_s(1978.9)}, {"fp32", tflop_per_s(67)}};
   a.compute_units = 132;
@@ -62,7 +62,7 @@ inline Accelerator h100_sxm() {
 inline Accelerator a100_80() {
   Accelerator a;
   a.id = "nvidia-a100-80gb-sxm"; a.vendor = "NVIDIA"; a.arch = "Ampere"; a.memory_type = "HBM2e";
-  a.memory = Bytes(80e9); a.memory_bandwidth = gb_per_s(2039);
+  a.memory = gib(80); a.memory_unit = "GiB"; a.memory_bandwidth = gb_per_s(2039);
   a.dense_peak = {{"bf16", tflop_per_s(312)}, {"fp16", tflop_per_s(312)},
                   {"fp32", tflop_per_s(19.5)}, {"int8", tflop_per_s(624)}};
   a.unsupported_precisions = {"fp8", "fp4"};

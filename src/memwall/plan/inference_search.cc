@@ -48,9 +48,9 @@ std::string binding_sentence(const Plan& p, const ReplicaModel& rm, int best, in
   if (best >= fit_batch) {
     return fmt::format(
         "memory capacity binds: {:.1f} GB of weights leave room for only {} sequences of {:.0f} "
-        "tokens ({:.1f} GB of KV at {:.0f} KB/token) on {} x {:.0f} GB; the SLA would allow more",
+        "tokens ({:.1f} GB of KV at {:.0f} KB/token) on {} x {:.0f} GiB; the SLA would allow more",
         gb(r.weights), best, context, gb(kv), r.kv_bytes_per_token.value() / 1e3, n,
-        a.memory ? a.memory->value() / 1e9 : 0.0);
+        a.memory ? a.memory->value() / (1024.0 * 1024 * 1024) : 0.0);
   }
   const double step_ms = rm.step(decode_batch(best, context)).value() * 1e3;
   if (next_failure.rfind("TTFT", 0) == 0 || next_failure.rfind("prefill", 0) == 0) {

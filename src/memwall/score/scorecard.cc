@@ -31,9 +31,9 @@ std::vector<ScorecardRow> build_scorecard(const std::vector<Evidence>& evidence,
       const double bw = *a.memory_bandwidth / e.required_bandwidth;
       r.memory.score = 5.0 * std::min(1.0, cap) + 5.0 * std::min(1.0, bw);
       r.memory.basis = fmt::format(
-          "{:.0f} GB holds {:.0f}% of the {:.0f} GB the workload needs; {:.2f} TB/s is {:.0f}% of "
-          "the {:.2f} TB/s it needs",
-          a.memory->value() / 1e9, 100 * cap, e.required_capacity.value() / 1e9,
+          "{:.0f} GiB holds {:.0f}% of the {:.0f} GiB the workload needs; {:.2f} TB/s is {:.0f}% "
+          "of the {:.2f} TB/s it needs",
+          a.memory->value() / kGiB, 100 * cap, e.required_capacity.value() / kGiB,
           a.memory_bandwidth->value() / 1e12, 100 * bw,
           e.required_bandwidth.value() / 1e12);
     } else {

@@ -114,12 +114,12 @@ TrainEstimate estimate_training(const TrainSetup& setup, const TrainConfig& conf
   e.memory = memory_per_gpu(setup, c);
   if (options.require_fit && !e.memory.fits())
     throw InfeasibleError(fmt::format(
-        "needs {:.1f} GB per GPU (weights {:.1f}, gradients {:.1f}, optimizer {:.1f}, "
-        "activations {:.1f}, buffers {:.1f}, reserve {:.1f}) but {} has {:.1f} GB",
-        e.memory.total().value() / 1e9, e.memory.weights.value() / 1e9,
-        e.memory.gradients.value() / 1e9, e.memory.optimizer_state.value() / 1e9,
-        e.memory.activations.value() / 1e9, e.memory.comm_buffers.value() / 1e9,
-        e.memory.runtime_reserve.value() / 1e9, setup.gpu.id, e.memory.capacity.value() / 1e9));
+        "needs {:.1f} GiB per GPU (weights {:.1f}, gradients {:.1f}, optimizer {:.1f}, "
+        "activations {:.1f}, buffers {:.1f}, reserve {:.1f}) but {} has {:.1f} GiB",
+        e.memory.total().value() / kGiB, e.memory.weights.value() / kGiB,
+        e.memory.gradients.value() / kGiB, e.memory.optimizer_state.value() / kGiB,
+        e.memory.activations.value() / kGiB, e.memory.comm_buffers.value() / kGiB,
+        e.memory.runtime_reserve.value() / kGiB, setup.gpu.id, e.memory.capacity.value() / kGiB));
 
   // --- One stage, one micro-batch: its layers plus the embedding (first) or head (last).
   const double stage_layers = double(s.layers) / p;

@@ -91,7 +91,7 @@ TEST(TrainEstimate, ImpossibleConfigurationsSayWhyInNumbers) {
   c.global_batch = 64;
   const std::string oom = infeasible_message(s, c);
   EXPECT_NE(oom.find("per GPU"), std::string::npos) << oom;
-  EXPECT_NE(oom.find("has 80.0 GB"), std::string::npos) << oom;
+  EXPECT_NE(oom.find("has 80.0 GiB"), std::string::npos) << oom;  // the A100's "80 GB" is GiB
   c = ptdp(1024, 8, 8);
   c.precision = Precision::fp8_e4m3;  // A100 has no fp8 path
   EXPECT_NE(infeasible_message(s, c).find("fp8"), std::string::npos);

@@ -13,7 +13,8 @@ namespace memwall::train::testing {
 inline Accelerator a100_80gb() {
   Accelerator a;
   a.id = "nvidia-a100-80gb-sxm";
-  a.memory = Bytes(80e9);
+  a.memory = gib(80);  // the datasheet "80 GB" is 80 GiB
+  a.memory_unit = "GiB";
   a.memory_bandwidth = BytesPerSecond(2039e9);
   a.dense_peak = {{"fp16", tflop_per_s(312)}, {"bf16", tflop_per_s(312)},
                   {"fp8", std::nullopt}, {"fp32", tflop_per_s(19.5)}};
@@ -26,7 +27,7 @@ inline Accelerator a100_80gb() {
 inline Accelerator a100_40gb() {
   Accelerator a = a100_80gb();
   a.id = "nvidia-a100-40gb-sxm";
-  a.memory = Bytes(40e9);
+  a.memory = gib(40);
   a.memory_bandwidth = BytesPerSecond(1555e9);
   return a;
 }
@@ -34,7 +35,8 @@ inline Accelerator a100_40gb() {
 inline Accelerator h100_sxm() {
   Accelerator a;
   a.id = "nvidia-h100-sxm";
-  a.memory = Bytes(80e9);
+  a.memory = gib(80);  // the datasheet "80 GB" is 80 GiB
+  a.memory_unit = "GiB";
   a.memory_bandwidth = BytesPerSecond(3350e9);
   a.dense_peak = {{"fp16", tflop_per_s(989.4)}, {"bf16", tflop_per_s(989.4)},
                   {"fp8", tflop_per_s(1978.9)}};

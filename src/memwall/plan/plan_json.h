@@ -1,0 +1,24 @@
+// The JSON form of the planner's answers: one plan, a simulator check of a plan, and a whole
+// inference search. The CLI (`memwall plan infer --json`), the HTTP API and the Python bindings all
+// print this one form.
+#pragma once
+
+#include <vector>
+
+#include "memwall/core/document.h"
+#include "memwall/plan/inference_search.h"
+#include "memwall/plan/verify.h"
+
+namespace memwall::plan {
+
+Json to_json(const Plan& p);
+Json to_json(const Verification& v);
+// The first rejection reason of each accelerator that has one.
+std::map<std::string, std::string> first_rejection(const InferenceSearchResult& r);
+// The search answer: requirements per weight precision, the top `top` plans (each with its
+// simulator check where `checks` has one), the Pareto frontiers and why accelerators failed.
+Json search_result_json(const InferenceSearchResult& r, const ModelSpec& model,
+                        const InferenceWorkload& w, const SearchSpace& space, Objective objective,
+                        int top, const std::vector<Verification>& checks);
+
+}  // namespace memwall::plan

@@ -1,0 +1,156 @@
+#include "memwall/ui/api.h"
+
+#include <algorithm>
+#include <optional>
+
+#include <fmt/format.h>
+
+#include "memwall/comm/collective.h"
+#include "memwall/comm/comm_json.h"
+#include "memwall/comm/sizes.h"
+#include "memwall/core/error.h"
+#include "memwall/cost/prices.h"
+#include "memwall/infer/deployment.h"
+#include "memwall/infer/estimate.h"
+#include "memwall/plan/estimator.h"
+#include "memwall/plan/inference_search.h"
+#include "memwall/plan/plan_json.h"
+
+namespace memwall::ui {
+namespace {
+
+// Typed request fields: a missing field takes its default; a present one of the wrong type is a
+// bad input naming the field (exit-2 class, HTTP 400).
+std::string text(const Json& r, const char* field, const std::string& fallback) {
+  const auto it = r.find(field);
+  if (it == r.end() || it->is_null()) return fallback;
+  if (!it->is_string()) throw InputError(field, it->dump(), "a string");
+  return it->get<std::string>();
+}
+
+std::optional<double> number(const Json& r, const char* field) {
+  const auto it = r.find(field);
+  if (it == r.end() || it->is_null()) return std::nullopt;
+  if (!it->is_number()) throw InputError(field, it->dump(), "a number");
+  const double v = it->get<double>();
+  if (!std::isfinite(v)) throw InputError(field, it->dump(), "a finite number");
+  return v;
+}
+
+int count(const Json& r, const char* field, int fallback, int lo, int hi) {
+  const auto v = number(r, field);
+  if (!v) return fallback;
+  if (*v != std::floor(*v) || *v < lo || *v > hi)
+    throw InputError(field, fmt::format("{}", *v), fmt::format("an integer from {} to {}", lo, hi));
+  return static_cast<int>(*v);
+}
+
+Json catalog_json(const Catalog& c) {
+  Json accels = Json::array(), models = Json::array(), nodes = Json::array(), fabrics = Json::array();
+  for (const auto& a : c.accelerators()) {
+    accels.push_back({{"id", a.id}, {"name", a.name}, {"vendor", a.vendor},
+                      {"memory_bytes", a.memory ? Json(a.memory->value()) : Json(nullptr)},
+                      {"memory_bandwidth_bytes_per_s",
+                       a.memory_bandwidth ? Json(a.memory_bandwidth->value()) : Json(nullptr)}});
+  }
+  for (const auto& m : c.models()) models.push_back({{"id", m.id}, {"layers", m.layers}, {"hidden", m.hidden}});
+  for (const auto& n : c.nodes())
+    nodes.push_back({{"id", n.id}, {"accelerator", n.accelerator}, {"devices", n.devices}});
+  for (const auto& f : c.fabrics()) fabrics.push_back({{"id", f.id}, {"name", f.name}});
+  return Json{{"accelerators", accels}, {"models", models}, {"nodes", nodes}, {"fabrics", fabrics}};
+}
+
+// Models by catalog id only: the HTTP API does not read files named by a request.
+std::string model_id(const Catalog& c, const Json& r, const std::string& fallback) {
+  const std::string id = text(r, "model", fallback);
+  if (!c.find_model(id)) {
+    std::vector<std::string> ids;
+    for (const auto& m : c.models()) ids.push_back(m.id);
+    throw InputError::unknown_name("model", id, ids);
+  }
+  return id;
+}
+
+// One deployment serving a static batch, with every operator (the roofline plot's points).
+Json infer_json(const Catalog& c, const Json& r) {
+  infer::DeploymentOptions o;
+  o.model = model_id(c, r, "llama-3.1-8b");
+  o.gpu = text(r, "gpu", "h100");
+  o.tp = count(r, "tp", 1, 1, 4096);
+  o.pp = count(r, "pp", 1, 1, 4096);
+  o.weight_precision = parse_precision_or_throw(text(r, "weight_precision", "bf16"), "weight_precision");
+  const std::string kv = text(r, "kv_precision", "");
+  if (!kv.empty()) o.kv_precision = parse_precision_or_throw(kv, "kv_precision");
+  const infer::Deployment d = infer::make_deployment(c, o);
+  const infer::Workload w{count(r, "batch", 16, 1, 1 << 20), count(r, "input", 1024, 1, 1 << 22),
+                          count(r, "output", 256, 1, 1 << 22)};
+  return infer::to_json(infer::estimate(d, w), d, true);
+}
+
+Json plan_json(const Catalog& c, const Json& r) {
+  plan::InferenceWorkload w;
+  w.load.concurrency = number(r, "concurrency");
+  w.load.rate_per_s = number(r, "rate");
+  if (!w.load.concurrency && !w.load.rate_per_s) w.load.concurrency = 300;  // the README scenario
+  const serve::Dataset lengths = plan::parse_lengths(text(r, "input", "sharegpt"), text(r, "output", "sharegpt"));
+  plan::summarize_lengths(lengths, w.input, w.output);
+  w.sla = plan::parse_sla(text(r, "sla", "ttft_p99=1,tpot_p99=0.05"));
+  w.validate();
+  const ModelSpec model = c.model(model_id(c, r, "qwen2.5-72b"));
+  const std::optional<Fabric> fabric = c.fabric(text(r, "fabric", "ib-ndr"));
+  plan::SearchSpace space;
+  space.fabric = &*fabric;
+  const auto gpus = r.find("gpus");
+  if (gpus != r.end() && !gpus->is_null()) {
+    if (!gpus->is_array()) throw InputError("gpus", gpus->dump(), "an array of accelerator ids");
+    for (const auto& g : *gpus) {
+      if (!g.is_string()) throw InputError("gpus", g.dump(), "accelerator ids (strings)");
+      space.accelerators.push_back(&c.accelerator(g.get<std::string>()));
+    }
+  } else {
+    for (const auto& a : c.accelerators()) space.accelerators.push_back(&a);
+  }
+  for (const auto& n : c.nodes()) space.nodes.push_back(&n);
+  const std::string serving = text(r, "serving", "both");
+  if (serving != "both" && serving != "aggregated" && serving != "disaggregated")
+    throw InputError("serving", serving, "aggregated, disaggregated or both");
+  space.aggregated = serving != "disaggregated";
+  space.disaggregated = serving != "aggregated";
+  const plan::SearchOptions options;
+  const auto result = plan::search_inference(model, w, space, {}, options, plan::estimator_factory(fabric),
+                                             cost::PriceBook::builtin());
+  return plan::search_result_json(result, model, w, space, options.objective, count(r, "top", 20, 1, 1000), {});
+}
+
+Json net_json(const Catalog& c, const Json& r) {
+  const Node node = c.node(text(r, "node", "hgx-h100"));
+  const int nodes = count(r, "nodes", 1, 1, 100000);
+  std::optional<Fabric> fabric;
+  const std::string fabric_id = text(r, "fabric", nodes > 1 ? "ib-ndr" : "");
+  if (!fabric_id.empty()) fabric = c.fabric(fabric_id);
+  const comm::Cluster cluster{&node, fabric ? &*fabric : nullptr, nodes};
+  const comm::Collective op = comm::parse_collective(text(r, "op", "allreduce"), "op");
+  const comm::Group group{cluster.devices(), 1, 0};
+  if (op == comm::Collective::send_recv) throw InputError("op", "sendrecv", "a collective over all devices (allreduce ...)");
+  const auto sizes = comm::parse_sizes(text(r, "sizes", "1K..8G"), "sizes");
+  Json rows = Json::array();
+  for (Bytes b : sizes) rows.push_back(comm::to_json(b, comm::estimate(cluster, op, b, group)));
+  return Json{{"node", node.id}, {"nodes", nodes}, {"fabric", fabric ? Json(fabric->id) : Json(nullptr)},
+              {"op", comm::to_string(op)}, {"ranks", group.size}, {"rows", rows},
+              {"explain", comm::to_json(comm::explain(cluster, op, sizes.back(), group))}};
+}
+
+}  // namespace
+
+std::vector<std::string> endpoints() { return {"catalog", "infer", "plan", "net"}; }
+
+Json handle(const Catalog& catalog, const std::string& endpoint, const Json& request) {
+  if (!request.is_object()) throw InputError("request", request.dump().substr(0, 80), "a JSON object");
+  if (endpoint == "catalog") return catalog_json(catalog);
+  if (endpoint == "infer") return infer_json(catalog, request);
+  if (endpoint == "plan") return plan_json(catalog, request);
+  if (endpoint == "net") return net_json(catalog, request);
+  throw InputError::unknown_name("endpoint", endpoint, endpoints());
+}
+
+}  // namespace memwall::ui

@@ -1,0 +1,32 @@
+// The JSON API behind `memwall ui`: each endpoint takes one JSON request and answers with the same
+// JSON the matching CLI command prints with --json (the library's own *_json functions), so the web
+// page, the CLI and the Python bindings show one set of numbers. Sockets live in the CLI face
+// (tools/memwall/cmd_ui.cc); this file is testable without them.
+#pragma once
+
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "memwall/catalog/catalog.h"
+#include "memwall/core/document.h"
+
+namespace memwall::ui {
+
+// Endpoints: "catalog", "infer", "plan", "net". Request fields (all optional, defaults in
+// docs/ui.md):
+//   infer: model, gpu, tp, pp, batch, input, output, weight_precision, kv_precision
+//   plan:  model, concurrency | rate, input, output, sla, gpus [ids], serving, top
+//   net:   node, fabric, nodes, op, sizes ("1K..8G")
+// Throws InputError for an unknown endpoint or a bad field (HTTP 400) and InfeasibleError for a
+// configuration that cannot run (HTTP 422), with the same messages as the CLI.
+Json handle(const Catalog& catalog, const std::string& endpoint, const Json& request);
+
+std::vector<std::string> endpoints();
+
+}  // namespace memwall::ui
+
+namespace memwall::ui {
+// The single-page web app (ui/index.html, compiled in): it calls POST /api/<endpoint>.
+std::string_view page();
+}  // namespace memwall::ui

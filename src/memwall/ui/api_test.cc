@@ -1,0 +1,104 @@
+// The web UI's JSON API answers with the library's own JSON (the CLI's --json), rejects bad
+// requests with the field named, and the HTTP server serves the page and the API on a free port.
+#include "memwall/ui/api.h"
+
+#include <gtest/gtest.h>
+
+#include <httplib.h>
+
+#include <future>
+#include <thread>
+
+#include "memwall/core/error.h"
+#include "memwall/infer/deployment.h"
+#include "memwall/infer/estimate.h"
+#include "memwall/ui/server.h"
+
+namespace memwall::ui {
+namespace {
+
+TEST(UiApi, InferIsTheEstimatorsJsonWithEveryOperator) {
+  const Catalog& c = Catalog::builtin();
+  const Json r = handle(c, "infer", Json{{"model", "llama-3.1-8b"}, {"gpu", "h100"}, {"batch", 8},
+                                         {"input", 512}, {"output", 128}});
+  infer::DeploymentOptions o;
+  o.model = "llama-3.1-8b";
+  o.gpu = "h100";
+  const infer::Deployment d = infer::make_deployment(c, o);
+  const infer::Estimate e = infer::estimate(d, {8, 512, 128});
+  EXPECT_DOUBLE_EQ(r.at("ttft_s").get<double>(), e.ttft.value());
+  EXPECT_DOUBLE_EQ(r.at("tpot_s").get<double>(), e.tpot.value());
+  ASSERT_TRUE(r.at("decode").at("step").contains("operators"));
+  EXPECT_GT(r.at("decode").at("step").at("operators").size(), 5u);
+}
+
+TEST(UiApi, BadRequestsNameTheField) {
+  const Catalog& c = Catalog::builtin();
+  auto message = [&](const std::string& endpoint, const Json& req) {
+    try {
+      handle(c, endpoint, req);
+    } catch (const InputError& e) {
+      return std::string(e.what());
+    }
+    return std::string("no error");
+  };
+  EXPECT_NE(message("infer", {{"batch", -1}}).find("batch"), std::string::npos);
+  EXPECT_NE(message("infer", {{"batch", "many"}}).find("batch"), std::string::npos);
+  EXPECT_NE(message("infer", {{"model", "/etc/passwd"}}).find("model"), std::string::npos);  // ids only
+  EXPECT_NE(message("plan", {{"gpus", "h100"}}).find("gpus"), std::string::npos);
+  EXPECT_NE(message("plan", {{"serving", "mixed"}}).find("serving"), std::string::npos);
+  EXPECT_NE(message("net", {{"sizes", "lots"}}).find("sizes"), std::string::npos);
+  EXPECT_NE(message("nope", Json::object()).find("endpoint"), std::string::npos);
+  EXPECT_NE(message("infer", Json::array()).find("request"), std::string::npos);
+}
+
+TEST(UiApi, PlanAndNetAnswerWithTheirLibraryJson) {
+  const Catalog& c = Catalog::builtin();
+  const Json plan = handle(c, "plan", Json{{"model", "llama-3.1-8b"}, {"concurrency", 20}, {"gpus", {"h100", "l4"}},
+                                           {"serving", "aggregated"}, {"top", 3}});
+  ASSERT_GT(plan.at("plans").size(), 0u);
+  EXPECT_LE(plan.at("plans").size(), 3u);
+  for (const auto& p : plan.at("plans")) EXPECT_EQ(p.at("serving"), "aggregated");
+  const Json net = handle(c, "net", Json{{"node", "hgx-h100"}, {"nodes", 2}, {"sizes", "1M..1G"}});
+  EXPECT_EQ(net.at("rows").size(), 11u);  // 1M, 2M, ..., 1G
+  EXPECT_EQ(net.at("ranks"), 16);
+  EXPECT_FALSE(net.at("explain").at("bottleneck").get<std::string>().empty());
+}
+
+TEST(UiServer, ServesThePageAndTheApiOnAFreePort) {
+  const Catalog& c = Catalog::builtin();
+  Server server(c);
+  std::promise<int> ready;
+  std::thread t([&] { server.run("127.0.0.1", 0, [&](int port) { ready.set_value(port); }); });
+  const int port = ready.get_future().get();
+  httplib::Client client("127.0.0.1", port);
+  const auto page = client.Get("/");
+  ASSERT_TRUE(page);
+  EXPECT_EQ(page->status, 200);
+  EXPECT_NE(page->body.find("MEMWALL_PRELOAD"), std::string::npos);
+  const auto ok = client.Post("/api/catalog", "{}", "application/json");
+  ASSERT_TRUE(ok);
+  EXPECT_EQ(ok->status, 200);
+  EXPECT_GT(Json::parse(ok->body).at("accelerators").size(), 40u);
+  const auto bad = client.Post("/api/infer", R"({"gpu": "h1000"})", "application/json");
+  ASSERT_TRUE(bad);
+  EXPECT_EQ(bad->status, 400);
+  EXPECT_NE(Json::parse(bad->body).at("error").get<std::string>().find("h100"), std::string::npos);
+  const auto impossible = client.Post("/api/infer", R"({"model": "llama-3.1-405b", "gpu": "l4"})", "application/json");
+  ASSERT_TRUE(impossible);
+  EXPECT_EQ(impossible->status, 422);
+  const auto garbage = client.Post("/api/infer", "{not json", "application/json");
+  ASSERT_TRUE(garbage);
+  EXPECT_EQ(garbage->status, 400);
+  server.stop();
+  t.join();
+}
+
+TEST(UiReport, PreloadsTheAnswersAndEscapesScriptEnds) {
+  const std::string html = static_report(Json{{"note", "</script><b>"}});
+  EXPECT_NE(html.find("window.MEMWALL_PRELOAD = {\"note\":\"<\\/script><b>\"}"), std::string::npos);
+  EXPECT_EQ(html.find("</script><b>"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace memwall::ui
