@@ -76,13 +76,18 @@ std::optional<monitor::Expected> expectation(MonitorOptions& o, const GlobalOpti
 }
 
 // The closing report of a replay or a finished live session.
+// `with_readings`: the JSON also lists every sample (live sessions; a replay has them in its file).
 int report(const std::string& source, const std::vector<monitor::GpuSample>& samples,
-           const std::optional<monitor::Advice>& advice, bool json) {
+           const std::optional<monitor::Advice>& advice, bool json, bool with_readings) {
   const auto summary = monitor::summarise(samples);
   if (json) {
     Json out = {{"source", source}, {"samples", samples.size()}};
     out["summary"] = Json::array();
     for (const auto& s : summary) out["summary"].push_back(monitor::to_json(s));
+    if (with_readings) {
+      out["readings"] = Json::array();
+      for (const auto& s : samples) out["readings"].push_back(monitor::to_json(s));
+    }
     if (advice) out["advice"] = monitor::to_json(*advice);
     std::cout << out.dump(2) << "\n";
     return 0;
@@ -107,7 +112,7 @@ int run_replay(MonitorOptions& o, const GlobalOptions& g, const CLI::App& sub) {
   const auto samples = monitor::read_jsonl_file(o.replay);
   std::optional<monitor::Advice> advice;
   if (o.advise) advice = monitor::advise(samples, expected);
-  return report("replay of " + o.replay, samples, advice, g.json);
+  return report("replay of " + o.replay, samples, advice, g.json, false);
 }
 
 int run_live(MonitorOptions& o, const GlobalOptions& g, const CLI::App& sub) {
@@ -172,7 +177,7 @@ int run_live(MonitorOptions& o, const GlobalOptions& g, const CLI::App& sub) {
     if (advice) std::cout << "\n" << monitor::format_advice(*advice);
     return 0;
   }
-  return report("nvml", samples, advice, true);
+  return report("nvml", samples, advice, true, true);
 }
 
 }  // namespace

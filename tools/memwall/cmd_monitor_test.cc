@@ -88,6 +88,41 @@ TEST(MonitorCli, BadInputExits2NamingFieldAndValue) {
   EXPECT_EQ(run("monitor --once --serve :99999").status, 2);
 }
 
+// The live path end to end through a fake driver library (tools/memwall/testdata/fake_nvml.cc):
+// dlopen, symbol lookup (including the older ...ThrottleReasons name), GPM over two passes,
+// recording, and one JSON object. Each GPM sample the fake takes raises its SM and DRAM readings
+// by one point, GPU 0 then GPU 1, so the values are exact.
+TEST(MonitorCli, LivePathThroughAFakeDriver) {
+  const std::string fake = MEMWALL_FAKE_NVML;
+  const std::string rec = ::testing::TempDir() + "monitor_live.jsonl";
+  const auto r =
+      run("monitor --once --interval-ms 100 --json --nvml-library " + fake + " --record " + rec);
+  ASSERT_EQ(r.status, 0);
+  const auto j = nlohmann::json::parse(r.out);
+  EXPECT_EQ(j["source"], "nvml");
+  ASSERT_EQ(j["readings"].size(), 2u);
+  const auto& g0 = j["readings"][0];
+  EXPECT_EQ(g0["uuid"], "GPU-fake-0");
+  EXPECT_EQ(g0["name"], "Fake H100");
+  EXPECT_DOUBLE_EQ(g0["sm_active_ratio"].get<double>(), 0.53);  // GPM samples 1, 2 primed; 3
+  EXPECT_DOUBLE_EQ(g0["dram_bw_util_ratio"].get<double>(), 0.73);
+  EXPECT_DOUBLE_EQ(j["readings"][1]["dram_bw_util_ratio"].get<double>(), 0.74);
+  EXPECT_DOUBLE_EQ(g0["power_w"].get<double>(), 500);
+  EXPECT_EQ(g0["throttle_reasons"], 0);
+  EXPECT_DOUBLE_EQ(g0["nvlink_rx_bytes_per_s"].get<double>(), 1048576);  // 1 MiB/s
+  // The recording replays to the same readings.
+  const auto back = run("monitor --replay " + rec + " --json");
+  ASSERT_EQ(back.status, 0);
+  const auto b = nlohmann::json::parse(back.out);
+  EXPECT_EQ(b["samples"], 2);
+  EXPECT_DOUBLE_EQ(b["summary"][0]["dram_bw_util_ratio"].get<double>(), 0.73);
+  // Text view and the advisor, live for three passes.
+  const auto t = run("monitor --duration 0.3 --interval-ms 100 --advise --nvml-library " + fake);
+  ASSERT_EQ(t.status, 0);
+  EXPECT_NE(t.out.find("Fake H100"), std::string::npos) << t.out;
+  EXPECT_NE(t.out.find("wall: memory-bandwidth-bound"), std::string::npos) << t.out;
+}
+
 // docs/monitor.md shows `memwall monitor --help` verbatim (the usage line without the path).
 TEST(MonitorCli, DocsShowTheHelpText) {
   auto help = run("monitor --help").out;

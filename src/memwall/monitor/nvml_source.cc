@@ -162,7 +162,9 @@ void NvmlSource::read_basic(DeviceState& d, GpuSample& s) const {
 
 void NvmlSource::read_gpm(DeviceState& d, double now_s, GpuSample& s) const {
   if (!d.gpm) return;
-  if (d.previous_time_s && now_s - *d.previous_time_s < kGpmMinIntervalS) return;
+  // 1 ms of slack: the session paces passes on the steady clock, samples are stamped with the
+  // system clock, and the two may disagree by a little.
+  if (d.previous_time_s && now_s - *d.previous_time_s < kGpmMinIntervalS - 1e-3) return;
   if (f_.gpm_sample_get(d.handle, d.current) != nvml::kSuccess) return;
   const bool have_interval = d.previous_time_s.has_value();
   std::swap(d.previous, d.current);  // `previous` now holds the newest sample

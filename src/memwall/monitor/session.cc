@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <string>
@@ -26,16 +27,20 @@ void run_session(const std::function<std::vector<GpuSample>()>& take, const Sess
                  const std::atomic<bool>& stop,
                  const std::function<void(const std::vector<GpuSample>&)>& on_pass) {
   using Clock = std::chrono::steady_clock;
-  const auto start = Clock::now();
   const auto interval = std::chrono::duration_cast<Clock::duration>(
       std::chrono::duration<double>(o.interval.value()));
   const auto slice = std::chrono::milliseconds(50);
   take();
+  // Counted from after the priming pass, so no pass comes sooner than one interval after the last.
+  const auto start = Clock::now();
   size_t passes = 0;
-  for (auto next = start + interval; !stop; next += interval) {
+  for (auto next = start + interval; !stop;) {
     while (!stop && Clock::now() < next)
       std::this_thread::sleep_for(std::min<Clock::duration>(slice, next - Clock::now()));
     if (stop) break;
+    const auto began = Clock::now();
+    // Next deadline on the grid, but never less than one interval after this pass began.
+    next = std::max(next + interval, began + interval);
     on_pass(take());
     ++passes;
     if (o.passes && passes >= *o.passes) break;
