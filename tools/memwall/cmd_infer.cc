@@ -3,7 +3,6 @@
 #include <iostream>
 #include <memory>
 #include <optional>
-#include <sstream>
 #include <string>
 #include <vector>
 
@@ -13,6 +12,7 @@
 #include "memwall/catalog/catalog.h"
 #include "memwall/core/error.h"
 #include "memwall/infer/estimate.h"
+#include "memwall/infer/request.h"
 
 namespace memwall::cli {
 namespace {
@@ -37,25 +37,6 @@ constexpr const char* kDefinitions =
     "achievable, not peak: STREAM-measured bandwidth fractions, MAMF-measured matmul fractions, GEMM\n"
     "tile/wave quantisation, kernel and per-step overheads (docs/infer.md lists each with its\n"
     "evidence; --calibration FILE overrides them).";
-
-std::vector<int64_t> parse_batches(const std::string& s) {
-  std::vector<int64_t> out;
-  std::stringstream in(s);
-  for (std::string item; std::getline(in, item, ',');) {
-    size_t used = 0;
-    long long v = 0;
-    try {
-      v = std::stoll(item, &used);
-    } catch (const std::exception&) {
-      used = 0;
-    }
-    if (used != item.size() || v < 1 || v > (1 << 24))
-      throw InputError("--batch", s, "a positive integer, 'max', or a list such as 1,2,4,8");
-    out.push_back(v);
-  }
-  if (out.empty()) throw InputError("--batch", s, "a positive integer, 'max', or a list");
-  return out;
-}
 
 std::string gib_str(Bytes b) { return fmt::format("{:.2f} GiB", b.value() / kGiB); }
 
@@ -125,28 +106,16 @@ int run_infer(InferOptions o, const GlobalOptions& g) {
   if (!o.fabric.empty()) o.d.fabric = o.fabric;
   if (!o.calibration.empty()) o.d.calibration_file = o.calibration;
   if (o.weight_group_size != 0) o.d.weight_group_size = o.weight_group_size;
-  if (o.input < 1) throw InputError("--input", std::to_string(o.input), "a positive token count");
-  if (o.output < 1) throw InputError("--output", std::to_string(o.output), "a positive token count");
-  const infer::Deployment d = infer::make_deployment(catalog, o.d);
-
-  std::vector<int64_t> batches;
-  if (o.batch == "max") {
-    const int64_t b = infer::max_batch(d, o.input + o.output, o.input);
-    if (b < 1) {
-      infer::plan_memory(d, 1, o.input + o.output, o.input);  // throws with the GiB shortfall
-      throw InfeasibleError("not even one sequence of " + std::to_string(o.input + o.output) +
-                            " tokens fits");
-    }
-    batches.push_back(b);
-  } else {
-    batches = parse_batches(o.batch);
+  const infer::Request request{o.d, infer::parse_batch_spec(o.batch, "--batch"), o.input,
+                               o.output};
+  const infer::Answer a = infer::answer(catalog, request);
+  if (g.json) {
+    std::cout << infer::to_json(a, o.explain).dump(2) << "\n";
+    return 0;
   }
-  if (batches.size() == 1) {
-    const infer::Estimate e = infer::estimate(d, {batches[0], o.input, o.output});
-    if (g.json) {
-      std::cout << infer::to_json(e, d, o.explain).dump(2) << "\n";
-      return 0;
-    }
+  const infer::Deployment& d = a.deployment;
+  if (!a.sweep()) {
+    const infer::Estimate& e = a.estimates.front();
     print_estimate(e, d);
     if (o.explain) {
       print_operators("prefill", e.prefill.step);
@@ -154,29 +123,18 @@ int run_infer(InferOptions o, const GlobalOptions& g) {
     }
     return 0;
   }
-  const auto sweep = infer::sweep(d, batches, o.input, o.output);
-  const int64_t max_b = infer::max_batch(d, o.input + o.output, o.input);
-  if (sweep.empty())
-    throw InfeasibleError(fmt::format("none of the batches fits; the largest that fits is {}", max_b));
-  if (g.json) {
-    Json out = infer::to_json(sweep.back(), d, o.explain);
-    Json rows = Json::array();
-    for (const auto& e : sweep) rows.push_back(infer::to_json(e, d, false));
-    out["sweep"] = rows;
-    std::cout << out.dump(2) << "\n";
-    return 0;
-  }
   fmt::print("{} on {} x{} (tp {} pp {} ep {} dp {}), input {} output {} tokens, max batch {}\n",
-             d.model.id, d.gpu.id, d.devices(), d.tp, d.pp, d.ep, d.dp, o.input, o.output, max_b);
+             d.model.id, d.gpu.id, d.devices(), d.tp, d.pp, d.ep, d.dp, o.input, o.output,
+             a.max_batch);
   fmt::print("{:>7} {:>10} {:>10} {:>10} {:>14} {:>12} {:>7} {:>7} {:<10}\n", "batch", "TTFT ms",
              "TPOT ms", "e2e s", "tokens/s", "tok/s/dev", "MFU %", "MBU %", "bound");
-  for (const auto& e : sweep)
+  for (const auto& e : a.estimates)
     fmt::print("{:>7} {:>10.2f} {:>10.2f} {:>10.3f} {:>14.1f} {:>12.1f} {:>7.1f} {:>7.1f} {:<10}\n",
                e.workload.batch, e.ttft.value() * 1e3, e.tpot.value() * 1e3, e.e2e.value(),
                e.throughput_tokens_per_s, e.throughput_tokens_per_s_per_device, e.mfu * 100,
                e.mbu * 100, e.bound);
-  for (int64_t b : batches)
-    if (b > max_b) fmt::print("batch {} does not fit (max {})\n", b, max_b);
+  for (int64_t b : a.batches)
+    if (b > a.max_batch) fmt::print("batch {} does not fit (max {})\n", b, a.max_batch);
   return 0;
 }
 

@@ -1,6 +1,6 @@
 // memwall simulate: a discrete-event simulation of an inference server under load (arrivals,
 // batching policy, KV allocator, preemption), timed by the inference estimator. Parses options,
-// calls serve::simulate_serving and prints.
+// calls serve::to_options and serve::simulate_serving, and prints.
 #include <fmt/format.h>
 
 #include <cmath>
@@ -10,7 +10,7 @@
 
 #include "commands.h"
 #include "memwall/core/error.h"
-#include "memwall/core/precision.h"
+#include "memwall/serve/request.h"
 #include "memwall/serve/serving.h"
 #include "memwall/serve/trace.h"
 
@@ -40,91 +40,48 @@ constexpr const char* kDefinitions =
     "internal = reserved slots never filled; external = allocator round-up and free slots a "
     "waiting request cannot use.";
 
-serve::ServingOptions to_options(const SimulateArgs& a) {
-  serve::ServingOptions o;
-  o.deployment.model = a.model;
-  o.deployment.gpu = a.gpu;
-  if (!a.node.empty()) o.deployment.node = a.node;
-  o.deployment.tp = a.tp;
-  o.deployment.pp = a.pp;
-  o.deployment.memory_utilization = require_fraction(a.memory_utilization, "--memory-utilization");
-  if (!a.weight_precision.empty())
-    o.deployment.weight_precision =
-        parse_precision_or_throw(a.weight_precision, "--weight-precision");
-  if (!a.kv_precision.empty())
-    o.deployment.kv_precision = parse_precision_or_throw(a.kv_precision, "--kv-precision");
-  o.replicas = a.replicas;
-  o.router = serve::parse_router_policy(a.router);
-
-  serve::WorkloadSpec& w = o.workload;
-  const int sources =
-      (a.rate_given ? 1 : 0) + (a.concurrency_given ? 1 : 0) + (a.trace.empty() ? 0 : 1);
-  if (sources != 1)
-    throw InputError("--rate/--concurrency/--trace", "(" + std::to_string(sources) + " given)",
-                     "exactly one of them");
-  if (!a.trace.empty()) {
-    w.arrival.kind = serve::ArrivalKind::trace;
-    w.trace = serve::load_trace(a.trace);
-  } else if (a.concurrency_given) {
-    if (a.concurrency < 1 || a.concurrency > 10'000'000)
-      throw InputError("--concurrency", std::to_string(a.concurrency), "clients in [1, 10000000]");
-    w.arrival = {serve::ArrivalKind::closed_loop, 0, 1, static_cast<int>(a.concurrency)};
-  } else {
-    w.arrival.rate_per_s = require_positive(a.rate, "--rate");
-    if (a.arrival == "gamma") {
-      w.arrival.kind = serve::ArrivalKind::gamma;
-      w.arrival.cv = require_positive(a.cv, "--cv");
-    } else if (a.arrival != "poisson") {
-      throw InputError::unknown_name("--arrival", a.arrival, {"poisson", "gamma"});
-    }
-  }
-  w.lengths = serve::dataset_preset(a.dataset);
-  if (!a.input.empty()) w.lengths.input = serve::LengthDistribution::parse(a.input, "--input");
-  if (!a.output.empty()) w.lengths.output = serve::LengthDistribution::parse(a.output, "--output");
-  w.requests = a.requests;
-  w.seed = a.seed;
-  if (a.max_len != 0) {
-    if (a.max_len < 2 || a.max_len > 100'000'000)
-      throw InputError("--max-len", std::to_string(a.max_len), "tokens in [2, 100000000]");
-    o.max_len = a.max_len;
-    w.lengths.max_total_tokens = static_cast<int>(a.max_len);
-    if (w.lengths.max_input_tokens >= a.max_len) w.lengths.max_input_tokens = 0;
-  }
-
-  serve::SchedulerConfig& s = o.scheduler;
-  if (a.scheduler == "disaggregated") {
-    o.disaggregated = true;
-    o.prefill_replicas = a.prefill_replicas;
-    o.decode_replicas = a.decode_replicas;
-  } else {
-    s.policy = serve::parse_scheduler_policy(a.scheduler);
-  }
-  s.max_batch = a.max_batch;
-  // vLLM: max_num_batched_tokens = max(max_model_len, 2048) without chunking, 2048 with it.
-  s.token_budget = a.token_budget != 0 ? a.token_budget
-                   : s.policy == serve::SchedulerPolicy::chunked
-                       ? 2048
-                       : std::max<int64_t>(2048, o.max_len.value_or(2048));
-  s.batch_timeout_s = a.batch_timeout;
-  if (a.preempt == "swap") {
-    s.preemption = serve::Preemption::swap;
-  } else if (a.preempt != "recompute") {
-    throw InputError::unknown_name("--preempt", a.preempt, {"recompute", "swap"});
-  }
-  if (a.max_waiting < 0) throw InputError("--max-waiting", std::to_string(a.max_waiting), ">= 0");
-  s.max_waiting = a.max_waiting;
-  o.kv = serve::parse_kv_policy(a.kv);
-  o.block_tokens = a.block;
-  o.watermark = a.watermark;
-  o.swap_space_gib = a.swap_space;
-  if (a.swap_bandwidth_gbps != 0)
-    o.swap_bandwidth = gb_per_s(require_positive(a.swap_bandwidth_gbps, "--swap-bandwidth"));
-  if (a.link_bandwidth_gbps != 0)
-    o.link_bandwidth = gb_per_s(require_positive(a.link_bandwidth_gbps, "--link-bandwidth"));
-  o.link_latency = us(require_non_negative(a.link_latency_us, "--link-latency"));
-  if (a.kv_capacity_tokens != 0) o.kv_capacity_tokens = a.kv_capacity_tokens;
-  if (!a.sla.empty()) o.sla = serve::parse_sla(a.sla);
-  return o;
+// The CLI's options as the library's request (0 and "" mean "not given").
+serve::SimulateRequest to_request(const SimulateArgs& a) {
+  serve::SimulateRequest r;
+  r.model = a.model;
+  r.gpu = a.gpu;
+  if (!a.node.empty()) r.node = a.node;
+  r.tp = a.tp;
+  r.pp = a.pp;
+  r.replicas = a.replicas;
+  r.router = a.router;
+  if (a.rate_given) r.rate = a.rate;
+  r.arrival = a.arrival;
+  r.cv = a.cv;
+  if (a.concurrency_given) r.concurrency = a.concurrency;
+  if (!a.trace.empty()) r.trace = a.trace;
+  r.dataset = a.dataset;
+  if (!a.input.empty()) r.input = a.input;
+  if (!a.output.empty()) r.output = a.output;
+  r.requests = a.requests;
+  r.seed = a.seed;
+  if (a.max_len != 0) r.max_len = a.max_len;
+  r.scheduler = a.scheduler;
+  r.max_batch = a.max_batch;
+  if (a.token_budget != 0) r.token_budget = a.token_budget;
+  r.batch_timeout_s = a.batch_timeout;
+  r.kv = a.kv;
+  r.block = a.block;
+  r.watermark = a.watermark;
+  r.preempt = a.preempt;
+  r.swap_space_gib = a.swap_space;
+  if (a.swap_bandwidth_gbps != 0) r.swap_bandwidth_gbps = a.swap_bandwidth_gbps;
+  r.max_waiting = a.max_waiting;
+  r.prefill_replicas = a.prefill_replicas;
+  r.decode_replicas = a.decode_replicas;
+  if (a.link_bandwidth_gbps != 0) r.link_bandwidth_gbps = a.link_bandwidth_gbps;
+  r.link_latency_us = a.link_latency_us;
+  if (a.kv_capacity_tokens != 0) r.kv_capacity_tokens = a.kv_capacity_tokens;
+  r.memory_utilization = a.memory_utilization;
+  if (!a.weight_precision.empty()) r.weight_precision = a.weight_precision;
+  if (!a.kv_precision.empty()) r.kv_precision = a.kv_precision;
+  if (!a.sla.empty()) r.sla = a.sla;
+  return r;
 }
 
 void print_text(const serve::ServingRun& run, const serve::ServingOptions& o) {
@@ -235,7 +192,7 @@ void register_simulate(CLI::App& app, GlobalOptions& g, Runner& run) {
     a->concurrency_given = concurrency_opt->count() > 0;
     run = [&g, a] {
       const Catalog catalog = Catalog::with_user_files(g.catalog_files);
-      const serve::ServingOptions o = to_options(*a);
+      const serve::ServingOptions o = serve::to_options(to_request(*a));
       const serve::ServingRun result = serve::simulate_serving(catalog, o);
       if (!a->timeseries.empty()) {
         std::ofstream out(a->timeseries, std::ios::binary);

@@ -12,9 +12,8 @@
 #include "memwall/catalog/catalog.h"
 #include "memwall/core/document.h"
 #include "memwall/core/error.h"
-#include "memwall/perf/efficiency.h"
-#include "memwall/train/counts.h"
 #include "memwall/train/estimate.h"
+#include "memwall/train/request.h"
 
 namespace memwall::cli {
 namespace {
@@ -31,151 +30,39 @@ struct TrainOptions {
   train::TrainConfig config;
 };
 
-constexpr const char* kConventions =
-    "Conventions: model FLOPs = forward + backward matmul FLOPs without recomputation, 6 x active\n"
-    "parameters per token plus the attention term 12 x layers x seq x (heads x head_dim) per token\n"
-    "(Narayanan et al. 2021 eq. 3, full s x s attention, no causal halving); hardware FLOPs add the\n"
-    "recomputed forward (full: every layer; selective: the attention core). MFU / HFU = model /\n"
-    "hardware FLOP/s per GPU / dense peak of the matmul precision (bf16, fp16 or fp8; no sparsity).\n"
-    "Default node: the catalog node built from --gpu (e.g. hgx-a100 for A100 SXM, hgx-h100 for\n"
-    "H100 SXM). Default fabric when the GPUs span nodes: ib-hdr for Ampere, ib-ndr for Hopper,\n"
-    "ib-xdr for Blackwell, ib-ndr otherwise.";
-
-// The node whose devices are `gpu`, or one of the same family (a100-40gb -> hgx-a100).
-const Node& default_node(const Catalog& cat, const Accelerator& gpu) {
-  for (const auto& n : cat.nodes())
-    if (n.accelerator == gpu.id) return n;
-  const auto family = gpu.id.substr(0, gpu.id.find('-', gpu.id.find('-') + 1));
-  for (const auto& n : cat.nodes())
-    if (n.accelerator.rfind(family, 0) == 0) return n;
-  throw InputError("node: no catalog node is built from " + gpu.id + "; give --node");
-}
-
-std::string default_fabric(const Accelerator& gpu) {
-  if (gpu.arch.rfind("Ampere", 0) == 0) return "ib-hdr";
-  if (gpu.arch.rfind("Blackwell", 0) == 0) return "ib-xdr";
-  return "ib-ndr";
-}
-
-Json breakdown_json(const train::StepBreakdown& b) {
-  return Json{{"compute_s", b.compute.value()},       {"recompute_s", b.recompute.value()},
-              {"tp_comm_s", b.tp_comm.value()},       {"cp_comm_s", b.cp_comm.value()},
-              {"ep_comm_s", b.ep_comm.value()},       {"pp_comm_s", b.pp_comm.value()},
-              {"dp_comm_s", b.dp_comm.value()},       {"bubble_s", b.bubble.value()},
-              {"optimizer_s", b.optimizer.value()},   {"host_overhead_s", b.host_overhead.value()}};
-}
-
-Json memory_json(const train::MemoryBreakdown& m) {
-  return Json{{"weights_bytes", m.weights.value()},
-              {"gradients_bytes", m.gradients.value()},
-              {"optimizer_state_bytes", m.optimizer_state.value()},
-              {"activations_bytes", m.activations.value()},
-              {"comm_buffers_bytes", m.comm_buffers.value()},
-              {"runtime_reserve_bytes", m.runtime_reserve.value()},
-              {"total_bytes", m.total().value()},
-              {"capacity_bytes", m.capacity.value()},
-              {"most_loaded_stage", m.stage},
-              {"local_parameters", m.local_parameters}};
-}
-
 int run_train(const GlobalOptions& g, TrainOptions o) {
   const Catalog cat = Catalog::with_user_files(g.catalog_files);
-  ModelSpec model = cat.model(o.model);
-  const Accelerator& gpu = cat.accelerator(o.gpu);
-  const Node& node = o.node.empty() ? default_node(cat, gpu) : cat.node(o.node);
-  train::TrainConfig c = o.config;
+  train::Request r;
+  r.model = o.model;
+  r.gpu = o.gpu;
+  if (!o.node.empty()) r.node = o.node;
+  if (!o.fabric.empty()) r.fabric = o.fabric;
+  if (!o.calibration.empty()) r.calibration_file = o.calibration;
+  r.config = o.config;
+  train::TrainConfig& c = r.config;
   c.precision = parse_precision_or_throw(o.precision, "precision");
   c.recompute = train::parse_recompute(o.recompute, "recompute");
   c.zero = o.zero;
   c.flash_attention = !o.no_flash;
   c.fused_elementwise = !o.unfused;
-  if (c.flash_attention_version < 1 || c.flash_attention_version > 3)
-    throw InputError("flash-attention-version", std::to_string(c.flash_attention_version),
-                     "1, 2, 3");
   c.overlap_grad_reduce = !o.no_overlap_grad;
   c.overlap_param_gather = !o.no_overlap_param;
-  std::optional<Fabric> fabric;
-  std::string fabric_id;
-  if (c.gpus > node.devices || !o.fabric.empty()) {
-    fabric_id = o.fabric.empty() ? default_fabric(gpu) : o.fabric;
-    fabric = cat.fabric(fabric_id);
-  }
-  train::TrainParameters params;
-  if (o.pue != 0) params.pue = require_positive(o.pue, "pue");
-  std::shared_ptr<const perf::Efficiency> efficiency;
-  if (!o.calibration.empty())
-    efficiency = std::make_shared<const perf::Efficiency>(perf::load_calibration(o.calibration));
-  const train::TrainSetup setup = train::make_setup(model, gpu, node, fabric, params, efficiency);
-  const train::TrainEstimate e = train::estimate_training(setup, c);
-  std::optional<train::TrainRun> run;
-  if (o.tokens != 0) {
-    run = train::train_run(setup, e, o.tokens,
-                           o.price != 0 ? std::optional<double>(o.price) : std::nullopt);
-  } else if (o.price != 0) {
-    require_positive(o.price, "price-per-gpu-hour");
-  }
-  const train::ParameterCounts counts = train::count_parameters(setup.shape);
-
+  if (o.tokens != 0) r.tokens = o.tokens;
+  if (o.price != 0) r.price_per_gpu_hour = o.price;
+  if (o.pue != 0) r.pue = o.pue;
+  const train::Answer a = train::answer(cat, r);
   if (g.json) {
-    Json j;
-    j["model"] = model.id;
-    j["gpu"] = gpu.id;
-    j["node"] = node.id;
-    j["fabric"] = fabric ? Json(fabric_id) : Json(nullptr);
-    j["config"] = Json{{"gpus", c.gpus},
-                       {"tp", c.tp},
-                       {"pp", c.pp},
-                       {"cp", c.cp},
-                       {"ep", c.ep},
-                       {"dp", e.config.dp},
-                       {"vpp", c.vpp},
-                       {"micro_batch", c.micro_batch},
-                       {"global_batch", c.global_batch},
-                       {"micro_batches", e.micro_batches},
-                       {"seq", c.seq},
-                       {"precision", std::string(to_string(c.precision))},
-                       {"recompute", std::string(train::to_string(c.recompute))},
-                       {"sequence_parallel", c.sequence_parallel},
-                       {"zero", c.zero},
-                       {"flash_attention", c.flash_attention},
-                       {"flash_attention_version", c.flash_attention_version},
-                       {"fused_elementwise", c.fused_elementwise},
-                       {"overlap_grad_reduce", c.overlap_grad_reduce},
-                       {"overlap_param_gather", c.overlap_param_gather},
-                       {"overlap_tp_comm", c.overlap_tp_comm}};
-    j["parameters_total"] = counts.total;
-    j["parameters_active"] = counts.active;
-    j["step_time_s"] = e.step_time.value();
-    j["tokens_per_s"] = e.tokens_per_s;
-    j["tokens_per_s_per_gpu"] = e.tokens_per_s_per_gpu;
-    j["model_tflops_per_gpu"] = e.model_tflops_per_gpu;
-    j["hardware_tflops_per_gpu"] = e.hardware_tflops_per_gpu;
-    j["peak_tflops_per_gpu"] = e.peak_per_gpu.value() / 1e12;
-    j["mfu"] = e.mfu;
-    j["hfu"] = e.hfu;
-    j["model_flops_per_step"] = e.model_flops_per_step.value();
-    j["hardware_flops_per_step"] = e.hardware_flops_per_step.value();
-    j["bubble_fraction"] = e.bubble_fraction;
-    j["memory_per_gpu_bytes"] = e.memory.total().value();
-    j["memory_breakdown"] = memory_json(e.memory);
-    j["breakdown"] = breakdown_json(e.breakdown);
-    if (run) {
-      Json t{{"tokens", run->tokens},
-             {"steps", run->steps},
-             {"time_s", run->time.value()},
-             {"days", run->time.value() / 86400},
-             {"gpu_hours", run->gpu_hours},
-             {"average_power_per_gpu_w", run->average_power_per_gpu_w},
-             {"pue", setup.params.pue}};
-      t["energy_kwh"] = run->energy_kwh ? Json(*run->energy_kwh) : Json("unknown");
-      t["cost_usd"] = run->cost ? Json(run->cost->value()) : Json(nullptr);
-      j["train"] = t;
-    }
-    j["conventions"] = kConventions;
-    j["notes"] = e.notes;
-    std::cout << j.dump(2) << "\n";
+    std::cout << train::to_json(a).dump(2) << "\n";
     return 0;
   }
+  const train::TrainEstimate& e = a.estimate;
+  const train::TrainSetup& setup = a.setup;
+  const ModelSpec& model = setup.model;
+  const Accelerator& gpu = setup.gpu;
+  const Node& node = setup.node;
+  const auto& fabric = setup.fabric;
+  const std::string& fabric_id = a.fabric_id;
+  const std::optional<train::TrainRun>& run = a.run;
 
   std::cout << fmt::format(
       "{} on {} x {} ({}{}): TP {} x CP {} x PP {} x DP {}{}{}, micro-batch {}, global batch {}, "
@@ -247,7 +134,7 @@ void register_train(CLI::App& app, GlobalOptions& g, Runner& run) {
       "train",
       std::string("Training estimate: memory per GPU, step time and its breakdown, tokens/s, "
                   "MFU/HFU, time/energy/cost to train.\n") +
-          kConventions);
+          train::kConventions);
   add_global_options(*sub, g);
   auto& c = o->config;
   sub->add_option("--model", o->model, "Built-in model id or a Hugging Face config.json")

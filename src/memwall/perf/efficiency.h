@@ -95,7 +95,8 @@ const Efficiency& default_efficiency();
 // gemm_peak_fraction (number, or object of key -> fraction with optional "default"),
 // attention_compute_fraction, attention_bandwidth_fraction, overlap_exponent, tp_comm_overlap,
 // gqa_reread_dram_share, gemm_min_tile_m, gemm_k_overhead, gemm_stream_k, engines: {name: {kernel_overhead_us,
-// step_overhead_us, fused_elementwise}}. Unknown keys and out-of-range values raise InputError.
+// step_overhead_us, fused_elementwise}}, probe (the measurements `memwall probe` records; read
+// and ignored). Unknown keys and out-of-range values raise InputError.
 Efficiency apply_calibration(const Efficiency& base, const Json& doc, const std::string& where);
 Efficiency load_calibration(const std::string& path);  // default_efficiency() + the file
 Json to_json(const Efficiency& e);

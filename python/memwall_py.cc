@@ -1,0 +1,653 @@
+// The Python module `memwall`: a thin face over the library for notebooks, like the CLI. Each
+// function takes the CLI's options as keyword arguments, calls the same library entry point the
+// matching subcommand calls, and returns the same JSON object as `memwall <subcommand> --json`,
+// converted to Python dicts, lists, numbers and strings. Bad input raises memwall.InputError (a
+// ValueError) and a configuration that cannot run raises memwall.InfeasibleError (a
+// RuntimeError), each with the CLI's message.
+#include <pybind11/pybind11.h>
+#include <pybind11/stl.h>
+
+#include <algorithm>
+#include <chrono>
+#include <map>
+#include <optional>
+#include <sstream>
+#include <type_traits>
+#include <string>
+#include <vector>
+
+#include "memwall/catalog/catalog.h"
+#include "memwall/core/document.h"
+#include "memwall/core/error.h"
+#include "memwall/core/precision.h"
+#include "memwall/hw/hw_io.h"
+#include "memwall/cost/prices.h"
+#include "memwall/infer/request.h"
+#include "memwall/model/zoo.h"
+#include "memwall/net/request.h"
+#include "memwall/plan/estimator.h"
+#include "memwall/plan/inference_search.h"
+#include "memwall/plan/plan_json.h"
+#include "memwall/plan/verify.h"
+#include "memwall/plan/workload.h"
+#include "memwall/serve/request.h"
+#include "memwall/serve/serving.h"
+#include "memwall/train/request.h"
+
+namespace py = pybind11;
+
+namespace memwall::python {
+namespace {
+
+using Files = std::vector<std::string>;
+
+// JSON -> the Python value json.loads would give for the same text (NaN stays a float).
+py::object to_python(const Json& j) {
+  switch (j.type()) {
+    case Json::value_t::boolean:
+      return py::bool_(j.get<bool>());
+    case Json::value_t::number_integer:
+      return py::int_(j.get<int64_t>());
+    case Json::value_t::number_unsigned:
+      return py::int_(j.get<uint64_t>());
+    case Json::value_t::number_float:
+      return py::float_(j.get<double>());
+    case Json::value_t::string:
+      return py::str(j.get_ref<const std::string&>());
+    case Json::value_t::array: {
+      py::list out;
+      for (const auto& v : j) out.append(to_python(v));
+      return out;
+    }
+    case Json::value_t::object: {
+      py::dict out;
+      for (const auto& [k, v] : j.items()) out[py::str(k)] = to_python(v);
+      return out;
+    }
+    default:
+      return py::none();
+  }
+}
+
+// The built-in catalog, or the built-in one extended by the user's files (the CLI's --catalog).
+class CatalogRef {
+ public:
+  explicit CatalogRef(const std::optional<Files>& files) {
+    if (files && !files->empty()) owned_ = Catalog::with_user_files(*files);
+  }
+  const Catalog& get() const { return owned_ ? *owned_ : Catalog::builtin(); }
+
+ private:
+  std::optional<Catalog> owned_;
+};
+
+std::optional<Precision> precision(const std::optional<std::string>& s, const char* field) {
+  if (!s) return std::nullopt;
+  return parse_precision_or_throw(*s, field);
+}
+
+// batch: an int, "max", a comma list "1,2,4", or a list of ints.
+infer::BatchSpec batch_spec(const py::object& batch) {
+  if (py::isinstance<py::bool_>(batch))
+    throw InputError("batch", py::str(batch).cast<std::string>(), "an int, 'max' or a list");
+  if (py::isinstance<py::int_>(batch)) return infer::BatchSpec{false, {batch.cast<int64_t>()}};
+  if (py::isinstance<py::str>(batch))
+    return infer::parse_batch_spec(batch.cast<std::string>(), "batch");
+  if (py::isinstance<py::list>(batch) || py::isinstance<py::tuple>(batch)) {
+    infer::BatchSpec out{false, {}};
+    for (const auto& b : batch) {
+      if (!py::isinstance<py::int_>(b) || py::isinstance<py::bool_>(b))
+        throw InputError("batch", py::str(batch).cast<std::string>(), "a list of ints");
+      out.sizes.push_back(b.cast<int64_t>());
+    }
+    return out;
+  }
+  throw InputError("batch", py::str(batch).cast<std::string>(), "an int, 'max' or a list of ints");
+}
+
+py::object infer_py(const std::string& model, const std::string& gpu, int64_t input,
+                    int64_t output, const py::object& batch, int tp, int pp, int ep, int dp,
+                    const std::optional<std::string>& weight_precision,
+                    const std::optional<std::string>& activation_precision,
+                    const std::optional<std::string>& kv_precision,
+                    const std::optional<int>& weight_group_size, const std::string& engine,
+                    double memory_utilization, const std::optional<std::string>& node,
+                    const std::optional<std::string>& fabric,
+                    const std::optional<std::string>& calibration, bool explain,
+                    const std::optional<Files>& catalog) {
+  infer::Request r;
+  r.deployment.model = model;
+  r.deployment.gpu = gpu;
+  r.deployment.tp = tp;
+  r.deployment.pp = pp;
+  r.deployment.ep = ep;
+  r.deployment.dp = dp;
+  r.deployment.weight_precision = precision(weight_precision, "weight_precision");
+  r.deployment.activation_precision = precision(activation_precision, "activation_precision");
+  r.deployment.kv_precision = precision(kv_precision, "kv_precision");
+  r.deployment.weight_group_size = weight_group_size;
+  r.deployment.engine = engine;
+  r.deployment.memory_utilization = memory_utilization;
+  r.deployment.node = node;
+  r.deployment.fabric = fabric;
+  r.deployment.calibration_file = calibration;
+  r.batch = batch_spec(batch);
+  r.input_tokens = input;
+  r.output_tokens = output;
+  Json j;
+  {
+    py::gil_scoped_release unlocked;  // the estimate touches no Python object
+    const CatalogRef c(catalog);
+    j = infer::to_json(infer::answer(c.get(), r), explain);
+  }
+  return to_python(j);
+}
+
+py::object train_py(const std::string& model, const std::string& gpu, int gpus,
+                    int64_t micro_batch, int64_t global_batch, int64_t seq, int tp, int pp, int cp,
+                    int ep, const std::optional<int>& dp, int vpp, const std::string& precision_name,
+                    const std::string& recompute, bool sequence_parallel, int zero,
+                    const std::optional<std::string>& node,
+                    const std::optional<std::string>& fabric,
+                    const std::optional<double>& tokens,
+                    const std::optional<double>& price_per_gpu_hour,
+                    const std::optional<double>& pue,
+                    const std::optional<std::string>& calibration, bool flash_attention,
+                    int flash_attention_version, bool fused_elementwise, bool dropout,
+                    bool fp32_grad_accumulation, bool overlap_tp_comm, bool overlap_grad_reduce,
+                    bool overlap_param_gather, const std::optional<Files>& catalog) {
+  train::Request r;
+  r.model = model;
+  r.gpu = gpu;
+  r.node = node;
+  r.fabric = fabric;
+  r.calibration_file = calibration;
+  r.tokens = tokens;
+  r.price_per_gpu_hour = price_per_gpu_hour;
+  r.pue = pue;
+  train::TrainConfig& c = r.config;
+  c.gpus = gpus;
+  c.tp = tp;
+  c.pp = pp;
+  c.cp = cp;
+  c.ep = ep;
+  c.dp = dp.value_or(0);
+  c.vpp = vpp;
+  c.micro_batch = micro_batch;
+  c.global_batch = global_batch;
+  c.seq = seq;
+  c.precision = parse_precision_or_throw(precision_name, "precision");
+  c.recompute = train::parse_recompute(recompute, "recompute");
+  c.sequence_parallel = sequence_parallel;
+  c.zero = zero;
+  c.flash_attention = flash_attention;
+  c.flash_attention_version = flash_attention_version;
+  c.fused_elementwise = fused_elementwise;
+  c.dropout = dropout;
+  c.fp32_grad_accumulation = fp32_grad_accumulation;
+  c.overlap_tp_comm = overlap_tp_comm;
+  c.overlap_grad_reduce = overlap_grad_reduce;
+  c.overlap_param_gather = overlap_param_gather;
+  Json j;
+  {
+    py::gil_scoped_release unlocked;
+    const CatalogRef cat(catalog);
+    j = train::to_json(train::answer(cat.get(), r));
+  }
+  return to_python(j);
+}
+
+template <class T>
+std::vector<std::string> ids_of(const std::vector<T>& entries) {
+  std::vector<std::string> out;
+  out.reserve(entries.size());
+  for (const auto& e : entries) out.push_back(e.id);
+  return out;
+}
+
+// A list of names: a Python list/tuple of str, or one comma-separated str.
+std::vector<std::string> names(const py::object& v, const char* field) {
+  std::vector<std::string> out;
+  if (v.is_none()) return out;
+  if (py::isinstance<py::str>(v)) {
+    std::stringstream in(v.cast<std::string>());
+    for (std::string item; std::getline(in, item, ',');)
+      if (!item.empty()) out.push_back(item);
+    return out;
+  }
+  if (py::isinstance<py::list>(v) || py::isinstance<py::tuple>(v)) {
+    for (const auto& item : v) {
+      if (!py::isinstance<py::str>(item))
+        throw InputError(field, py::str(v).cast<std::string>(), "a list of strings");
+      out.push_back(item.cast<std::string>());
+    }
+    return out;
+  }
+  throw InputError(field, py::str(v).cast<std::string>(), "a list of strings or a comma list");
+}
+
+// Message sizes for net: an int (bytes), a str ("1K..8G", "1M,1G", "64M") or a list of them.
+std::string sizes_text(const py::object& v) {
+  if (py::isinstance<py::int_>(v) && !py::isinstance<py::bool_>(v))
+    return std::to_string(v.cast<int64_t>());
+  if (py::isinstance<py::str>(v)) return v.cast<std::string>();
+  if (py::isinstance<py::list>(v) || py::isinstance<py::tuple>(v)) {
+    std::string out;
+    for (const auto& item : v) {
+      if (!out.empty()) out += ",";
+      out += sizes_text(py::reinterpret_borrow<py::object>(item));
+    }
+    return out;
+  }
+  throw InputError("sizes", py::str(v).cast<std::string>(),
+                   "bytes as an int, a str such as '1K..8G' or '1M,1G', or a list");
+}
+
+py::object net_py(const std::optional<std::string>& node, const std::optional<std::string>& fabric,
+                  int nodes, const std::string& op, const py::object& sizes,
+                  const std::optional<int>& ranks, const std::string& algo,
+                  const std::optional<double>& oversubscription,
+                  const std::optional<int>& nodes_per_leaf, const std::optional<int>& tiers,
+                  bool explain, const std::optional<std::vector<std::string>>& compare,
+                  const std::optional<Files>& catalog) {
+  net::Request r;
+  r.fabric = fabric;
+  r.nodes = nodes;
+  r.op = op;
+  r.sizes = sizes_text(sizes);
+  r.ranks = ranks;
+  r.algo = algo;
+  r.oversubscription = oversubscription;
+  r.nodes_per_leaf = nodes_per_leaf;
+  r.tiers = tiers;
+  r.explain = explain;
+  if (compare) {
+    if (compare->size() != 2)
+      throw InputError("compare", std::to_string(compare->size()) + " node types", "two: [A, B]");
+    if (node) throw InputError("node", *node, "no node with compare=[A, B]");
+    if (explain) throw InputError("explain", "with compare", "explain on one cluster (node=)");
+  } else {
+    if (!node) throw InputError("node", "(missing)", "a node type, e.g. node='hgx-h100'");
+    r.node = *node;
+  }
+  Json j;
+  {
+    py::gil_scoped_release unlocked;
+    const CatalogRef c(catalog);
+    j = compare ? net::to_json(net::compare(c.get(), r, (*compare)[0], (*compare)[1]))
+                : net::to_json(net::curve(c.get(), r));
+  }
+  return to_python(j);
+}
+
+// ---- plan infer: the library's search, its result converted here (the CLI's JSON keys) ----
+
+constexpr const char* kPlanDefinitions =
+    "Definitions: TTFT = arrival to first output token; TPOT = mean time between output tokens "
+    "after the first; e2e = TTFT + (output - 1) x TPOT; throughput = generated tokens/s; "
+    "$/M tokens = deployment $/hour / generated tokens per hour x 1e6.";
+
+struct PlanInferArgs {
+  std::string model;
+  std::optional<double> rate, concurrency;
+  std::string input, output, sla;
+  std::optional<double> budget, power_cap_kw;
+  std::vector<std::string> vendors, gpus, weight_precisions, kv_precisions;
+  bool domestic_only = false;
+  std::optional<int> max_gpus;
+  std::string objective, fabric, serving;
+  int top = 10;
+  int verify = 0;
+  int64_t verify_requests = 0;
+  cost::CostOverrides cost;
+};
+
+Json plan_infer_json(const Catalog& catalog, const cost::PriceBook& prices,
+                     const PlanInferArgs& a) {
+  const ModelSpec model = catalog.model(a.model);
+  plan::InferenceWorkload w;
+  if (a.rate.has_value() == a.concurrency.has_value())
+    throw InputError("load", a.rate ? "both rate and concurrency" : "neither",
+                     "exactly one of rate=R or concurrency=C");
+  w.load.rate_per_s = a.rate;
+  w.load.concurrency = a.concurrency;
+  const serve::Dataset lengths = plan::parse_lengths(a.input, a.output);
+  plan::summarize_lengths(lengths, w.input, w.output);
+  w.sla = plan::parse_sla(a.sla);
+  w.validate();
+
+  std::optional<Fabric> fabric;
+  if (!a.fabric.empty()) fabric = catalog.fabric(a.fabric);
+  plan::SearchSpace space;
+  space.fabric = fabric ? &*fabric : nullptr;
+  if (a.gpus.empty()) {
+    for (const auto& acc : catalog.accelerators()) space.accelerators.push_back(&acc);
+  } else {
+    for (const auto& name : a.gpus) space.accelerators.push_back(&catalog.accelerator(name));
+  }
+  for (const auto& n : catalog.nodes()) space.nodes.push_back(&n);
+  if (a.serving != "both" && a.serving != "aggregated" && a.serving != "disaggregated")
+    throw InputError("serving", a.serving, "aggregated, disaggregated or both");
+  space.aggregated = a.serving != "disaggregated";
+  space.disaggregated = a.serving != "aggregated";
+  auto precisions = [](const std::vector<std::string>& list, const char* field) {
+    std::vector<Precision> out;
+    for (const auto& p : list) out.push_back(parse_precision_or_throw(p, field));
+    if (out.empty()) throw InputError(field, "(empty)", "a list such as ['bf16', 'fp8', 'int4']");
+    return out;
+  };
+  space.weight_precisions = precisions(a.weight_precisions, "weight_precisions");
+  space.kv_precisions = precisions(a.kv_precisions, "kv_precisions");
+
+  plan::Constraints constraints;
+  if (a.budget) constraints.budget_usd = require_positive(*a.budget, "budget");
+  if (a.power_cap_kw) constraints.power_cap_w = require_positive(*a.power_cap_kw, "power_cap_kw") * 1e3;
+  if (a.max_gpus) {
+    if (*a.max_gpus < 1 || *a.max_gpus > 1'000'000)
+      throw InputError("max_gpus", std::to_string(*a.max_gpus), "1 to 1000000");
+    constraints.max_gpus = a.max_gpus;
+  }
+  constraints.vendors = a.vendors;
+  constraints.domestic_only = a.domestic_only;
+  if (a.top < 1 || a.top > 10000) throw InputError("top", std::to_string(a.top), "1 to 10000");
+  if (a.verify < 0 || a.verify > 20)
+    throw InputError("verify", std::to_string(a.verify), "0 to 20 plans");
+  if (a.verify_requests != 0 && (a.verify_requests < 10 || a.verify_requests > 1'000'000))
+    throw InputError("verify_requests", std::to_string(a.verify_requests), "10 to 1000000");
+  plan::SearchOptions options;
+  options.objective = plan::parse_objective(a.objective);
+  options.cost = a.cost;
+  options.cost.validate();
+
+  const auto start = std::chrono::steady_clock::now();
+  const plan::InferenceSearchResult r = plan::search_inference(
+      model, w, space, constraints, options, plan::estimator_factory(fabric), prices);
+  const double seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+
+  const int top = std::min<int>(a.top, static_cast<int>(r.plans.size()));
+  // The simulator re-check of the top plans, with the CLI's request count: 100 per closed-loop
+  // user (10,000 to 300,000) so the start-up burst does not decide the p99, else 20,000.
+  std::vector<plan::Verification> checks;
+  const int64_t requests =
+      a.verify_requests > 0 ? a.verify_requests
+      : w.load.concurrency
+          ? std::clamp<int64_t>(static_cast<int64_t>(100 * *w.load.concurrency), 10'000, 300'000)
+          : 20'000;
+  const auto factory = plan::estimator_factory(fabric);
+  for (int i = 0; i < std::min(a.verify, top); ++i)
+    checks.push_back(plan::verify_plan(model, r.plans[i], w, lengths, factory, requests));
+  Json out = plan::search_result_json(r, model, w, space, options.objective, top, checks);
+  out["search_seconds"] = seconds;
+  out["definitions"] = kPlanDefinitions;
+  return out;
+}
+
+py::object plan_infer_py(const std::string& model, const std::optional<double>& rate,
+                         const std::optional<double>& concurrency, const py::object& input,
+                         const py::object& output, const std::string& sla,
+                         const std::optional<double>& budget,
+                         const std::optional<double>& power_cap_kw, const py::object& vendors,
+                         bool domestic_only, const std::optional<int>& max_gpus,
+                         const std::string& objective, int top, const py::object& gpus,
+                         const py::object& weight_precisions, const py::object& kv_precisions,
+                         const std::string& fabric, const std::string& serving,
+                         const std::string& pricing,
+                         const std::optional<double>& price_per_gpu_hour,
+                         const std::optional<double>& capex,
+                         const std::optional<double>& electricity,
+                         const std::optional<double>& pue, const std::optional<double>& life_years,
+                         const std::optional<double>& hosting_per_kw_month,
+                         const std::optional<double>& idle_power_fraction, double tco_years,
+                         int verify, int64_t verify_requests,
+                         const std::optional<Files>& catalog) {
+  PlanInferArgs a;
+  a.model = model;
+  a.rate = rate;
+  a.concurrency = concurrency;
+  a.input = py::str(input).cast<std::string>();    // "sharegpt", 512, "lognormal:800,1.2" ...
+  a.output = py::str(output).cast<std::string>();
+  a.sla = sla;
+  a.budget = budget;
+  a.power_cap_kw = power_cap_kw;
+  a.vendors = names(vendors, "vendors");
+  a.domestic_only = domestic_only;
+  a.max_gpus = max_gpus;
+  a.objective = objective;
+  a.top = top;
+  a.verify = verify;
+  a.verify_requests = verify_requests;
+  a.gpus = names(gpus, "gpus");
+  a.weight_precisions = names(weight_precisions, "weight_precisions");
+  a.kv_precisions = names(kv_precisions, "kv_precisions");
+  a.fabric = fabric;
+  a.serving = serving;
+  a.cost.basis = cost::parse_pricing_basis(pricing);
+  a.cost.price_per_gpu_hour = price_per_gpu_hour;
+  a.cost.capex_usd = capex;
+  a.cost.electricity_usd_per_kwh = electricity;
+  a.cost.pue = pue;
+  a.cost.life_years = life_years;
+  a.cost.hosting_usd_per_kw_month = hosting_per_kw_month;
+  a.cost.idle_power_fraction = idle_power_fraction;
+  a.cost.tco_years = tco_years;
+  Json j;
+  {
+    py::gil_scoped_release unlocked;
+    const CatalogRef c(catalog);
+    const cost::PriceBook prices =
+        catalog ? cost::PriceBook::with_user_files(*catalog) : cost::PriceBook::builtin();
+    j = plan_infer_json(c.get(), prices, a);
+  }
+  return to_python(j);
+}
+
+py::object simulate_py(const serve::SimulateRequest& r, const std::optional<Files>& catalog) {
+  Json j;
+  {
+    py::gil_scoped_release unlocked;
+    const CatalogRef c(catalog);
+    j = serve::to_json(serve::simulate_serving(c.get(), serve::to_options(r)));
+  }
+  return to_python(j);
+}
+
+// simulate(**options): each keyword sets the SimulateRequest field of the same name.
+using SimulateSetter = void (*)(serve::SimulateRequest&, py::handle);
+#define MEMWALL_FIELD(name)                                        \
+  {                                                                \
+    #name, [](serve::SimulateRequest& r, py::handle v) {           \
+      r.name = v.cast<std::remove_reference_t<decltype(r.name)>>(); \
+    }                                                              \
+  }
+const std::map<std::string, SimulateSetter>& simulate_fields() {
+  static const std::map<std::string, SimulateSetter> fields = {
+      MEMWALL_FIELD(node),           MEMWALL_FIELD(tp),
+      MEMWALL_FIELD(pp),             MEMWALL_FIELD(replicas),
+      MEMWALL_FIELD(router),         MEMWALL_FIELD(rate),
+      MEMWALL_FIELD(arrival),        MEMWALL_FIELD(cv),
+      MEMWALL_FIELD(concurrency),    MEMWALL_FIELD(trace),
+      MEMWALL_FIELD(dataset),        MEMWALL_FIELD(input),
+      MEMWALL_FIELD(output),         MEMWALL_FIELD(requests),
+      MEMWALL_FIELD(seed),           MEMWALL_FIELD(max_len),
+      MEMWALL_FIELD(scheduler),      MEMWALL_FIELD(max_batch),
+      MEMWALL_FIELD(token_budget),   MEMWALL_FIELD(batch_timeout_s),
+      MEMWALL_FIELD(kv),             MEMWALL_FIELD(block),
+      MEMWALL_FIELD(watermark),      MEMWALL_FIELD(preempt),
+      MEMWALL_FIELD(swap_space_gib), MEMWALL_FIELD(swap_bandwidth_gbps),
+      MEMWALL_FIELD(max_waiting),    MEMWALL_FIELD(prefill_replicas),
+      MEMWALL_FIELD(decode_replicas), MEMWALL_FIELD(link_bandwidth_gbps),
+      MEMWALL_FIELD(link_latency_us), MEMWALL_FIELD(kv_capacity_tokens),
+      MEMWALL_FIELD(memory_utilization), MEMWALL_FIELD(weight_precision),
+      MEMWALL_FIELD(kv_precision),   MEMWALL_FIELD(sla)};
+  return fields;
+}
+#undef MEMWALL_FIELD
+
+serve::SimulateRequest simulate_request(const std::string& model, const std::string& gpu,
+                                        const py::kwargs& options) {
+  serve::SimulateRequest r;
+  r.model = model;
+  r.gpu = gpu;
+  const auto& fields = simulate_fields();
+  for (const auto& [key, value] : options) {
+    const std::string name = py::str(key).cast<std::string>();
+    if (name == "catalog") continue;
+    const auto it = fields.find(name);
+    if (it == fields.end()) {
+      std::vector<std::string> known;
+      for (const auto& f : fields) known.push_back(f.first);
+      throw InputError::unknown_name("simulate option", name, known);
+    }
+    try {
+      it->second(r, value);
+    } catch (const py::cast_error&) {
+      throw InputError(name, py::repr(value).cast<std::string>(),
+                       "a value of the option's type (see docs/python.md)");
+    }
+  }
+  return r;
+}
+
+}  // namespace
+}  // namespace memwall::python
+
+PYBIND11_MODULE(memwall, m) {
+  using namespace memwall;
+  using namespace memwall::python;
+  using py::arg;
+  m.doc() =
+      "memwall: what hardware an LLM workload needs and how fast it runs. Each function returns "
+      "the JSON object of the matching `memwall <subcommand> --json` as Python dicts and lists. "
+      "Bad input raises memwall.InputError (a ValueError); a configuration that cannot run raises "
+      "memwall.InfeasibleError (a RuntimeError). See docs/python.md.";
+  m.attr("__version__") = "0.1.0";
+  py::register_exception<InputError>(m, "InputError", PyExc_ValueError);
+  py::register_exception<InfeasibleError>(m, "InfeasibleError", PyExc_RuntimeError);
+
+  const auto none = py::none();
+  // Catalog: one entry by id or alias, in the catalog file format (`memwall catalog show --json`).
+  m.def(
+      "accelerator",
+      [](const std::string& id, const std::optional<Files>& catalog) {
+        return to_python(accelerator_to_json(CatalogRef(catalog).get().accelerator(id)));
+      },
+      "An accelerator's catalog entry (datasheet fields, sources; null = unknown).", arg("id"),
+      py::kw_only(), arg("catalog") = none);
+  m.def(
+      "node",
+      [](const std::string& id, const std::optional<Files>& catalog) {
+        return to_python(node_to_json(CatalogRef(catalog).get().node(id)));
+      },
+      "A node's catalog entry (devices, topology, links, NICs).", arg("id"), py::kw_only(),
+      arg("catalog") = none);
+  m.def(
+      "fabric",
+      [](const std::string& id, const std::optional<Files>& catalog) {
+        return to_python(fabric_to_json(CatalogRef(catalog).get().fabric(id)));
+      },
+      "A fabric's catalog entry (technology, port bandwidth, tiers, oversubscription).", arg("id"),
+      py::kw_only(), arg("catalog") = none);
+  m.def(
+      "model",
+      [](const std::string& id, const std::optional<Files>& catalog) {
+        return to_python(model_to_json(CatalogRef(catalog).get().model(id)));
+      },
+      "A model's shape: a built-in id or a path to a Hugging Face config.json.", arg("id"),
+      py::kw_only(), arg("catalog") = none);
+  m.def(
+      "accelerators",
+      [](const std::optional<Files>& catalog) {
+        return ids_of(CatalogRef(catalog).get().accelerators());
+      },
+      "Ids of every accelerator in the catalog.", py::kw_only(), arg("catalog") = none);
+  m.def(
+      "nodes",
+      [](const std::optional<Files>& catalog) { return ids_of(CatalogRef(catalog).get().nodes()); },
+      "Ids of every node in the catalog.", py::kw_only(), arg("catalog") = none);
+  m.def(
+      "fabrics",
+      [](const std::optional<Files>& catalog) {
+        return ids_of(CatalogRef(catalog).get().fabrics());
+      },
+      "Ids of every fabric in the catalog.", py::kw_only(), arg("catalog") = none);
+  m.def(
+      "models",
+      [](const std::optional<Files>& catalog) {
+        return ids_of(CatalogRef(catalog).get().models());
+      },
+      "Ids of every built-in model.", py::kw_only(), arg("catalog") = none);
+
+  m.def("infer", &infer_py,
+        "Inference estimate of a static batch: the object `memwall infer --json` prints (ttft_s, "
+        "tpot_s, e2e_s, throughput_tokens_per_s, memory_per_gpu_bytes, max_batch, bound, mfu, "
+        "mbu, memory, prefill, decode, deployment ...). batch: an int, 'max', or a list of ints "
+        "(a sweep: the last batch's estimate plus 'sweep', one object per batch that fits).",
+        arg("model"), arg("gpu"), py::kw_only(), arg("input"), arg("output"), arg("batch") = 1,
+        arg("tp") = 1, arg("pp") = 1, arg("ep") = 1, arg("dp") = 1,
+        arg("weight_precision") = none, arg("activation_precision") = none,
+        arg("kv_precision") = none, arg("weight_group_size") = none,
+        arg("engine") = "default", arg("memory_utilization") = infer::kDefaultMemoryUtilization,
+        arg("node") = none, arg("fabric") = none, arg("calibration") = none,
+        arg("explain") = false, arg("catalog") = none);
+
+  m.def("train", &train_py,
+        "Training estimate of one configuration: the object `memwall train --json` prints "
+        "(step_time_s, tokens_per_s_per_gpu, model_tflops_per_gpu, mfu, hfu, "
+        "memory_per_gpu_bytes, breakdown, memory_breakdown, and 'train' when tokens is given).",
+        arg("model"), arg("gpu"), py::kw_only(), arg("gpus"), arg("micro_batch"),
+        arg("global_batch"), arg("seq"), arg("tp") = 1, arg("pp") = 1, arg("cp") = 1,
+        arg("ep") = 1, arg("dp") = none, arg("vpp") = 1, arg("precision") = "bf16",
+        arg("recompute") = "none", arg("sequence_parallel") = false, arg("zero") = 0,
+        arg("node") = none, arg("fabric") = none, arg("tokens") = none,
+        arg("price_per_gpu_hour") = none, arg("pue") = none, arg("calibration") = none,
+        arg("flash_attention") = true, arg("flash_attention_version") = 3,
+        arg("fused_elementwise") = true, arg("dropout") = false,
+        arg("fp32_grad_accumulation") = false, arg("overlap_tp_comm") = false,
+        arg("overlap_grad_reduce") = true, arg("overlap_param_gather") = true,
+        arg("catalog") = none);
+  m.def("net", &net_py,
+        "Collective communication on a cluster: the object `memwall net --json` prints (rows "
+        "of bytes, time_s, algbw_gbps, busbw_gbps, algorithm, protocol, bottleneck; 'explain' "
+        "with the path and what-ifs). compare=[A, B] instead of node: two node types side by "
+        "side (`memwall net --compare A B --json`). sizes: bytes per rank, an int, a str such "
+        "as '1K..8G' or '1M,1G', or a list.",
+        arg("node") = none, py::kw_only(), arg("fabric") = none, arg("nodes") = 1,
+        arg("op") = "allreduce", arg("sizes") = "1K..8G", arg("ranks") = none,
+        arg("algo") = "auto", arg("oversubscription") = none, arg("nodes_per_leaf") = none,
+        arg("tiers") = none, arg("explain") = false, arg("compare") = none,
+        arg("catalog") = none);
+
+  m.def("plan_infer", &plan_infer_py,
+        "Inference plans from the workload backwards: the object `memwall plan infer --json` "
+        "prints (requirements, plans ranked by the objective, pareto_throughput, "
+        "pareto_cost_latency, not_feasible: the first reason per accelerator; 'verified' in the "
+        "first `verify` plans: the serving simulator's re-check). "
+        "Exactly one of rate (requests/s) or concurrency (users). No feasible plan is not an "
+        "error here: 'plans' is empty and 'not_feasible' says why.",
+        arg("model") = "qwen2.5-72b", py::kw_only(), arg("rate") = none,
+        arg("concurrency") = none, arg("input") = "sharegpt", arg("output") = "sharegpt",
+        arg("sla") = "ttft_p99=1,tpot_p99=0.05", arg("budget") = none,
+        arg("power_cap_kw") = none, arg("vendors") = none, arg("domestic_only") = false,
+        arg("max_gpus") = none, arg("objective") = "cost", arg("top") = 10, arg("gpus") = none,
+        arg("weight_precisions") = "bf16,fp8,int4", arg("kv_precisions") = "bf16,fp8",
+        arg("fabric") = "ib-ndr", arg("serving") = "both", arg("pricing") = "auto",
+        arg("price_per_gpu_hour") = none, arg("capex") = none, arg("electricity") = none,
+        arg("pue") = none, arg("life_years") = none, arg("hosting_per_kw_month") = none,
+        arg("idle_power_fraction") = none, arg("tco_years") = 3.0, arg("verify") = 0,
+        arg("verify_requests") = 0, arg("catalog") = none);
+
+  m.def(
+      "simulate",
+      [](const std::string& model, const std::string& gpu, const py::kwargs& options) {
+        std::optional<Files> catalog;
+        if (options.contains("catalog") && !options["catalog"].is_none())
+          catalog = options["catalog"].cast<Files>();
+        return simulate_py(simulate_request(model, gpu, options), catalog);
+      },
+      "Serving simulation under load: the object `memwall simulate --json` prints (ttft, tpot, "
+      "e2e percentiles, throughput, goodput, KV shares, preemptions). Keywords are the CLI's "
+      "options with underscores (rate or concurrency or trace, dataset, input, output, requests, "
+      "scheduler, max_batch, kv, sla, tp, replicas ...; see docs/python.md).",
+      arg("model"), arg("gpu"));
+}

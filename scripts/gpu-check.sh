@@ -1,0 +1,53 @@
+#!/usr/bin/env bash
+# On a machine with an NVIDIA GPU and the CUDA toolkit: builds memwall with the CUDA probe
+# (MEMWALL_CUDA=1) into build-gpu/, runs `memwall probe` (and `memwall monitor --once --json` when
+# this build has it), and leaves everything in "$OUT". Meant to finish in under 8 minutes.
+# Usage: OUT=/path/to/results scripts/gpu-check.sh   (optional: GPU_ID=<catalog id> to name the GPU)
+set -uo pipefail
+: "${OUT:?set OUT to the directory for the results}"
+mkdir -p "$OUT"
+root=$(cd "$(dirname "$0")/.." && pwd)
+build="$root/build-gpu"
+export MEMWALL_CUDA=1
+jobs=$(nproc 2>/dev/null || echo 4)
+
+nvidia-smi > "$OUT/nvidia-smi.txt" 2>&1 || echo "nvidia-smi failed (see nvidia-smi.txt)"
+
+echo "== configure and build (log: $OUT/build.log)"
+if ! { cmake -S "$root" -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release -DMEMWALL_TESTS=OFF \
+         -DMEMWALL_BENCH=OFF -DCMAKE_CUDA_ARCHITECTURES=native &&
+       timeout 300 cmake --build "$build" --target memwall -j "$jobs"; } > "$OUT/build.log" 2>&1; then
+  echo "build failed:"; tail -40 "$OUT/build.log"; exit 1
+fi
+grep "memwall probe" "$OUT/build.log"
+
+# The catalog id of GPU 0, from the driver's name, unless GPU_ID names it.
+gpu_id=${GPU_ID:-}
+if [ -z "$gpu_id" ]; then
+  name=$(nvidia-smi --query-gpu=name --format=csv,noheader 2>/dev/null | head -1)
+  case "$name" in
+    *H200*) gpu_id=h200 ;; *H100*PCIe*) gpu_id=h100-pcie ;; *H100*) gpu_id=h100 ;;
+    *H800*) gpu_id=h800 ;; *H20*) gpu_id=h20 ;; *A100*) gpu_id=a100 ;; *B200*) gpu_id=b200 ;;
+    *L40S*) gpu_id=l40s ;; *4090*) gpu_id=4090 ;;
+  esac
+fi
+gpu_args=()
+if [ -n "$gpu_id" ] && "$build/memwall" catalog show "$gpu_id" > /dev/null 2>&1; then
+  gpu_args=(--gpu "$gpu_id")
+fi
+echo "== GPU: ${name:-?} -> catalog id: ${gpu_id:-none}"
+
+echo "== memwall probe ${gpu_args[*]}"
+timeout 240 "$build/memwall" probe "${gpu_args[@]}" --out "$OUT/profile.json" --json \
+  > "$OUT/probe.json" 2> "$OUT/probe.stderr"
+echo "probe --json exit status: $?" | tee "$OUT/probe.status"
+timeout 120 "$build/memwall" probe --quick "${gpu_args[@]}" > "$OUT/probe-quick.txt" 2>&1
+echo "probe --quick exit status: $?" | tee -a "$OUT/probe.status"
+cat "$OUT/probe-quick.txt"
+
+if "$build/memwall" monitor --help 2>/dev/null | grep -q -- "--once"; then
+  echo "== memwall monitor --once --json"
+  timeout 60 "$build/memwall" monitor --once --json > "$OUT/monitor.json" 2> "$OUT/monitor.stderr"
+  echo "monitor exit status: $?" | tee "$OUT/monitor.status"
+fi
+echo "== results in $OUT:"; ls -l "$OUT"

@@ -1,0 +1,186 @@
+#include "memwall/probe/blas_gemm.h"
+
+#include <algorithm>
+#include <chrono>
+#include <limits>
+#include <memory>
+#include <new>
+
+#include "memwall/core/error.h"
+
+#if MEMWALL_HAVE_OPENBLAS
+#include <cblas.h>
+#endif
+
+namespace memwall::probe {
+
+std::string to_string(BlasPrecision p) {
+  switch (p) {
+    case BlasPrecision::fp32: return "fp32";
+    case BlasPrecision::fp64: return "fp64";
+    case BlasPrecision::bf16: return "bf16";
+  }
+  return "?";
+}
+
+int bytes_per_element(BlasPrecision p) {
+  return p == BlasPrecision::fp64 ? 8 : p == BlasPrecision::bf16 ? 2 : 4;
+}
+
+int output_bytes_per_element(BlasPrecision p) { return p == BlasPrecision::fp64 ? 8 : 4; }
+
+bool blas_available() { return MEMWALL_HAVE_OPENBLAS != 0; }
+bool blas_has_bf16() { return MEMWALL_HAVE_OPENBLAS_BF16 != 0; }
+
+std::string blas_description() {
+#if MEMWALL_HAVE_OPENBLAS
+  return openblas_get_config();
+#else
+  return "none (built without OpenBLAS)";
+#endif
+}
+
+Flops gemm_flops(int64_t m, int64_t n, int64_t k) {
+  return Flops(2.0 * static_cast<double>(m) * static_cast<double>(n) * static_cast<double>(k));
+}
+
+Bytes gemm_bytes(int64_t m, int64_t n, int64_t k, BlasPrecision p) {
+  const double in = bytes_per_element(p), out = output_bytes_per_element(p);
+  const double md = static_cast<double>(m), nd = static_cast<double>(n),
+               kd = static_cast<double>(k);
+  return Bytes(in * (md * kd + kd * nd) + out * md * nd);
+}
+
+double gemm_intensity(int64_t m, int64_t n, int64_t k, BlasPrecision p) {
+  return gemm_flops(m, n, k).value() / gemm_bytes(m, n, k, p).value();
+}
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+template <class T>
+std::unique_ptr<T[]> filled(int64_t count, float value) {
+  std::unique_ptr<T[]> v(new T[static_cast<size_t>(count)]);
+  std::fill(v.get(), v.get() + count, static_cast<T>(value));
+  return v;
+}
+
+// Runs `call` once untimed, then `repetitions` times; returns the best wall time.
+template <class F>
+Seconds best_of(int repetitions, F call) {
+  call();
+  double best = std::numeric_limits<double>::infinity();
+  for (int r = 0; r < repetitions; ++r) {
+    const auto start = Clock::now();
+    call();
+    best = std::min(best, std::chrono::duration<double>(Clock::now() - start).count());
+  }
+  return Seconds(std::max(best, 1e-9));
+}
+
+}  // namespace
+
+GemmMeasurement time_gemm(BlasPrecision p, int64_t m, int64_t n, int64_t k, int threads,
+                          int repetitions) {
+  constexpr int64_t kMaxDim = 1 << 20;
+  for (auto [name, v] : {std::pair{"gemm m", m}, {"gemm n", n}, {"gemm k", k}})
+    if (v < 1 || v > kMaxDim)
+      throw InputError(name, std::to_string(v), "an integer in [1, 1048576]");
+  if (threads < 1 || threads > 4096)
+    throw InputError("--threads", std::to_string(threads), "an integer in [1, 4096]");
+  if (repetitions < 1 || repetitions > 1000)
+    throw InputError("gemm repetitions", std::to_string(repetitions), "an integer in [1, 1000]");
+  GemmMeasurement g;
+  g.precision = p;
+  g.m = m;
+  g.n = n;
+  g.k = k;
+  g.flops = gemm_flops(m, n, k);
+  g.bytes = gemm_bytes(m, n, k, p);
+#if MEMWALL_HAVE_OPENBLAS
+  openblas_set_num_threads(threads);
+  const auto mi = static_cast<blasint>(m), ni = static_cast<blasint>(n),
+             ki = static_cast<blasint>(k);
+  try {
+    if (p == BlasPrecision::fp32) {
+      auto a = filled<float>(m * k, 0.5f), b = filled<float>(k * n, 0.25f),
+           c = filled<float>(m * n, 0.0f);
+      g.routine = n == 1 ? "sgemv" : "sgemm";
+      g.best_time = best_of(repetitions, [&] {
+        if (n == 1)
+          cblas_sgemv(CblasRowMajor, CblasNoTrans, mi, ki, 1.0f, a.get(), ki, b.get(), 1, 0.0f,
+                      c.get(), 1);
+        else
+          cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, mi, ni, ki, 1.0f, a.get(), ki,
+                      b.get(), ni, 0.0f, c.get(), ni);
+      });
+    } else if (p == BlasPrecision::fp64) {
+      auto a = filled<double>(m * k, 0.5f), b = filled<double>(k * n, 0.25f),
+           c = filled<double>(m * n, 0.0f);
+      g.routine = n == 1 ? "dgemv" : "dgemm";
+      g.best_time = best_of(repetitions, [&] {
+        if (n == 1)
+          cblas_dgemv(CblasRowMajor, CblasNoTrans, mi, ki, 1.0, a.get(), ki, b.get(), 1, 0.0,
+                      c.get(), 1);
+        else
+          cblas_dgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, mi, ni, ki, 1.0, a.get(), ki,
+                      b.get(), ni, 0.0, c.get(), ni);
+      });
+    } else {
+#if MEMWALL_HAVE_OPENBLAS_BF16
+      // bf16 1.0 is 0x3F80 (the upper half of the fp32 bit pattern).
+      std::unique_ptr<bfloat16[]> a(new bfloat16[static_cast<size_t>(m * k)]),
+          b(new bfloat16[static_cast<size_t>(k * n)]);
+      std::fill(a.get(), a.get() + m * k, static_cast<bfloat16>(0x3F80));
+      std::fill(b.get(), b.get() + k * n, static_cast<bfloat16>(0x3F80));
+      auto c = filled<float>(m * n, 0.0f);
+      g.routine = "sbgemm";
+      g.best_time = best_of(repetitions, [&] {
+        cblas_sbgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, mi, ni, ki, 1.0f, a.get(), ki,
+                     b.get(), ni, 0.0f, c.get(), ni);
+      });
+#else
+      throw InfeasibleError(
+          "this OpenBLAS has no cblas_sbgemm (bf16 GEMM needs OpenBLAS built with BUILD_BFLOAT16)");
+#endif
+    }
+  } catch (const std::bad_alloc&) {
+    throw InfeasibleError("cannot allocate the " + to_string(p) + " GEMM operands (" +
+                          std::to_string(g.bytes.value() / 1e6) + " MB); use a smaller --size-mb");
+  }
+  return g;
+#else
+  throw InfeasibleError("this build of memwall has no BLAS (install libopenblas-dev and rebuild)");
+#endif
+}
+
+std::vector<int64_t> sweep_columns(int64_t max_columns) {
+  if (max_columns < 1 || max_columns > 65536)
+    throw InputError("sweep columns", std::to_string(max_columns), "an integer in [1, 65536]");
+  std::vector<int64_t> cols;
+  for (int64_t n = 1; n < max_columns; n *= 2) cols.push_back(n);
+  cols.push_back(max_columns);
+  return cols;
+}
+
+RooflineSweep run_roofline_sweep(BlasPrecision p, int64_t rows, int64_t depth,
+                                 int64_t max_columns, int threads, int repetitions) {
+  RooflineSweep s;
+  s.precision = p;
+  s.rows = rows;
+  s.depth = depth;
+  for (int64_t n : sweep_columns(max_columns))
+    s.points.push_back({time_gemm(p, rows, n, depth, threads, repetitions), false});
+  s.bandwidth_roof = s.points.front().gemm.bandwidth();
+  for (const auto& pt : s.points) s.compute_roof = std::max(s.compute_roof, pt.gemm.achieved());
+  s.ridge_intensity = s.compute_roof.value() / s.bandwidth_roof.value();
+  for (auto& pt : s.points) {
+    pt.compute_bound = pt.gemm.intensity() >= s.ridge_intensity;
+    if (pt.compute_bound && !s.first_compute_bound_columns)
+      s.first_compute_bound_columns = pt.gemm.n;
+  }
+  return s;
+}
+
+}  // namespace memwall::probe

@@ -1,0 +1,57 @@
+// One measurement of the host: STREAM bandwidth, BLAS GEMM ceilings per precision and the
+// GEMV -> GEMM roofline sweep, at sizes chosen from the last-level cache (or --size-mb).
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "memwall/core/units.h"
+#include "memwall/probe/blas_gemm.h"
+#include "memwall/probe/stream.h"
+
+namespace memwall::probe {
+
+// Last-level cache of this CPU (Linux sysfs, else sysconf); nullopt when the system does not say.
+std::optional<Bytes> last_level_cache();
+
+// Physical memory of this host; nullopt when the system does not say.
+std::optional<Bytes> physical_memory();
+
+struct HostProbeSizes {
+  int threads = 1;
+  int64_t stream_elements = 0;  // doubles per STREAM array
+  int stream_repetitions = 10;
+  int64_t gemm_size = 2048;     // square m = n = k for the ceilings
+  int gemm_repetitions = 3;
+  int64_t sweep_rows = 4096, sweep_depth = 4096;  // the fp32 weight matrix
+  int64_t sweep_max_columns = 512;
+  int sweep_repetitions = 3;
+};
+
+// STREAM's rule (McCalpin, STREAM FAQ): each array at least 4x the last-level cache, so no kernel
+// runs from cache; 64 MB at least; 256 MB when the cache size is unknown. The sweep's weight matrix
+// has the same size. `size_mb` (10^6 bytes per array) overrides; `quick` uses 8 MB arrays and small
+// GEMMs (cache-resident: a smoke test, not a measurement). InputError for threads outside
+// [1, 4096] or size_mb outside [1, 65536].
+HostProbeSizes choose_host_sizes(int threads, std::optional<double> size_mb, bool quick,
+                                 std::optional<Bytes> llc);
+
+struct HostReport {
+  HostProbeSizes sizes;
+  std::optional<Bytes> last_level_cache;
+  std::string blas;  // the BLAS library and its configuration
+  StreamResult stream;
+  std::vector<GemmMeasurement> gemms;  // fp32, fp64, and bf16 when the BLAS has it
+  std::vector<std::string> notes;      // what was not measured and why
+  std::optional<RooflineSweep> sweep;  // fp32; absent without a BLAS
+  // Best measured ceilings: STREAM triad bandwidth and best fp32 GEMM FLOP/s (0 when unmeasured).
+  BytesPerSecond triad_bandwidth() const;
+  std::optional<FlopsPerSecond> best_gemm(BlasPrecision p) const;
+};
+
+// InfeasibleError when the sizes need more than 80 % of the physical memory.
+HostReport run_host_probe(const HostProbeSizes& s);
+
+}  // namespace memwall::probe
