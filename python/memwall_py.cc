@@ -86,11 +86,20 @@ std::optional<Precision> precision(const std::optional<std::string>& s, const ch
   return parse_precision_or_throw(*s, field);
 }
 
+// A Python int as int64, InputError naming `field` when it does not fit.
+int64_t batch_size(const py::handle& v, const py::object& whole) {
+  try {
+    return v.cast<int64_t>();
+  } catch (const py::cast_error&) {
+    throw InputError("batch", py::str(whole).cast<std::string>(), "sizes from 1 to 16777216");
+  }
+}
+
 // batch: an int, "max", a comma list "1,2,4", or a list of ints.
 infer::BatchSpec batch_spec(const py::object& batch) {
   if (py::isinstance<py::bool_>(batch))
     throw InputError("batch", py::str(batch).cast<std::string>(), "an int, 'max' or a list");
-  if (py::isinstance<py::int_>(batch)) return infer::BatchSpec{false, {batch.cast<int64_t>()}};
+  if (py::isinstance<py::int_>(batch)) return infer::BatchSpec{false, {batch_size(batch, batch)}};
   if (py::isinstance<py::str>(batch))
     return infer::parse_batch_spec(batch.cast<std::string>(), "batch");
   if (py::isinstance<py::list>(batch) || py::isinstance<py::tuple>(batch)) {
@@ -98,7 +107,7 @@ infer::BatchSpec batch_spec(const py::object& batch) {
     for (const auto& b : batch) {
       if (!py::isinstance<py::int_>(b) || py::isinstance<py::bool_>(b))
         throw InputError("batch", py::str(batch).cast<std::string>(), "a list of ints");
-      out.sizes.push_back(b.cast<int64_t>());
+      out.sizes.push_back(batch_size(b, batch));
     }
     return out;
   }

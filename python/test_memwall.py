@@ -113,6 +113,10 @@ class InferTest(unittest.TestCase):
                           memory_utilization=math.nan)
         with self.assertRaises(ValueError):
             memwall.infer(model="llama-3.1-8b", gpu="h100", input=8, output=8, batch="abc")
+        for batch in (0, 2**70, [1, 2**70], True, 1.5):
+            with self.assertRaises(ValueError, msg=repr(batch)) as ctx:
+                memwall.infer(model="llama-3.1-8b", gpu="h100", input=8, output=8, batch=batch)
+            self.assertIn("batch", str(ctx.exception))
 
     def test_impossible_configuration_is_an_infeasible_error(self):
         with self.assertRaises(memwall.InfeasibleError) as ctx:

@@ -13,8 +13,12 @@ jobs=$(nproc 2>/dev/null || echo 4)
 
 nvidia-smi > "$OUT/nvidia-smi.txt" 2>&1 || echo "nvidia-smi failed (see nvidia-smi.txt)"
 
+"$root/scripts/deps.sh" > "$OUT/deps.log" 2>&1 || echo "scripts/deps.sh failed (see deps.log); trying the build anyway"
+generator=()
+if command -v ninja > /dev/null; then generator=(-G Ninja); fi
+
 echo "== configure and build (log: $OUT/build.log)"
-if ! { cmake -S "$root" -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release -DMEMWALL_TESTS=OFF \
+if ! { cmake -S "$root" -B "$build" "${generator[@]}" -DCMAKE_BUILD_TYPE=Release -DMEMWALL_TESTS=OFF \
          -DMEMWALL_BENCH=OFF -DCMAKE_CUDA_ARCHITECTURES=native &&
        timeout 300 cmake --build "$build" --target memwall -j "$jobs"; } > "$OUT/build.log" 2>&1; then
   echo "build failed:"; tail -40 "$OUT/build.log"; exit 1

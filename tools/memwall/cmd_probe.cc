@@ -129,9 +129,9 @@ void print_comparisons(const std::vector<probe::Comparison>& rows) {
   fmt::print("\nPredicted (memwall roofline, datasheet peak x default efficiency) vs measured\n");
   fmt::print("  {:<14} {:<34} {:>12} {:>12} {:>8} {:>14}\n", "device", "kernel", "measured s",
              "predicted s", "error", "ideal roof s");
-  bool unknown = false;
+  bool unknown_peak = false;
   for (const auto& c : rows) {
-    unknown = unknown || !c.predicted;
+    unknown_peak = unknown_peak || (!c.predicted && c.device == "host" && c.measured_roofline);
     fmt::print("  {:<14} {:<34} {:>12.6f} {:>12} {:>8} {:>14}\n", c.device, c.what,
                c.measured.value(),
                c.predicted ? fmt::format("{:.6f}", c.predicted->value()) : "unknown",
@@ -139,7 +139,7 @@ void print_comparisons(const std::vector<probe::Comparison>& rows) {
                c.measured_roofline ? fmt::format("{:.6f}", c.measured_roofline->value()) : "-");
   }
   fmt::print("  (ideal roof: max(FLOPs / best fp32 GEMM, bytes / STREAM triad) of this run)\n");
-  if (unknown)
+  if (unknown_peak)
     fmt::print("  predicted unknown for the host: give --cpu-peak-bandwidth and "
                "--cpu-peak-flops (datasheet values)\n");
 }
@@ -179,6 +179,8 @@ int run_probe(const ProbeOptions& o, const GlobalOptions& g) {
     gpu = probe::run_gpu_probe(go);
     if (o.device == "gpu" && !gpu.ran) throw InfeasibleError("no GPU measured: " + gpu.reason);
   }
+  if (gpu_spec && !gpu.ran)
+    std::cerr << "memwall probe: --gpu " << o.gpu << " is unused: no GPU was measured\n";
 
   const perf::Efficiency& e = perf::default_efficiency();
   std::vector<probe::Comparison> rows;

@@ -1,6 +1,7 @@
 // Runs the built memwall binary: the CLI contract of `memwall probe` (structure, exit codes, a
 // profile that `memwall infer --calibration` accepts). No timing is asserted.
 #include <gtest/gtest.h>
+#include <unistd.h>
 
 #include <cstdio>
 #include <filesystem>
@@ -72,6 +73,31 @@ TEST(ProbeCli, ProfileHasTheCalibrationKeysAndInferAcceptsIt) {
   EXPECT_EQ(infer.status, 0);
   EXPECT_TRUE(nlohmann::json::parse(infer.out).contains("tpot_s"));
   std::filesystem::remove(path);
+}
+
+TEST(ProbeCli, GivenPeaksGiveHostPredictionsAndTheirError) {
+  const Result r = run("probe --quick --threads 1 --device host --cpu-peak-bandwidth 50 "
+                       "--cpu-peak-flops 200 --json");
+  ASSERT_EQ(r.status, 0);
+  const auto j = nlohmann::json::parse(r.out);
+  for (const auto& row : j["predicted_vs_measured"]) {
+    if (row["what"].get<std::string>().find("fp64") != std::string::npos) continue;
+    ASSERT_FALSE(row["predicted_s"].is_null()) << row.dump();
+    EXPECT_DOUBLE_EQ(row["error"].get<double>(),
+                     row["predicted_s"].get<double>() / row["measured_s"].get<double>() - 1);
+  }
+  // The STREAM triad row: 3 x 8 bytes per element of the 1,000,000-element arrays.
+  EXPECT_EQ(j["predicted_vs_measured"][0]["what"], "STREAM triad");
+  EXPECT_EQ(j["predicted_vs_measured"][0]["bytes"].get<double>(), 24e6);
+}
+
+TEST(ProbeCli, SizesBeyondPhysicalMemoryExit3BeforeAllocating) {
+  const double physical = static_cast<double>(sysconf(_SC_PHYS_PAGES)) *
+                         static_cast<double>(sysconf(_SC_PAGESIZE));
+  if (3 * 65536e6 < 0.8 * physical) GTEST_SKIP() << "this host could run it";
+  const std::string err = run_stderr("probe --device host --size-mb 65536");
+  EXPECT_EQ(run("probe --device host --size-mb 65536").status, 3);
+  EXPECT_NE(err.find("smaller --size-mb"), std::string::npos) << err;
 }
 
 TEST(ProbeCli, BadValuesExit2NamingTheField) {

@@ -79,6 +79,29 @@ Seconds best_of(int repetitions, F call) {
   return Seconds(std::max(best, 1e-9));
 }
 
+#if MEMWALL_HAVE_OPENBLAS
+// C = A B in single or double precision; one column runs as a GEMV.
+void real_gemm(blasint m, blasint n, blasint k, const float* a, const float* b, float* c) {
+  if (n == 1)
+    cblas_sgemv(CblasRowMajor, CblasNoTrans, m, k, 1.0f, a, k, b, 1, 0.0f, c, 1);
+  else
+    cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, m, n, k, 1.0f, a, k, b, n, 0.0f, c, n);
+}
+void real_gemm(blasint m, blasint n, blasint k, const double* a, const double* b, double* c) {
+  if (n == 1)
+    cblas_dgemv(CblasRowMajor, CblasNoTrans, m, k, 1.0, a, k, b, 1, 0.0, c, 1);
+  else
+    cblas_dgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, m, n, k, 1.0, a, k, b, n, 0.0, c, n);
+}
+
+template <class T>
+Seconds time_real_gemm(blasint m, blasint n, blasint k, int repetitions) {
+  const auto a = filled<T>(int64_t{m} * k, 0.5f), b = filled<T>(int64_t{k} * n, 0.25f),
+             c = filled<T>(int64_t{m} * n, 0.0f);
+  return best_of(repetitions, [&] { real_gemm(m, n, k, a.get(), b.get(), c.get()); });
+}
+#endif
+
 }  // namespace
 
 GemmMeasurement time_gemm(BlasPrecision p, int64_t m, int64_t n, int64_t k, int threads,
@@ -104,29 +127,11 @@ GemmMeasurement time_gemm(BlasPrecision p, int64_t m, int64_t n, int64_t k, int 
              ki = static_cast<blasint>(k);
   try {
     if (p == BlasPrecision::fp32) {
-      auto a = filled<float>(m * k, 0.5f), b = filled<float>(k * n, 0.25f),
-           c = filled<float>(m * n, 0.0f);
       g.routine = n == 1 ? "sgemv" : "sgemm";
-      g.best_time = best_of(repetitions, [&] {
-        if (n == 1)
-          cblas_sgemv(CblasRowMajor, CblasNoTrans, mi, ki, 1.0f, a.get(), ki, b.get(), 1, 0.0f,
-                      c.get(), 1);
-        else
-          cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, mi, ni, ki, 1.0f, a.get(), ki,
-                      b.get(), ni, 0.0f, c.get(), ni);
-      });
+      g.best_time = time_real_gemm<float>(mi, ni, ki, repetitions);
     } else if (p == BlasPrecision::fp64) {
-      auto a = filled<double>(m * k, 0.5f), b = filled<double>(k * n, 0.25f),
-           c = filled<double>(m * n, 0.0f);
       g.routine = n == 1 ? "dgemv" : "dgemm";
-      g.best_time = best_of(repetitions, [&] {
-        if (n == 1)
-          cblas_dgemv(CblasRowMajor, CblasNoTrans, mi, ki, 1.0, a.get(), ki, b.get(), 1, 0.0,
-                      c.get(), 1);
-        else
-          cblas_dgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, mi, ni, ki, 1.0, a.get(), ki,
-                      b.get(), ni, 0.0, c.get(), ni);
-      });
+      g.best_time = time_real_gemm<double>(mi, ni, ki, repetitions);
     } else {
 #if MEMWALL_HAVE_OPENBLAS_BF16
       // bf16 1.0 is 0x3F80 (the upper half of the fp32 bit pattern).

@@ -73,8 +73,10 @@ Comparison host_gemm_row(const GemmMeasurement& g, std::string what, const Accel
   c.measured = g.best_time;
   if (g.precision == BlasPrecision::fp32) {
     const Bytes written(static_cast<double>(g.m * g.n) * output_bytes_per_element(g.precision));
+    // memwall's GEMM shape is {token rows, output features, input features}: the probe's n
+    // right-hand columns are the tokens, its m weight rows the output features.
     c.predicted =
-        predict(gemm_op(g.m, g.n, g.k, g.flops, g.bytes - written, written), cpu, Precision::fp32,
+        predict(gemm_op(g.n, g.m, g.k, g.flops, g.bytes - written, written), cpu, Precision::fp32,
                 e, c.note);
   } else {
     c.note = "memwall predicts fp32 host GEMMs only (--cpu-peak-flops is the fp32 peak)";

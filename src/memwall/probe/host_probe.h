@@ -32,9 +32,9 @@ struct HostProbeSizes {
 
 // STREAM's rule (McCalpin, STREAM FAQ): each array at least 4x the last-level cache, so no kernel
 // runs from cache; 64 MB at least; 256 MB when the cache size is unknown. The sweep's weight matrix
-// has the same size. `size_mb` (10^6 bytes per array) overrides; `quick` uses 8 MB arrays and small
-// GEMMs (cache-resident: a smoke test, not a measurement). InputError for threads outside
-// [1, 4096] or size_mb outside [1, 65536].
+// has the same size. Square GEMMs are 2048 (4096 above 8 threads). `size_mb` (10^6 bytes per
+// array) overrides; `quick` uses 8 MB arrays and small GEMMs (cache-resident: a smoke test, not a
+// measurement). InputError for threads outside [1, 4096] or size_mb outside [1, 65536].
 HostProbeSizes choose_host_sizes(int threads, std::optional<double> size_mb, bool quick,
                                  std::optional<Bytes> llc);
 
@@ -46,7 +46,8 @@ struct HostReport {
   std::vector<GemmMeasurement> gemms;  // fp32, fp64, and bf16 when the BLAS has it
   std::vector<std::string> notes;      // what was not measured and why
   std::optional<RooflineSweep> sweep;  // fp32; absent without a BLAS
-  // Best measured ceilings: STREAM triad bandwidth and best fp32 GEMM FLOP/s (0 when unmeasured).
+  // Measured ceilings: STREAM triad bandwidth, and the best GEMM FLOP/s of precision `p` over the
+  // square GEMMs and the sweep's points (nullopt when none ran).
   BytesPerSecond triad_bandwidth() const;
   std::optional<FlopsPerSecond> best_gemm(BlasPrecision p) const;
 };

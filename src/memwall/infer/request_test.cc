@@ -1,0 +1,66 @@
+#include "memwall/infer/request.h"
+
+#include <gtest/gtest.h>
+
+#include "memwall/catalog/catalog.h"
+#include "memwall/core/error.h"
+
+namespace memwall::infer {
+namespace {
+
+TEST(InferRequest, BatchSpecForms) {
+  EXPECT_TRUE(parse_batch_spec("max", "batch").max);
+  EXPECT_EQ(parse_batch_spec("8", "batch").sizes, (std::vector<int64_t>{8}));
+  EXPECT_EQ(parse_batch_spec("1,2,64", "batch").sizes, (std::vector<int64_t>{1, 2, 64}));
+  for (const char* bad : {"", "0", "-1", "abc", "1,,2", "8x", "99999999"})
+    EXPECT_THROW(parse_batch_spec(bad, "batch"), InputError) << bad;
+}
+
+Request llama8b(BatchSpec batch) {
+  Request r;
+  r.deployment.model = "llama-3.1-8b";
+  r.deployment.gpu = "h100";
+  r.batch = std::move(batch);
+  r.input_tokens = 128;
+  r.output_tokens = 128;
+  return r;
+}
+
+TEST(InferRequest, MaxIsTheLargestBatchThatFits) {
+  const Answer a = answer(Catalog::builtin(), llama8b({true, {}}));
+  ASSERT_EQ(a.estimates.size(), 1u);
+  EXPECT_GT(a.max_batch, 1);
+  EXPECT_EQ(a.batches, (std::vector<int64_t>{a.max_batch}));
+  EXPECT_EQ(a.estimates[0].workload.batch, a.max_batch);
+  // One more sequence does not fit.
+  EXPECT_THROW(answer(Catalog::builtin(), llama8b({false, {a.max_batch + 1}})), InfeasibleError);
+}
+
+TEST(InferRequest, SweepKeepsTheBatchesThatFitInOrder) {
+  const Answer fits = answer(Catalog::builtin(), llama8b({true, {}}));
+  const Answer a = answer(Catalog::builtin(), llama8b({false, {1, 8, fits.max_batch + 1}}));
+  EXPECT_TRUE(a.sweep());
+  ASSERT_EQ(a.estimates.size(), 2u);
+  EXPECT_EQ(a.estimates[0].workload.batch, 1);
+  EXPECT_EQ(a.estimates[1].workload.batch, 8);
+  const Json j = to_json(a, false);
+  ASSERT_EQ(j["sweep"].size(), 2u);
+  EXPECT_EQ(j["batch"], 8);  // the top level is the last batch that fits
+  EXPECT_EQ(j["sweep"][1]["tpot_s"], j["tpot_s"]);
+  EXPECT_LT(j["sweep"][0]["throughput_tokens_per_s"].get<double>(),
+            j["sweep"][1]["throughput_tokens_per_s"].get<double>());
+}
+
+TEST(InferRequest, BadLengthsNameTheField) {
+  Request r = llama8b({false, {1}});
+  r.input_tokens = 0;
+  try {
+    answer(Catalog::builtin(), r);
+    FAIL();
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("input"), std::string::npos);
+  }
+}
+
+}  // namespace
+}  // namespace memwall::infer
