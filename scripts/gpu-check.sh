@@ -2,7 +2,8 @@
 # On a machine with an NVIDIA GPU and the CUDA toolkit: builds memwall with the CUDA probe
 # (MEMWALL_CUDA=1) into build-gpu/, runs `memwall probe` (with `memwall monitor` recording the GPU
 # meanwhile, and `memwall monitor --once --json` after, when this build has them), and leaves
-# everything in "$OUT". Meant to finish in under 8 minutes.
+# everything in "$OUT". Meant to finish in under 8 minutes: its steps time out after 60 (deps),
+# 240 (build), 120 + 30 (probe) and 20 s (monitor).
 # Usage: OUT=/path/to/results scripts/gpu-check.sh   (optional: GPU_ID=<catalog id> to name the GPU)
 set -uo pipefail
 : "${OUT:?set OUT to the directory for the results}"
@@ -14,14 +15,15 @@ jobs=$(nproc 2>/dev/null || echo 4)
 
 nvidia-smi > "$OUT/nvidia-smi.txt" 2>&1 || echo "nvidia-smi failed (see nvidia-smi.txt)"
 
-"$root/scripts/deps.sh" > "$OUT/deps.log" 2>&1 || echo "scripts/deps.sh failed (see deps.log); trying the build anyway"
+timeout 60 "$root/scripts/deps.sh" > "$OUT/deps.log" 2>&1 ||
+  echo "scripts/deps.sh failed or timed out (see deps.log); trying the build anyway"
 generator=()
 if command -v ninja > /dev/null; then generator=(-G Ninja); fi
 
 echo "== configure and build (log: $OUT/build.log)"
 if ! { cmake -S "$root" -B "$build" "${generator[@]}" -DCMAKE_BUILD_TYPE=Release -DMEMWALL_TESTS=OFF \
          -DMEMWALL_BENCH=OFF -DCMAKE_CUDA_ARCHITECTURES=native &&
-       timeout 300 cmake --build "$build" --target memwall -j "$jobs"; } > "$OUT/build.log" 2>&1; then
+       timeout 240 cmake --build "$build" --target memwall -j "$jobs"; } > "$OUT/build.log" 2>&1; then
   echo "build failed:"; tail -40 "$OUT/build.log"; exit 1
 fi
 grep "memwall probe" "$OUT/build.log"
@@ -52,10 +54,10 @@ if "$build/memwall" monitor --help 2>/dev/null | grep -q -- "--record"; then
 fi
 
 echo "== memwall probe ${gpu_args[*]}"
-timeout 240 "$build/memwall" probe "${gpu_args[@]}" --out "$OUT/profile.json" --json \
+timeout 120 "$build/memwall" probe "${gpu_args[@]}" --out "$OUT/profile.json" --json \
   > "$OUT/probe.json" 2> "$OUT/probe.stderr"
 echo "probe --json exit status: $?" | tee "$OUT/probe.status"
-timeout 120 "$build/memwall" probe --quick "${gpu_args[@]}" > "$OUT/probe-quick.txt" 2>&1
+timeout 30 "$build/memwall" probe --quick "${gpu_args[@]}" > "$OUT/probe-quick.txt" 2>&1
 echo "probe --quick exit status: $?" | tee -a "$OUT/probe.status"
 cat "$OUT/probe-quick.txt"
 
@@ -68,7 +70,7 @@ if [ -n "$monitor_pid" ]; then
 fi
 if "$build/memwall" monitor --help 2>/dev/null | grep -q -- "--once"; then
   echo "== memwall monitor --once --json"
-  timeout 60 "$build/memwall" monitor --once --json > "$OUT/monitor.json" 2> "$OUT/monitor.stderr"
+  timeout 20 "$build/memwall" monitor --once --json > "$OUT/monitor.json" 2> "$OUT/monitor.stderr"
   echo "monitor exit status: $?" | tee "$OUT/monitor.status"
 fi
 echo "== results in $OUT:"; ls -l "$OUT"
