@@ -1,17 +1,224 @@
-// memwall monitor: placeholder registration until the capability lands; says so and exits 2.
+// memwall monitor: live GPU efficiency counters (NVML, GPM on Hopper+), a terminal view, JSON-lines
+// recording and replay, a Prometheus /metrics endpoint and the advisor (src/memwall/monitor).
+// Parses, calls, prints.
+#include <fmt/format.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <csignal>
+#include <fstream>
 #include <iostream>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <vector>
 
 #include "commands.h"
+#include "memwall/catalog/catalog.h"
+#include "memwall/core/error.h"
+#include "memwall/core/precision.h"
+#include "memwall/monitor/advisor.h"
+#include "memwall/monitor/nvml_source.h"
+#include "memwall/monitor/prometheus.h"
+#include "memwall/monitor/recording.h"
+#include "memwall/monitor/server.h"
+#include "memwall/monitor/session.h"
+#include "memwall/monitor/summary.h"
+#include "memwall/monitor/view.h"
 
 namespace memwall::cli {
+namespace {
+
+struct MonitorOptions {
+  bool once = false;
+  double interval_ms = 1000;
+  double duration_s = 0;
+  std::string record, replay, serve, nvml_library = monitor::kNvmlLibrary;
+  bool advise = false;
+  infer::DeploymentOptions d;
+  int64_t batch = 1, input = 0, output = 0;
+  std::string weight_precision, kv_precision, node;
+};
+
+constexpr const char* kDefinitions =
+    "Readings (per GPU, interval averages): SM activity = fraction of cycles an SM had a warp\n"
+    "resident, averaged over SMs; SM occupancy = resident warps / maximum warps per SM; tensor\n"
+    "activity = tensor-pipe cycles / peak sustained rate; DRAM bandwidth utilisation = bandwidth\n"
+    "used / theoretical maximum (these four from NVML GPM, Hopper and newer); GPU util = share of\n"
+    "time any kernel ran (coarse: one busy SM reads 100 %). Unknown readings print \"unknown\".\n"
+    "Advisor: means over busy samples; memory-bandwidth-bound when DRAM utilisation >= 50 %,\n"
+    "compute-bound when tensor activity >= 40 %, starved when SM activity < 50 % with neither,\n"
+    "clocks when power/thermal clock-event reasons hold in >= 25 % of samples. Measured bandwidth\n"
+    "= DRAM utilisation x datasheet bandwidth; expected = memwall infer's request-average MBU (MBU "
+    "=\n"
+    "bytes moved per second / memory bandwidth); implied tokens/s = estimated tokens/s x measured\n"
+    "/ expected bandwidth. Exit 3 when no NVML driver library is found.";
+
+std::atomic<bool> g_stop{false};
+extern "C" void on_signal(int) {
+  g_stop = true;
+}
+
+std::optional<monitor::Expected> expectation(MonitorOptions& o, const GlobalOptions& g) {
+  if (o.d.model.empty() && o.d.gpu.empty()) return std::nullopt;
+  if (o.d.model.empty() || o.d.gpu.empty() || o.input < 1 || o.output < 1)
+    throw InputError("--advise", o.d.model.empty() ? "--gpu without --model" : o.d.model,
+                     "--model, --gpu, --input and --output together (or none of them, for the "
+                     "diagnosis alone)");
+  if (!o.weight_precision.empty())
+    o.d.weight_precision = parse_precision_or_throw(o.weight_precision, "--weight-precision");
+  if (!o.kv_precision.empty())
+    o.d.kv_precision = parse_precision_or_throw(o.kv_precision, "--kv-precision");
+  if (!o.node.empty()) o.d.node = o.node;
+  return monitor::expect(Catalog::with_user_files(g.catalog_files), o.d,
+                         {o.batch, o.input, o.output});
+}
+
+// The closing report of a replay or a finished live session.
+// `with_readings`: the JSON also lists every sample (live sessions; a replay has them in its file).
+int report(const std::string& source, const std::vector<monitor::GpuSample>& samples,
+           const std::optional<monitor::Advice>& advice, bool json, bool with_readings) {
+  const auto summary = monitor::summarise(samples);
+  if (json) {
+    Json out = {{"source", source}, {"samples", samples.size()}};
+    out["summary"] = Json::array();
+    for (const auto& s : summary) out["summary"].push_back(monitor::to_json(s));
+    if (with_readings) {
+      out["readings"] = Json::array();
+      for (const auto& s : samples) out["readings"].push_back(monitor::to_json(s));
+    }
+    if (advice) out["advice"] = monitor::to_json(*advice);
+    std::cout << out.dump(2) << "\n";
+    return 0;
+  }
+  std::vector<monitor::GpuSample> means;
+  for (const auto& s : summary) means.push_back(s.mean);
+  const std::string span = summary.empty()
+                               ? "no samples"
+                               : fmt::format("{} samples, {} to {}", samples.size(),
+                                             monitor::format_utc(summary.front().first_time_s),
+                                             monitor::format_utc(summary.front().last_time_s));
+  std::cout << monitor::format_table(source + ": means per GPU over " + span, means);
+  if (advice) std::cout << "\n" << monitor::format_advice(*advice);
+  return 0;
+}
+
+int run_replay(MonitorOptions& o, const GlobalOptions& g, const CLI::App& sub) {
+  for (const char* live_only : {"--once", "--interval-ms", "--duration", "--record", "--serve"})
+    if (sub.count(live_only) > 0)
+      throw InputError(live_only, "with --replay", "live sampling only (not with --replay)");
+  const auto expected = o.advise ? expectation(o, g) : std::nullopt;
+  const auto samples = monitor::read_jsonl_file(o.replay);
+  std::optional<monitor::Advice> advice;
+  if (o.advise) advice = monitor::advise(samples, expected);
+  return report("replay of " + o.replay, samples, advice, g.json, false);
+}
+
+int run_live(MonitorOptions& o, const GlobalOptions& g, const CLI::App& sub) {
+  monitor::SessionOptions session;
+  session.interval = Seconds(o.interval_ms / 1e3);
+  if (sub.count("--duration") > 0) session.duration = Seconds(o.duration_s);
+  if (o.once) session.passes = 1;
+  monitor::check(session);
+  if (g.json && !o.once && !session.duration)
+    throw InputError("--json", "live without an end",
+                     "--once or --duration S with --json (one JSON object at the end)");
+  const auto expected = o.advise ? expectation(o, g) : std::nullopt;
+  std::optional<monitor::ListenAddress> address;
+  if (!o.serve.empty()) address = monitor::parse_listen_address(o.serve);
+  std::ofstream record;
+  if (!o.record.empty()) {
+    record.open(o.record, std::ios::out | std::ios::trunc);
+    if (!record) throw InputError("--record", o.record, "a writable file path");
+  }
+
+  auto source = monitor::NvmlSource::open(o.nvml_library);
+  for (const auto& note : source->notes()) std::cerr << "memwall monitor: " << note << "\n";
+
+  std::mutex latest_mutex;
+  std::string latest_text;
+  std::unique_ptr<monitor::MetricsServer> server;
+  if (address) {
+    server = std::make_unique<monitor::MetricsServer>(*address, [&] {
+      std::lock_guard<std::mutex> lock(latest_mutex);
+      return latest_text;
+    });
+    std::cerr << "memwall monitor: serving http://" << address->host << ":" << server->port()
+              << "/metrics\n";
+  }
+  std::signal(SIGINT, on_signal);
+  std::signal(SIGTERM, on_signal);
+  const bool keep = g.json || o.advise;
+  const bool refresh = !g.json && !o.once && isatty(STDOUT_FILENO);
+  std::vector<monitor::GpuSample> samples;
+  monitor::run_session(
+      [&] { return source->sample(); }, session, g_stop,
+      [&](const auto& pass) {
+        if (record.is_open()) monitor::write_jsonl(record, pass);
+        if (server) {
+          std::string text = monitor::prometheus_text(pass);
+          std::lock_guard<std::mutex> lock(latest_mutex);
+          latest_text = std::move(text);
+        }
+        if (keep) samples.insert(samples.end(), pass.begin(), pass.end());
+        if (!g.json) {
+          if (refresh) std::cout << "\x1b[H\x1b[2J";  // home, clear screen
+          std::cout << monitor::format_table(
+              "memwall monitor  " + monitor::format_utc(pass.empty() ? 0 : pass.front().time_s),
+              pass);
+          std::cout.flush();
+        }
+      });
+  if (!keep) return 0;
+  std::optional<monitor::Advice> advice;
+  if (o.advise) advice = monitor::advise(samples, expected);
+  if (!g.json) {
+    if (advice) std::cout << "\n" << monitor::format_advice(*advice);
+    return 0;
+  }
+  return report("nvml", samples, advice, true, true);
+}
+
+}  // namespace
 
 void register_monitor(CLI::App& app, GlobalOptions& g, Runner& run) {
-  auto* sub = app.add_subcommand("monitor", "(not yet available in this build)");
+  auto o = std::make_shared<MonitorOptions>();
+  auto* sub = app.add_subcommand(
+      "monitor",
+      "Live GPU SM activity, DRAM bandwidth and tensor utilisation (NVML GPM), recording/replay, "
+      "a Prometheus endpoint, and an advisor that names the wall against memwall's estimate.");
+  sub->footer(kDefinitions);
   add_global_options(*sub, g);
-  sub->callback([&run] {
-    run = [] {
-      std::cerr << "memwall monitor: not yet available in this build\n";
-      return 2;
+  sub->add_flag("--once", o->once, "Print one sampling pass (after one interval) and exit");
+  sub->add_option("--interval-ms", o->interval_ms, "Sampling interval in ms (>= 100)")
+      ->capture_default_str();
+  sub->add_option("--duration", o->duration_s, "Stop after this many seconds (default: Ctrl-C)");
+  sub->add_option("--record", o->record,
+                  "Write every pass to FILE as JSON lines (FILE is replaced)");
+  sub->add_option("--replay", o->replay, "Read a JSON-lines recording instead of the driver");
+  sub->add_option("--serve", o->serve,
+                  "Serve Prometheus text at http://[HOST]:PORT/metrics, e.g. :9400");
+  sub->add_option("--nvml-library", o->nvml_library, "Path or soname of the NVML library")
+      ->capture_default_str();
+  sub->add_flag("--advise", o->advise,
+                "Name the wall; with --model/--gpu/--input/--output compare with the estimate");
+  sub->add_option("--model", o->d.model, "Built-in model id or Hugging Face config.json (advisor)");
+  sub->add_option("--gpu", o->d.gpu, "Accelerator id or alias of the monitored GPUs (advisor)");
+  sub->add_option("--tp", o->d.tp, "Tensor-parallel size (advisor)")->capture_default_str();
+  sub->add_option("--pp", o->d.pp, "Pipeline-parallel size (advisor)")->capture_default_str();
+  sub->add_option("--dp", o->d.dp, "Data-parallel replicas (advisor)")->capture_default_str();
+  sub->add_option("--node", o->node, "Node id (advisor; default: the catalog node of --gpu)");
+  sub->add_option("--batch", o->batch, "Sequences per replica (advisor)")->capture_default_str();
+  sub->add_option("--input", o->input, "Input tokens per sequence (advisor)");
+  sub->add_option("--output", o->output, "Output tokens per sequence (advisor)");
+  sub->add_option("--weight-precision", o->weight_precision, "Weight precision (advisor)");
+  sub->add_option("--kv-precision", o->kv_precision, "KV-cache precision (advisor)");
+  sub->add_option("--engine", o->d.engine, "Engine overhead profile (advisor)")
+      ->capture_default_str();
+  sub->callback([&run, &g, o, sub] {
+    run = [&g, o, sub] {
+      return o->replay.empty() ? run_live(*o, g, *sub) : run_replay(*o, g, *sub);
     };
   });
 }
