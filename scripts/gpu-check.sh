@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # On a machine with an NVIDIA GPU and the CUDA toolkit: builds memwall with the CUDA probe
-# (MEMWALL_CUDA=1) into build-gpu/, runs `memwall probe` (and `memwall monitor --once --json` when
-# this build has it), and leaves everything in "$OUT". Meant to finish in under 8 minutes.
+# (MEMWALL_CUDA=1) into build-gpu/, runs `memwall probe` (with `memwall monitor` recording the GPU
+# meanwhile, and `memwall monitor --once --json` after, when this build has them), and leaves
+# everything in "$OUT". Meant to finish in under 8 minutes.
 # Usage: OUT=/path/to/results scripts/gpu-check.sh   (optional: GPU_ID=<catalog id> to name the GPU)
 set -uo pipefail
 : "${OUT:?set OUT to the directory for the results}"
@@ -41,6 +42,15 @@ if [ -n "$gpu_id" ] && "$build/memwall" catalog show "$gpu_id" > /dev/null 2>&1;
 fi
 echo "== GPU: ${name:-?} -> catalog id: ${gpu_id:-none}"
 
+# The monitor records GPM readings while the probe loads the GPU (bandwidth, then GEMMs), so the
+# readings under load can be checked against what the probe measured.
+monitor_pid=
+if "$build/memwall" monitor --help 2>/dev/null | grep -q -- "--record"; then
+  "$build/memwall" monitor --record "$OUT/monitor-during-probe.jsonl" --interval-ms 200 \
+    --duration 250 > /dev/null 2> "$OUT/monitor-during-probe.stderr" &
+  monitor_pid=$!
+fi
+
 echo "== memwall probe ${gpu_args[*]}"
 timeout 240 "$build/memwall" probe "${gpu_args[@]}" --out "$OUT/profile.json" --json \
   > "$OUT/probe.json" 2> "$OUT/probe.stderr"
@@ -49,6 +59,13 @@ timeout 120 "$build/memwall" probe --quick "${gpu_args[@]}" > "$OUT/probe-quick.
 echo "probe --quick exit status: $?" | tee -a "$OUT/probe.status"
 cat "$OUT/probe-quick.txt"
 
+if [ -n "$monitor_pid" ]; then
+  kill -TERM "$monitor_pid" 2> /dev/null; wait "$monitor_pid"
+  echo "== memwall monitor during the probe (replay, advisor)"
+  "$build/memwall" monitor --replay "$OUT/monitor-during-probe.jsonl" --advise \
+    > "$OUT/monitor-during-probe.txt" 2>&1
+  tail -20 "$OUT/monitor-during-probe.txt"
+fi
 if "$build/memwall" monitor --help 2>/dev/null | grep -q -- "--once"; then
   echo "== memwall monitor --once --json"
   timeout 60 "$build/memwall" monitor --once --json > "$OUT/monitor.json" 2> "$OUT/monitor.stderr"

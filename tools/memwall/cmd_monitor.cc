@@ -9,7 +9,6 @@
 #include <fstream>
 #include <iostream>
 #include <memory>
-#include <mutex>
 #include <optional>
 #include <string>
 #include <vector>
@@ -20,7 +19,6 @@
 #include "memwall/core/precision.h"
 #include "memwall/monitor/advisor.h"
 #include "memwall/monitor/nvml_source.h"
-#include "memwall/monitor/prometheus.h"
 #include "memwall/monitor/recording.h"
 #include "memwall/monitor/server.h"
 #include "memwall/monitor/session.h"
@@ -136,14 +134,9 @@ int run_live(MonitorOptions& o, const GlobalOptions& g, const CLI::App& sub) {
   auto source = monitor::NvmlSource::open(o.nvml_library);
   for (const auto& note : source->notes()) std::cerr << "memwall monitor: " << note << "\n";
 
-  std::mutex latest_mutex;
-  std::string latest_text;
   std::unique_ptr<monitor::MetricsServer> server;
   if (address) {
-    server = std::make_unique<monitor::MetricsServer>(*address, [&] {
-      std::lock_guard<std::mutex> lock(latest_mutex);
-      return latest_text;
-    });
+    server = std::make_unique<monitor::MetricsServer>(*address);
     std::cerr << "memwall monitor: serving http://" << address->host << ":" << server->port()
               << "/metrics\n";
   }
@@ -156,12 +149,9 @@ int run_live(MonitorOptions& o, const GlobalOptions& g, const CLI::App& sub) {
       [&] { return source->sample(); }, session, g_stop,
       [&](const auto& pass) {
         if (record.is_open()) monitor::write_jsonl(record, pass);
-        if (server) {
-          std::string text = monitor::prometheus_text(pass);
-          std::lock_guard<std::mutex> lock(latest_mutex);
-          latest_text = std::move(text);
-        }
-        if (keep) samples.insert(samples.end(), pass.begin(), pass.end());
+        if (server) server->publish(pass);
+        if (keep && samples.size() + pass.size() <= monitor::kMaxRecordingSamples)
+          samples.insert(samples.end(), pass.begin(), pass.end());
         if (!g.json) {
           if (refresh) std::cout << "\x1b[H\x1b[2J";  // home, clear screen
           std::cout << monitor::format_table(

@@ -152,8 +152,8 @@ void NvmlSource::read_basic(DeviceState& d, GpuSample& s) const {
     s.memory_clock_mhz = *c;
   if (auto r = reading(f_.device_get_current_clocks_event_reasons, d.handle))
     s.throttle_reasons = static_cast<uint64_t>(*r);
-  // nvmlDeviceGetPcieThroughput: "KB/s" over a 20 ms window; taken as KiB/s (1024 B), the reading
-  // nvidia-smi shows. GPM's MiB/s over the whole interval replaces it where available.
+  // nvmlDeviceGetPcieThroughput: "KB/s" over a 20 ms window; taken as KiB/s (1024 B), as the
+  // reference does not say which. GPM's MiB/s over the whole interval replaces it where available.
   if (auto v = reading(f_.device_get_pcie_throughput, d.handle, nvml::kPcieRxBytes))
     s.pcie_rx_bytes_per_s = *v * kKiB;
   if (auto v = reading(f_.device_get_pcie_throughput, d.handle, nvml::kPcieTxBytes))
@@ -170,53 +170,35 @@ void NvmlSource::read_gpm(DeviceState& d, double now_s, GpuSample& s) const {
   std::swap(d.previous, d.current);  // `previous` now holds the newest sample
   d.previous_time_s = now_s;
   if (!have_interval) return;
-  static const unsigned int ids[] = {nvml::kGpmSmUtil,
-                                     nvml::kGpmSmOccupancy,
-                                     nvml::kGpmAnyTensorUtil,
-                                     nvml::kGpmDramBwUtil,
-                                     nvml::kGpmPcieTxPerSec,
-                                     nvml::kGpmPcieRxPerSec,
-                                     nvml::kGpmNvlinkTotalRxPerSec,
-                                     nvml::kGpmNvlinkTotalTxPerSec};
+  // The GPM metrics read, where each goes, and its unit (percent, or MiB/s).
+  struct GpmReading {
+    unsigned int id;
+    std::optional<double> GpuSample::*member;
+    bool percent;
+  };
+  static const GpmReading wanted[] = {
+      {nvml::kGpmSmUtil, &GpuSample::sm_active_ratio, true},
+      {nvml::kGpmSmOccupancy, &GpuSample::sm_occupancy_ratio, true},
+      {nvml::kGpmAnyTensorUtil, &GpuSample::tensor_active_ratio, true},
+      {nvml::kGpmDramBwUtil, &GpuSample::dram_bw_util_ratio, true},
+      {nvml::kGpmPcieTxPerSec, &GpuSample::pcie_tx_bytes_per_s, false},
+      {nvml::kGpmPcieRxPerSec, &GpuSample::pcie_rx_bytes_per_s, false},
+      {nvml::kGpmNvlinkTotalRxPerSec, &GpuSample::nvlink_rx_bytes_per_s, false},
+      {nvml::kGpmNvlinkTotalTxPerSec, &GpuSample::nvlink_tx_bytes_per_s, false}};
   auto get = std::make_unique<nvml::GpmMetricsGet>();
   std::memset(get.get(), 0, sizeof(nvml::GpmMetricsGet));
   get->version = nvml::kGpmMetricsGetVersion;
-  get->num_metrics = static_cast<unsigned int>(std::size(ids));
+  get->num_metrics = static_cast<unsigned int>(std::size(wanted));
   get->sample1 = d.current;  // the older of the two
   get->sample2 = d.previous;
-  for (size_t i = 0; i < std::size(ids); ++i) get->metrics[i].metric_id = ids[i];
+  for (size_t i = 0; i < std::size(wanted); ++i) get->metrics[i].metric_id = wanted[i].id;
   if (f_.gpm_metrics_get(get.get()) != nvml::kSuccess) return;
-  for (size_t i = 0; i < std::size(ids); ++i) {
+  for (size_t i = 0; i < std::size(wanted); ++i) {
     const nvml::GpmMetric& m = get->metrics[i];
-    if (m.nvml_return != nvml::kSuccess) continue;
-    switch (m.metric_id) {
-      case nvml::kGpmSmUtil:
-        s.sm_active_ratio = percent_ratio(m.value);
-        break;
-      case nvml::kGpmSmOccupancy:
-        s.sm_occupancy_ratio = percent_ratio(m.value);
-        break;
-      case nvml::kGpmAnyTensorUtil:
-        s.tensor_active_ratio = percent_ratio(m.value);
-        break;
-      case nvml::kGpmDramBwUtil:
-        s.dram_bw_util_ratio = percent_ratio(m.value);
-        break;
-      case nvml::kGpmPcieTxPerSec:
-        s.pcie_tx_bytes_per_s = mib_per_s(m.value);
-        break;
-      case nvml::kGpmPcieRxPerSec:
-        s.pcie_rx_bytes_per_s = mib_per_s(m.value);
-        break;
-      case nvml::kGpmNvlinkTotalRxPerSec:
-        s.nvlink_rx_bytes_per_s = mib_per_s(m.value);
-        break;
-      case nvml::kGpmNvlinkTotalTxPerSec:
-        s.nvlink_tx_bytes_per_s = mib_per_s(m.value);
-        break;
-      default:
-        break;
-    }
+    if (m.nvml_return != nvml::kSuccess || m.metric_id != wanted[i].id) continue;
+    // A refused or invalid GPM value leaves what the plain queries read (PCIe) in place.
+    if (const auto v = wanted[i].percent ? percent_ratio(m.value) : mib_per_s(m.value))
+      s.*wanted[i].member = v;
   }
 }
 

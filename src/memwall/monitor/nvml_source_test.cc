@@ -132,7 +132,7 @@ nvml::Return fake_gpm_metrics(nvml::GpmMetricsGet* m) {
         x.value = 3.0;
         break;
       case nvml::kGpmPcieRxPerSec:
-        x.value = 2.0;
+        x.value = -2.0;  // invalid: the legacy PCIe reading must stay
         break;
       case nvml::kGpmNvlinkTotalRxPerSec:
         x.nvml_return = nvml::kErrorNotSupported;
@@ -229,9 +229,9 @@ TEST_F(NvmlSourceTest, ReadsConvertsAndLeavesRefusedReadingsUnknown) {
     EXPECT_FALSE(g.sm_occupancy_ratio.has_value());  // NaN is not a reading
     EXPECT_DOUBLE_EQ(*g.tensor_active_ratio, 0.125);
     EXPECT_DOUBLE_EQ(*g.dram_bw_util_ratio, 0.75);
-    EXPECT_DOUBLE_EQ(*g.pcie_rx_bytes_per_s, 2.0 * 1048576);  // GPM MiB/s replaces legacy KB/s
-    EXPECT_DOUBLE_EQ(*g.pcie_tx_bytes_per_s, 3.0 * 1048576);
-    EXPECT_FALSE(g.nvlink_rx_bytes_per_s.has_value());  // the metric's own status said no
+    EXPECT_DOUBLE_EQ(*g.pcie_tx_bytes_per_s, 3.0 * 1048576);  // GPM MiB/s replaces legacy KB/s
+    EXPECT_DOUBLE_EQ(*g.pcie_rx_bytes_per_s, 1000 * 1024.0);  // invalid GPM value: legacy kept
+    EXPECT_FALSE(g.nvlink_rx_bytes_per_s.has_value());        // the metric's own status said no
     EXPECT_DOUBLE_EQ(*g.nvlink_tx_bytes_per_s, 1024.0 * 1048576);
     EXPECT_FALSE(third[1].sm_active_ratio.has_value());  // no GPM on GPU 1
 

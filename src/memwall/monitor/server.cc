@@ -5,6 +5,7 @@
 
 #include <atomic>
 #include <chrono>
+#include <mutex>
 #include <thread>
 
 #include "memwall/core/error.h"
@@ -28,18 +29,19 @@ ListenAddress parse_listen_address(const std::string& text) {
 }
 
 struct MetricsServer::Impl {
+  std::mutex mutex;
+  std::string text;  // the latest pass's exposition
   httplib::Server server;
   std::thread thread;
   std::atomic<bool> finished{false};
 };
 
-MetricsServer::MetricsServer(const ListenAddress& address,
-                             std::function<std::string()> metrics_text)
-    : impl_(std::make_unique<Impl>()) {
-  impl_->server.Get("/metrics", [text = std::move(metrics_text)](const httplib::Request&,
-                                                                 httplib::Response& res) {
-    res.set_content(text(), kPrometheusContentType);
-  });
+MetricsServer::MetricsServer(const ListenAddress& address) : impl_(std::make_unique<Impl>()) {
+  impl_->server.Get("/metrics",
+                    [impl = impl_.get()](const httplib::Request&, httplib::Response& res) {
+                      std::lock_guard<std::mutex> lock(impl->mutex);
+                      res.set_content(impl->text, kPrometheusContentType);
+                    });
   impl_->server.Get("/", [](const httplib::Request&, httplib::Response& res) {
     res.set_content("memwall monitor: GPU metrics at /metrics (Prometheus text format)\n",
                     "text/plain; charset=utf-8");
@@ -64,6 +66,12 @@ MetricsServer::MetricsServer(const ListenAddress& address,
     impl->server.listen_after_bind();
     impl->finished = true;
   });
+}
+
+void MetricsServer::publish(const std::vector<GpuSample>& pass) {
+  std::string text = prometheus_text(pass);
+  std::lock_guard<std::mutex> lock(impl_->mutex);
+  impl_->text = std::move(text);
 }
 
 MetricsServer::~MetricsServer() {

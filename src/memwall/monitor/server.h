@@ -1,10 +1,12 @@
-// The HTTP face of the monitor: GET /metrics answers the Prometheus text of the latest samples,
-// for a Prometheus server to scrape (cpp-httplib, served from a background thread).
+// The HTTP face of the monitor: GET /metrics answers the Prometheus text of the latest sampling
+// pass published to it, for a Prometheus server to scrape (cpp-httplib, background thread).
 #pragma once
 
-#include <functional>
 #include <memory>
 #include <string>
+#include <vector>
+
+#include "memwall/monitor/sample.h"
 
 namespace memwall::monitor {
 
@@ -19,14 +21,16 @@ ListenAddress parse_listen_address(const std::string& text);
 
 class MetricsServer {
  public:
-  // Binds at once (InfeasibleError with the address when it cannot) and serves until destroyed.
-  // `metrics_text` is called from the server thread for each scrape; it must be thread-safe.
-  MetricsServer(const ListenAddress& address, std::function<std::string()> metrics_text);
+  // Binds at once (InfeasibleError with the address when it cannot) and serves until destroyed;
+  // until the first publish, /metrics answers an empty exposition.
+  explicit MetricsServer(const ListenAddress& address);
   ~MetricsServer();
   MetricsServer(const MetricsServer&) = delete;
   MetricsServer& operator=(const MetricsServer&) = delete;
 
   int port() const { return port_; }
+  // Makes `pass` what the next scrapes see (thread-safe).
+  void publish(const std::vector<GpuSample>& pass);
 
  private:
   struct Impl;
