@@ -192,9 +192,8 @@ int run_probe(const ProbeOptions& o, const GlobalOptions& g) {
   const Json record = measurement_record(host ? &*host : nullptr, gpu, rows);
   std::optional<probe::CalibrationProfile> profile;
   if (!o.out.empty()) {
-    probe::HostReport empty_host;
-    profile = probe::calibration_profile(host ? *host : empty_host, host ? peaks : probe::HostPeaks{},
-                                         &gpu, gpu_spec ? &*gpu_spec : nullptr, record);
+    profile = probe::calibration_profile(host ? &*host : nullptr, peaks, &gpu,
+                                         gpu_spec ? &*gpu_spec : nullptr, record);
     // The profile must be one `--calibration` accepts.
     (void)perf::apply_calibration(e, profile->document, o.out);
     std::ofstream f(o.out);

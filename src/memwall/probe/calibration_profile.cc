@@ -191,7 +191,7 @@ double round4(double x) { return std::round(x * 1e4) / 1e4; }
 
 }  // namespace
 
-CalibrationProfile calibration_profile(const HostReport& host, const HostPeaks& peaks,
+CalibrationProfile calibration_profile(const HostReport* host, const HostPeaks& peaks,
                                        const GpuReport* gpu, const Accelerator* gpu_spec,
                                        const Json& measurements) {
   CalibrationProfile p;
@@ -200,13 +200,15 @@ CalibrationProfile calibration_profile(const HostReport& host, const HostPeaks& 
     if (!q) return std::nullopt;
     return q->value();
   };
-  if (auto f = fraction(host.triad_bandwidth().value(), peak_value(peaks.memory_bandwidth),
-                        "host memory bandwidth (STREAM triad)", "--cpu-peak-bandwidth", p.notes))
-    bandwidth["cpu"] = round4(*f);
-  if (auto best = host.best_gemm(BlasPrecision::fp32))
-    if (auto f = fraction(best->value(), peak_value(peaks.fp32), "host fp32 GEMM",
-                          "--cpu-peak-flops", p.notes))
-      gemm["cpu"] = round4(*f);
+  if (host) {
+    if (auto f = fraction(host->triad_bandwidth().value(), peak_value(peaks.memory_bandwidth),
+                          "host memory bandwidth (STREAM triad)", "--cpu-peak-bandwidth", p.notes))
+      bandwidth["cpu"] = round4(*f);
+    if (auto best = host->best_gemm(BlasPrecision::fp32))
+      if (auto f = fraction(best->value(), peak_value(peaks.fp32), "host fp32 GEMM",
+                            "--cpu-peak-flops", p.notes))
+        gemm["cpu"] = round4(*f);
+  }
 
   if (gpu && gpu->ran && !gpu->devices.empty()) {
     if (!gpu_spec) {

@@ -59,7 +59,8 @@ struct CalibrationProfile {
   Json document;
   std::vector<std::string> notes;
 };
-CalibrationProfile calibration_profile(const HostReport& host, const HostPeaks& peaks,
+// `host` or `gpu` may be null (not measured).
+CalibrationProfile calibration_profile(const HostReport* host, const HostPeaks& peaks,
                                        const GpuReport* gpu, const Accelerator* gpu_spec,
                                        const Json& measurements);
 

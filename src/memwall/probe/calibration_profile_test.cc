@@ -33,7 +33,7 @@ TEST(CalibrationProfile, HostFractionsAreMeasuredOverTheGivenPeaks) {
   const HostReport h = synthetic_host();
   EXPECT_DOUBLE_EQ(h.triad_bandwidth().value(), 12e9);
   const HostPeaks peaks{gb_per_s(24), FlopsPerSecond(2 * 34.359738368e9)};
-  const CalibrationProfile p = calibration_profile(h, peaks, nullptr, nullptr, Json::object());
+  const CalibrationProfile p = calibration_profile(&h, peaks, nullptr, nullptr, Json::object());
   EXPECT_DOUBLE_EQ(p.document["memory_bandwidth_fraction"]["cpu"].get<double>(), 0.5);
   EXPECT_DOUBLE_EQ(p.document["gemm_peak_fraction"]["cpu"].get<double>(), 0.5);
   EXPECT_TRUE(p.document["probe"].is_object());
@@ -52,13 +52,13 @@ TEST(CalibrationProfile, HostFractionsAreMeasuredOverTheGivenPeaks) {
 
 TEST(CalibrationProfile, UnknownOrExceededPeaksLeaveTheFractionOutWithANote) {
   const HostReport h = synthetic_host();
-  const CalibrationProfile none = calibration_profile(h, {}, nullptr, nullptr, Json::object());
+  const CalibrationProfile none = calibration_profile(&h, {}, nullptr, nullptr, Json::object());
   EXPECT_FALSE(none.document.contains("memory_bandwidth_fraction"));
   EXPECT_FALSE(none.document.contains("gemm_peak_fraction"));
   EXPECT_EQ(none.notes.size(), 2u);
   // 12 GB/s measured against a 10 GB/s "peak": the peak is wrong, nothing is clamped.
   const CalibrationProfile over =
-      calibration_profile(h, {gb_per_s(10), std::nullopt}, nullptr, nullptr, Json::object());
+      calibration_profile(&h, {gb_per_s(10), std::nullopt}, nullptr, nullptr, Json::object());
   EXPECT_FALSE(over.document.contains("memory_bandwidth_fraction"));
   ASSERT_FALSE(over.notes.empty());
   EXPECT_NE(over.notes[0].find("1.2 x the peak"), std::string::npos) << over.notes[0];
@@ -76,7 +76,9 @@ TEST(CalibrationProfile, GpuFractionsAreKeyedByIdAndArchitecturePrecision) {
   const double flops = 2.0 * 8192 * 8192 * 8192;
   d.gemms.push_back({"bf16", "cublas", 8192, 8192, 8192, flops, flops / 700e12});
   gpu.devices.push_back(d);
-  const CalibrationProfile p = calibration_profile(synthetic_host(), {}, &gpu, &h200, Json::object());
+  const CalibrationProfile p = calibration_profile(nullptr, {}, &gpu, &h200, Json::object());
+  EXPECT_TRUE(p.notes.empty());  // no host measured, both GPU fractions valid
+  EXPECT_FALSE(p.document["memory_bandwidth_fraction"].contains("cpu"));
   const double bw_fraction = 4e12 / h200.memory_bandwidth->value();
   const double gemm_fraction = 700e12 / h200.peak(Precision::bf16)->value();
   EXPECT_NEAR(p.document["memory_bandwidth_fraction"][h200.id].get<double>(), bw_fraction, 1e-4);
