@@ -74,6 +74,7 @@ TEST(MonitorCli, BadInputExits2NamingFieldAndValue) {
       << r.out;
   const std::string good = write_file("monitor_good.jsonl", decode_recording());
   EXPECT_EQ(run("monitor --replay /nonexistent.jsonl").status, 2);
+  EXPECT_EQ(run("monitor --replay " + write_file("monitor_empty.jsonl", "\n\n")).status, 2);
   EXPECT_EQ(run("monitor --replay " + good + " --once").status, 2);
   EXPECT_EQ(run("monitor --replay " + good + " --advise --model llama-3.1-8b").status, 2);
   EXPECT_EQ(run("monitor --replay " + good +

@@ -122,7 +122,7 @@ void print_table(const std::vector<std::string>& header, const std::vector<std::
 std::string prefill_cell(const plan::Plan& p) {
   if (!p.prefill) return "-";
   const auto& f = *p.prefill;
-  return fmt::format("{} x {}x{} TP{}", f.replicas, f.shape.devices(), f.shape.accelerator->id, f.shape.tp);
+  return fmt::format("{} x [{}x {} TP{}]", f.replicas, f.shape.devices(), f.shape.accelerator->id, f.shape.tp);
 }
 
 

@@ -371,11 +371,16 @@ Candidate nvls(const Cluster& c, Collective op, double bytes, const Placement& p
   double bw_time = bytes / l.per_rank;
   auto inter = inter_levels(c, p, true);
   if (!inter.empty()) {
-    // NVLS tree: the network part is an all-reduce of the node's data, pipelined with NVLS.
-    // Each rank moves 2(m-1)/m x S through its network share, so the rate at which the buffer
-    // passes a network level is per_rank x m / (2(m-1)); stating the levels in that rate lets the
-    // slowest one (the bottleneck named) be the one that sets the time.
-    const double net_factor = p.m / (2.0 * (p.m - 1));
+    // NVLS tree: the network part is a tree all-reduce of the node's data (reduce up, broadcast
+    // down), pipelined with NVLS, over two binary trees each carrying half the buffer (Sanders et
+    // al. 2009). With three or more nodes a node is interior in one tree with two children: up,
+    // it receives 2 x S/2 there and sends S/2 to each tree's parent; down, the reverse; so each
+    // direction of its network share carries 2 S. With two nodes every node has at most one child
+    // and carries S (NCCL's tuner doubles the NVLS-tree inter-node bandwidth for <= 2 nodes,
+    // src/graph/tuning.cc). The rate at which the buffer passes a network level is per_rank /
+    // traffic; stating the levels in that rate lets the slowest one (the bottleneck named) set
+    // the time.
+    const double net_factor = p.m <= 2 ? 1.0 : 0.5;
     for (Level& l_net : inter) l_net.per_rank *= net_factor;
     const Level* which = nullptr;
     const double net_bw = min_per_rank(inter, &which);

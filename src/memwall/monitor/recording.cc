@@ -36,7 +36,10 @@ std::vector<GpuSample> read_jsonl(std::istream& in, const std::string& origin) {
 std::vector<GpuSample> read_jsonl_file(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
   if (!in) throw InputError("--replay", path, "a readable JSON-lines recording");
-  return read_jsonl(in, path);
+  auto samples = read_jsonl(in, path);
+  if (samples.empty())
+    throw InputError("--replay", path, "a recording with at least one sample (the file is empty)");
+  return samples;
 }
 
 std::vector<std::vector<GpuSample>> frames(const std::vector<GpuSample>& samples) {

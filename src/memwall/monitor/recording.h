@@ -21,6 +21,7 @@ void write_jsonl(std::ostream& out, const std::vector<GpuSample>& samples);
 // Reads every non-blank line; InputError naming `origin`, the line number, the field and value.
 // Samples come back ordered by time, then device index.
 std::vector<GpuSample> read_jsonl(std::istream& in, const std::string& origin);
+// The same from a file; also InputError when it holds no sample.
 std::vector<GpuSample> read_jsonl_file(const std::string& path);
 
 // Consecutive samples with the same time: one sampling pass over all devices.
