@@ -22,7 +22,7 @@ if command -v ninja > /dev/null; then generator=(-G Ninja); fi
 
 echo "== configure and build (log: $OUT/build.log)"
 if ! { cmake -S "$root" -B "$build" "${generator[@]}" -DCMAKE_BUILD_TYPE=Release -DMEMWALL_TESTS=OFF \
-         -DMEMWALL_BENCH=OFF -DCMAKE_CUDA_ARCHITECTURES=native &&
+         -DMEMWALL_BENCH=OFF -DMEMWALL_CUDA=ON -DCMAKE_CUDA_ARCHITECTURES=native &&
        timeout 240 cmake --build "$build" --target memwall -j "$jobs"; } > "$OUT/build.log" 2>&1; then
   echo "build failed:"; tail -40 "$OUT/build.log"; exit 1
 fi
