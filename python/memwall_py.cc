@@ -28,6 +28,7 @@
 #include "memwall/plan/estimator.h"
 #include "memwall/plan/inference_search.h"
 #include "memwall/plan/plan_json.h"
+#include "memwall/plan/query.h"
 #include "memwall/plan/verify.h"
 #include "memwall/plan/workload.h"
 #include "memwall/serve/request.h"
@@ -291,107 +292,6 @@ py::object net_py(const std::optional<std::string>& node, const std::optional<st
 
 // ---- plan infer: the library's search, its result converted here (the CLI's JSON keys) ----
 
-constexpr const char* kPlanDefinitions =
-    "Definitions: TTFT = arrival to first output token; TPOT = mean time between output tokens "
-    "after the first; e2e = TTFT + (output - 1) x TPOT; throughput = generated tokens/s; "
-    "$/M tokens = deployment $/hour / generated tokens per hour x 1e6.";
-
-struct PlanInferArgs {
-  std::string model;
-  std::optional<double> rate, concurrency;
-  std::string input, output, sla;
-  std::optional<double> budget, power_cap_kw;
-  std::vector<std::string> vendors, gpus, weight_precisions, kv_precisions;
-  bool domestic_only = false;
-  std::optional<int> max_gpus;
-  std::string objective, fabric, serving;
-  int top = 10;
-  int verify = 0;
-  int64_t verify_requests = 0;
-  cost::CostOverrides cost;
-};
-
-Json plan_infer_json(const Catalog& catalog, const cost::PriceBook& prices,
-                     const PlanInferArgs& a) {
-  const ModelSpec model = catalog.model(a.model);
-  plan::InferenceWorkload w;
-  if (a.rate.has_value() == a.concurrency.has_value())
-    throw InputError("load", a.rate ? "both rate and concurrency" : "neither",
-                     "exactly one of rate=R or concurrency=C");
-  w.load.rate_per_s = a.rate;
-  w.load.concurrency = a.concurrency;
-  const serve::Dataset lengths = plan::parse_lengths(a.input, a.output);
-  plan::summarize_lengths(lengths, w.input, w.output);
-  w.sla = plan::parse_sla(a.sla);
-  w.validate();
-
-  std::optional<Fabric> fabric;
-  if (!a.fabric.empty()) fabric = catalog.fabric(a.fabric);
-  plan::SearchSpace space;
-  space.fabric = fabric ? &*fabric : nullptr;
-  if (a.gpus.empty()) {
-    for (const auto& acc : catalog.accelerators()) space.accelerators.push_back(&acc);
-  } else {
-    for (const auto& name : a.gpus) space.accelerators.push_back(&catalog.accelerator(name));
-  }
-  for (const auto& n : catalog.nodes()) space.nodes.push_back(&n);
-  if (a.serving != "both" && a.serving != "aggregated" && a.serving != "disaggregated")
-    throw InputError("serving", a.serving, "aggregated, disaggregated or both");
-  space.aggregated = a.serving != "disaggregated";
-  space.disaggregated = a.serving != "aggregated";
-  auto precisions = [](const std::vector<std::string>& list, const char* field) {
-    std::vector<Precision> out;
-    for (const auto& p : list) out.push_back(parse_precision_or_throw(p, field));
-    if (out.empty()) throw InputError(field, "(empty)", "a list such as ['bf16', 'fp8', 'int4']");
-    return out;
-  };
-  space.weight_precisions = precisions(a.weight_precisions, "weight_precisions");
-  space.kv_precisions = precisions(a.kv_precisions, "kv_precisions");
-
-  plan::Constraints constraints;
-  if (a.budget) constraints.budget_usd = require_positive(*a.budget, "budget");
-  if (a.power_cap_kw) constraints.power_cap_w = require_positive(*a.power_cap_kw, "power_cap_kw") * 1e3;
-  if (a.max_gpus) {
-    if (*a.max_gpus < 1 || *a.max_gpus > 1'000'000)
-      throw InputError("max_gpus", std::to_string(*a.max_gpus), "1 to 1000000");
-    constraints.max_gpus = a.max_gpus;
-  }
-  constraints.vendors = a.vendors;
-  constraints.domestic_only = a.domestic_only;
-  if (a.top < 1 || a.top > 10000) throw InputError("top", std::to_string(a.top), "1 to 10000");
-  if (a.verify < 0 || a.verify > 20)
-    throw InputError("verify", std::to_string(a.verify), "0 to 20 plans");
-  if (a.verify_requests != 0 && (a.verify_requests < 10 || a.verify_requests > 1'000'000))
-    throw InputError("verify_requests", std::to_string(a.verify_requests), "10 to 1000000");
-  plan::SearchOptions options;
-  options.objective = plan::parse_objective(a.objective);
-  options.cost = a.cost;
-  options.cost.validate();
-
-  const auto start = std::chrono::steady_clock::now();
-  const plan::InferenceSearchResult r = plan::search_inference(
-      model, w, space, constraints, options, plan::estimator_factory(fabric), prices);
-  const double seconds =
-      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-
-  const int top = std::min<int>(a.top, static_cast<int>(r.plans.size()));
-  // The simulator re-check of the top plans, with the CLI's request count: 100 per closed-loop
-  // user (10,000 to 300,000) so the start-up burst does not decide the p99, else 20,000.
-  std::vector<plan::Verification> checks;
-  const int64_t requests =
-      a.verify_requests > 0 ? a.verify_requests
-      : w.load.concurrency
-          ? std::clamp<int64_t>(static_cast<int64_t>(100 * *w.load.concurrency), 10'000, 300'000)
-          : 20'000;
-  const auto factory = plan::estimator_factory(fabric);
-  for (int i = 0; i < std::min(a.verify, top); ++i)
-    checks.push_back(plan::verify_plan(model, r.plans[i], w, lengths, factory, requests));
-  Json out = plan::search_result_json(r, model, w, space, options.objective, top, checks);
-  out["search_seconds"] = seconds;
-  out["definitions"] = kPlanDefinitions;
-  return out;
-}
-
 py::object plan_infer_py(const std::string& model, const std::optional<double>& rate,
                          const std::optional<double>& concurrency, const py::object& input,
                          const py::object& output, const std::string& sla,
@@ -410,14 +310,14 @@ py::object plan_infer_py(const std::string& model, const std::optional<double>& 
                          const std::optional<double>& idle_power_fraction, double tco_years,
                          int verify, int64_t verify_requests,
                          const std::optional<Files>& catalog) {
-  PlanInferArgs a;
+  plan::InferenceQuery a;
   a.model = model;
   a.rate = rate;
   a.concurrency = concurrency;
   a.input = py::str(input).cast<std::string>();    // "sharegpt", 512, "lognormal:800,1.2" ...
   a.output = py::str(output).cast<std::string>();
   a.sla = sla;
-  a.budget = budget;
+  a.budget_usd = budget;
   a.power_cap_kw = power_cap_kw;
   a.vendors = names(vendors, "vendors");
   a.domestic_only = domestic_only;
@@ -446,7 +346,7 @@ py::object plan_infer_py(const std::string& model, const std::optional<double>& 
     const CatalogRef c(catalog);
     const cost::PriceBook prices =
         catalog ? cost::PriceBook::with_user_files(*catalog) : cost::PriceBook::builtin();
-    j = plan_infer_json(c.get(), prices, a);
+    j = plan::to_json(*plan::answer_inference(c.get(), prices, a));
   }
   return to_python(j);
 }

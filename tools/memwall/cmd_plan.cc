@@ -22,16 +22,12 @@
 #include "memwall/plan/estimator.h"
 #include "memwall/plan/inference_search.h"
 #include "memwall/plan/plan_json.h"
+#include "memwall/plan/query.h"
 #include "memwall/plan/train_search.h"
 #include "memwall/plan/verify.h"
 
 namespace memwall::cli {
 namespace {
-
-constexpr const char* kDefinitions =
-    "Definitions: TTFT = arrival to first output token; TPOT = mean time between output tokens "
-    "after the first; e2e = TTFT + (output - 1) x TPOT; throughput = generated tokens/s; "
-    "$/M tokens = deployment $/hour / generated tokens per hour x 1e6.";
 
 struct PlanInferOptions {
   std::string model = "qwen2.5-72b";
@@ -59,12 +55,6 @@ struct PlanInferOptions {
 };
 
 
-std::vector<Precision> parse_precisions(const std::string& s, const std::string& field) {
-  std::vector<Precision> out;
-  for (const auto& p : split_list(s)) out.push_back(parse_precision_or_throw(p, field));
-  if (out.empty()) throw InputError(field, s, "a comma-separated list such as bf16,fp8,int4");
-  return out;
-}
 
 std::string money(std::optional<double> v, int digits = 2) {
   return v ? fmt::format("{:.{}f}", *v, digits) : "unknown";
@@ -126,18 +116,38 @@ std::string prefill_cell(const plan::Plan& p) {
 }
 
 
+// The catalog (built-in or with --catalog files) and the answer computed over it.
 struct Prepared {
-  const Catalog* catalog = nullptr;
   Catalog owned;
-  ModelSpec model;
-  plan::InferenceWorkload workload;
-  serve::Dataset lengths;
-  plan::SearchSpace space;
-  plan::Constraints constraints;
-  plan::SearchOptions options;
-  std::optional<Fabric> fabric;
-  cost::PriceBook prices;
+  const Catalog* catalog = nullptr;
+  std::unique_ptr<const plan::InferenceAnswer> answer;
 };
+
+plan::InferenceQuery query_from(const PlanInferOptions& o) {
+  plan::InferenceQuery q;
+  q.model = o.model;
+  q.rate = o.rate;
+  q.concurrency = o.concurrency;
+  q.input = o.input;
+  q.output = o.output;
+  q.sla = o.sla;
+  q.budget_usd = o.budget;
+  q.power_cap_kw = o.power_cap_kw;
+  q.max_gpus = o.max_gpus;
+  q.vendors = split_list(o.vendors);
+  q.gpus = split_list(o.gpus);
+  q.domestic_only = o.domestic_only;
+  q.weight_precisions = split_list(o.weight_precisions);
+  q.kv_precisions = split_list(o.kv_precisions);
+  q.fabric = o.fabric;
+  q.serving = o.serving;
+  q.objective = o.objective;
+  q.cost = overrides_from(o);
+  q.top = o.top;
+  q.verify = o.verify;
+  q.verify_requests = o.verify_requests;
+  return q;
+}
 
 void prepare(const PlanInferOptions& o, const GlobalOptions& g, Prepared& p) {
   if (g.catalog_files.empty()) {
@@ -146,52 +156,10 @@ void prepare(const PlanInferOptions& o, const GlobalOptions& g, Prepared& p) {
     p.owned = Catalog::with_user_files(g.catalog_files);
     p.catalog = &p.owned;
   }
-  p.prices = cost::PriceBook::with_user_files(g.catalog_files);
-  p.model = p.catalog->model(o.model);
-  if (o.rate.has_value() == o.concurrency.has_value()) {
-    throw InputError("load", o.rate ? "both --rate and --concurrency" : "neither", "exactly one of --rate R or --concurrency C");
-  }
-  p.workload.load.rate_per_s = o.rate;
-  p.workload.load.concurrency = o.concurrency;
-  p.lengths = plan::parse_lengths(o.input, o.output);
-  plan::summarize_lengths(p.lengths, p.workload.input, p.workload.output);
-  p.workload.sla = plan::parse_sla(o.sla);
-  p.workload.validate();
-
-  if (!o.fabric.empty()) p.fabric = p.catalog->fabric(o.fabric);
-  p.space.fabric = p.fabric ? &*p.fabric : nullptr;
-  if (o.gpus.empty()) {
-    for (const auto& a : p.catalog->accelerators()) p.space.accelerators.push_back(&a);
-  } else {
-    for (const auto& name : split_list(o.gpus)) p.space.accelerators.push_back(&p.catalog->accelerator(name));
-  }
-  for (const auto& n : p.catalog->nodes()) p.space.nodes.push_back(&n);
-  if (o.serving != "both" && o.serving != "aggregated" && o.serving != "disaggregated") {
-    throw InputError("--serving", o.serving, "aggregated, disaggregated or both");
-  }
-  p.space.aggregated = o.serving != "disaggregated";
-  p.space.disaggregated = o.serving != "aggregated";
-  p.space.weight_precisions = parse_precisions(o.weight_precisions, "--weight-precisions");
-  p.space.kv_precisions = parse_precisions(o.kv_precisions, "--kv-precisions");
-
-  if (o.budget) p.constraints.budget_usd = require_positive(*o.budget, "--budget");
-  if (o.power_cap_kw) p.constraints.power_cap_w = require_positive(*o.power_cap_kw, "--power-cap") * 1e3;
-  if (o.max_gpus) {
-    if (*o.max_gpus < 1 || *o.max_gpus > 1'000'000) throw InputError("--max-gpus", std::to_string(*o.max_gpus), "1 to 1000000");
-    p.constraints.max_gpus = o.max_gpus;
-  }
-  p.constraints.vendors = split_list(o.vendors);
-  p.constraints.domestic_only = o.domestic_only;
-  if (o.top < 1 || o.top > 10000) throw InputError("--top", std::to_string(o.top), "1 to 10000");
-  if (o.verify < 0 || o.verify > 20) throw InputError("--verify", std::to_string(o.verify), "0 to 20 plans");
-  if (o.verify_requests != 0 && (o.verify_requests < 10 || o.verify_requests > 1'000'000)) {
-    throw InputError("--verify-requests", std::to_string(o.verify_requests), "10 to 1000000");
-  }
-  p.options.objective = plan::parse_objective(o.objective);
-  p.options.cost = overrides_from(o);
+  p.answer = plan::answer_inference(*p.catalog, cost::PriceBook::with_user_files(g.catalog_files), query_from(o));
 }
 
-void print_requirements(const Prepared& p, const PlanInferOptions& o) {
+void print_requirements(const plan::InferenceAnswer& p) {
   const auto& w = p.workload;
   fmt::print("memwall plan infer: {} for {}, prompts {} (mean {:.0f}, p99 {:.0f} tokens), outputs {} "
              "(mean {:.0f}, p99 {:.0f})\n",
@@ -226,41 +194,24 @@ void print_requirements(const Prepared& p, const PlanInferOptions& o) {
              r.kv_bytes_per_token.value() / 1e3, r.generated_tokens_per_s);
   fmt::print("  Bandwidth = (weights + KV) read once per decode step within the TPOT target; "
              "TTFT compute = one p99 prompt within the TTFT target.\n\n");
-  (void)o;
 }
 
 
 int run_plan_infer(const PlanInferOptions& o, const GlobalOptions& g) {
-  Prepared p;
-  prepare(o, g, p);
-  const auto start = std::chrono::steady_clock::now();
-  const plan::InferenceSearchResult r = plan::search_inference(
-      p.model, p.workload, p.space, p.constraints, p.options, plan::estimator_factory(p.fabric), p.prices);
-  // (the verification below reuses the same estimator)
-  const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-  const int top = std::min<int>(o.top, static_cast<int>(r.plans.size()));
-
-  std::vector<plan::Verification> checks;
-  const auto factory = plan::estimator_factory(p.fabric);
-  // Closed-loop users all start at t = 0; simulating 100 requests per user keeps that start-up
-  // burst under 1% of the requests, so it does not decide the p99.
-  const int64_t requests =
-      o.verify_requests > 0 ? o.verify_requests
-      : p.workload.load.concurrency
-          ? std::clamp<int64_t>(static_cast<int64_t>(100 * *p.workload.load.concurrency), 10'000, 300'000)
-          : 20'000;
-  for (int i = 0; i < std::min(o.verify, top); ++i) {
-    checks.push_back(plan::verify_plan(p.model, r.plans[i], p.workload, p.lengths, factory, requests));
-  }
+  Prepared prepared;
+  prepare(o, g, prepared);
+  const plan::InferenceAnswer& p = *prepared.answer;
+  const plan::InferenceSearchResult& r = p.result;
+  const int top = p.top;
+  const std::vector<plan::Verification>& checks = p.checks;
+  const int64_t requests = p.verify_requests;
+  const double seconds = p.search_seconds;
   if (g.json) {
-    Json out = plan::search_result_json(r, p.model, p.workload, p.space, p.options.objective, top, checks);
-    out["search_seconds"] = seconds;
-    out["definitions"] = kDefinitions;
-    std::cout << out.dump(2) << "\n";
+    std::cout << plan::to_json(p).dump(2) << "\n";
     return r.plans.empty() ? kExitInfeasible : 0;
   }
 
-  print_requirements(p, o);
+  print_requirements(p);
   const auto disaggregated = std::count_if(r.plans.begin(), r.plans.end(),
                                            [](const plan::Plan& x) { return x.disaggregated(); });
   fmt::print("2. Plans that meet the SLA, ranked by {} ({} feasible: {} aggregated, {} disaggregated, "
@@ -342,7 +293,7 @@ int run_plan_infer(const PlanInferOptions& o, const GlobalOptions& g) {
              "time-shared with decode, M/M/1 prefill queue; disaggregated: one prompt at a time per "
              "prefill replica in an M/M/1 queue, KV moved over --fabric, decode-only replicas); power = GPU board power at the modelled activity x PUE "
              "(host CPUs excluded); owned = capex/life + energy + colocation per provisioned kW.\n{}\n",
-             kDefinitions);
+             plan::kPlanDefinitions);
   return 0;
 }
 
@@ -513,7 +464,7 @@ void register_plan(CLI::App& app, GlobalOptions& g, Runner& run) {
       ->capture_default_str();
   infer->add_option("--verify-requests", o.verify_requests,
                     "Requests per simulated check (default: 100 per user, 10,000-300,000; 20,000 for --rate)");
-  infer->footer(kDefinitions);
+  infer->footer(plan::kPlanDefinitions);
   infer->callback([&run, &g] { run = [&g] { return run_plan_infer(o, g); }; });
 
   static PlanTrainOptions t;
@@ -537,7 +488,7 @@ void register_plan(CLI::App& app, GlobalOptions& g, Runner& run) {
   add_cost_options(train_cmd, t.cost);
   train_cmd->callback([&run, &g] { run = [&g] { return run_plan_train(t, g); }; });
 
-  sub->footer(kDefinitions);
+  sub->footer(plan::kPlanDefinitions);
   sub->callback([sub, &run, &g] {
     if (!sub->get_subcommands().empty()) return;
     run = [&g] {

@@ -12,9 +12,7 @@
 #include "memwall/cost/prices.h"
 #include "memwall/infer/deployment.h"
 #include "memwall/infer/estimate.h"
-#include "memwall/plan/estimator.h"
-#include "memwall/plan/inference_search.h"
-#include "memwall/plan/plan_json.h"
+#include "memwall/plan/query.h"
 
 namespace memwall::ui {
 namespace {
@@ -88,38 +86,26 @@ Json infer_json(const Catalog& c, const Json& r) {
 }
 
 Json plan_json(const Catalog& c, const Json& r) {
-  plan::InferenceWorkload w;
-  w.load.concurrency = number(r, "concurrency");
-  w.load.rate_per_s = number(r, "rate");
-  if (!w.load.concurrency && !w.load.rate_per_s) w.load.concurrency = 300;  // the README scenario
-  const serve::Dataset lengths = plan::parse_lengths(text(r, "input", "sharegpt"), text(r, "output", "sharegpt"));
-  plan::summarize_lengths(lengths, w.input, w.output);
-  w.sla = plan::parse_sla(text(r, "sla", "ttft_p99=1,tpot_p99=0.05"));
-  w.validate();
-  const ModelSpec model = c.model(model_id(c, r, "qwen2.5-72b"));
-  const std::optional<Fabric> fabric = c.fabric(text(r, "fabric", "ib-ndr"));
-  plan::SearchSpace space;
-  space.fabric = &*fabric;
+  plan::InferenceQuery q;
+  q.model = model_id(c, r, q.model);
+  q.concurrency = number(r, "concurrency");
+  q.rate = number(r, "rate");
+  if (!q.concurrency && !q.rate) q.concurrency = 300;  // the README scenario
+  q.input = text(r, "input", q.input);
+  q.output = text(r, "output", q.output);
+  q.sla = text(r, "sla", q.sla);
+  q.fabric = text(r, "fabric", q.fabric);
+  q.serving = text(r, "serving", q.serving);
+  q.top = count(r, "top", 20, 1, 1000);
   const auto gpus = r.find("gpus");
   if (gpus != r.end() && !gpus->is_null()) {
     if (!gpus->is_array()) throw InputError("gpus", gpus->dump(), "an array of accelerator ids");
     for (const auto& g : *gpus) {
       if (!g.is_string()) throw InputError("gpus", g.dump(), "accelerator ids (strings)");
-      space.accelerators.push_back(&c.accelerator(g.get<std::string>()));
+      q.gpus.push_back(g.get<std::string>());
     }
-  } else {
-    for (const auto& a : c.accelerators()) space.accelerators.push_back(&a);
   }
-  for (const auto& n : c.nodes()) space.nodes.push_back(&n);
-  const std::string serving = text(r, "serving", "both");
-  if (serving != "both" && serving != "aggregated" && serving != "disaggregated")
-    throw InputError("serving", serving, "aggregated, disaggregated or both");
-  space.aggregated = serving != "disaggregated";
-  space.disaggregated = serving != "aggregated";
-  const plan::SearchOptions options;
-  const auto result = plan::search_inference(model, w, space, {}, options, plan::estimator_factory(fabric),
-                                             cost::PriceBook::builtin());
-  return plan::search_result_json(result, model, w, space, options.objective, count(r, "top", 20, 1, 1000), {});
+  return plan::to_json(*plan::answer_inference(c, cost::PriceBook::builtin(), q));
 }
 
 Json net_json(const Catalog& c, const Json& r) {

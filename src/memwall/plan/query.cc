@@ -1,0 +1,107 @@
+#include "memwall/plan/query.h"
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+
+#include "memwall/core/error.h"
+#include "memwall/plan/estimator.h"
+#include "memwall/plan/plan_json.h"
+
+namespace memwall::plan {
+
+const char* const kPlanDefinitions =
+    "Definitions: TTFT = arrival to first output token; TPOT = mean time between output tokens "
+    "after the first; e2e = TTFT + (output - 1) x TPOT; throughput = generated tokens/s; "
+    "$/M tokens = deployment $/hour / generated tokens per hour x 1e6.";
+
+namespace {
+
+std::vector<Precision> precisions(const std::vector<std::string>& names, const char* field) {
+  std::vector<Precision> out;
+  for (const auto& p : names) out.push_back(parse_precision_or_throw(p, field));
+  if (out.empty()) throw InputError(field, "(empty)", "a list such as bf16,fp8,int4");
+  return out;
+}
+
+double positive(double v, const char* field) {
+  if (!(v > 0) || !std::isfinite(v)) throw InputError(field, std::to_string(v), "a positive finite number");
+  return v;
+}
+
+}  // namespace
+
+std::unique_ptr<const InferenceAnswer> answer_inference(const Catalog& catalog, const cost::PriceBook& prices,
+                                                        const InferenceQuery& q) {
+  auto a = std::make_unique<InferenceAnswer>();
+  a->model = catalog.model(q.model);
+  InferenceWorkload& w = a->workload;
+  if (q.rate.has_value() == q.concurrency.has_value())
+    throw InputError("load", q.rate ? "both rate and concurrency" : "neither", "exactly one of rate R or concurrency C");
+  w.load.rate_per_s = q.rate;
+  w.load.concurrency = q.concurrency;
+  a->lengths = parse_lengths(q.input, q.output);
+  summarize_lengths(a->lengths, w.input, w.output);
+  w.sla = parse_sla(q.sla);
+  w.validate();
+
+  if (!q.fabric.empty()) a->fabric = catalog.fabric(q.fabric);
+  SearchSpace& space = a->space;
+  space.fabric = a->fabric ? &*a->fabric : nullptr;
+  if (q.gpus.empty()) {
+    for (const auto& acc : catalog.accelerators()) space.accelerators.push_back(&acc);
+  } else {
+    for (const auto& name : q.gpus) space.accelerators.push_back(&catalog.accelerator(name));
+  }
+  for (const auto& n : catalog.nodes()) space.nodes.push_back(&n);
+  if (q.serving != "both" && q.serving != "aggregated" && q.serving != "disaggregated")
+    throw InputError("serving", q.serving, "aggregated, disaggregated or both");
+  space.aggregated = q.serving != "disaggregated";
+  space.disaggregated = q.serving != "aggregated";
+  space.weight_precisions = precisions(q.weight_precisions, "weight_precisions");
+  space.kv_precisions = precisions(q.kv_precisions, "kv_precisions");
+
+  Constraints constraints;
+  if (q.budget_usd) constraints.budget_usd = positive(*q.budget_usd, "budget");
+  if (q.power_cap_kw) constraints.power_cap_w = positive(*q.power_cap_kw, "power_cap_kw") * 1e3;
+  if (q.max_gpus) {
+    if (*q.max_gpus < 1 || *q.max_gpus > 1'000'000)
+      throw InputError("max_gpus", std::to_string(*q.max_gpus), "1 to 1000000");
+    constraints.max_gpus = q.max_gpus;
+  }
+  constraints.vendors = q.vendors;
+  constraints.domestic_only = q.domestic_only;
+  if (q.top < 1 || q.top > 10000) throw InputError("top", std::to_string(q.top), "1 to 10000");
+  if (q.verify < 0 || q.verify > 20) throw InputError("verify", std::to_string(q.verify), "0 to 20 plans");
+  if (q.verify_requests != 0 && (q.verify_requests < 10 || q.verify_requests > 1'000'000))
+    throw InputError("verify_requests", std::to_string(q.verify_requests), "10 to 1000000");
+  a->options.objective = parse_objective(q.objective);
+  a->options.cost = q.cost;
+  a->options.cost.validate();
+
+  const auto factory = estimator_factory(a->fabric);
+  const auto start = std::chrono::steady_clock::now();
+  a->result = search_inference(a->model, w, space, constraints, a->options, factory, prices);
+  a->search_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  a->top = std::min<int>(q.top, static_cast<int>(a->result.plans.size()));
+  // 100 requests per closed-loop user (10,000 to 300,000) keeps the users' start inside the
+  // simulated steady state; open loop: 20,000.
+  a->verify_requests =
+      q.verify_requests > 0 ? q.verify_requests
+      : w.load.concurrency
+          ? std::clamp<int64_t>(static_cast<int64_t>(100 * *w.load.concurrency), 10'000, 300'000)
+          : 20'000;
+  for (int i = 0; i < std::min(q.verify, a->top); ++i)
+    a->checks.push_back(verify_plan(a->model, a->result.plans[static_cast<size_t>(i)], w, a->lengths, factory,
+                                    a->verify_requests));
+  return a;
+}
+
+Json to_json(const InferenceAnswer& a) {
+  Json out = search_result_json(a.result, a.model, a.workload, a.space, a.options.objective, a.top, a.checks);
+  out["search_seconds"] = a.search_seconds;
+  out["definitions"] = kPlanDefinitions;
+  return out;
+}
+
+}  // namespace memwall::plan

@@ -1,0 +1,67 @@
+// The `plan infer` question by names (model id, accelerator ids, length presets, SLA text) and its
+// whole answer: the workload and search space built from the catalog, the ranked search, the
+// simulator checks of the top plans and the JSON every face prints. The CLI, the HTTP API and the
+// Python bindings all answer through `answer_inference`, so they agree by construction.
+#pragma once
+
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "memwall/catalog/catalog.h"
+#include "memwall/core/document.h"
+#include "memwall/cost/prices.h"
+#include "memwall/cost/tco.h"
+#include "memwall/plan/inference_search.h"
+#include "memwall/plan/verify.h"
+#include "memwall/serve/workload.h"
+
+namespace memwall::plan {
+
+struct InferenceQuery {
+  std::string model = "qwen2.5-72b";
+  std::optional<double> rate, concurrency;  // exactly one
+  std::string input = "sharegpt", output = "sharegpt";  // plan::parse_lengths forms
+  std::string sla = "ttft_p99=1,tpot_p99=0.05";
+  std::optional<double> budget_usd, power_cap_kw;
+  std::optional<int> max_gpus;
+  std::vector<std::string> vendors, gpus;  // empty: all
+  bool domestic_only = false;
+  std::vector<std::string> weight_precisions{"bf16", "fp8", "int4"}, kv_precisions{"bf16", "fp8"};
+  std::string fabric = "ib-ndr";  // empty: none (no multi-node replicas, no disaggregation)
+  std::string serving = "both";   // aggregated | disaggregated | both
+  std::string objective = "cost";
+  cost::CostOverrides cost;
+  int top = 10;
+  int verify = 0;                // re-check this many top plans in the serving simulator
+  int64_t verify_requests = 0;   // 0: 100 per closed-loop user (10,000 to 300,000), else 20,000
+};
+
+struct InferenceAnswer {
+  ModelSpec model;
+  InferenceWorkload workload;
+  serve::Dataset lengths;
+  std::optional<Fabric> fabric;
+  SearchSpace space;  // points into the catalog and into `fabric`
+  SearchOptions options;
+  InferenceSearchResult result;
+  std::vector<Verification> checks;  // of the first plans, in rank order
+  int64_t verify_requests = 0;       // requests each check simulated
+  int top = 0;                       // plans reported
+  double search_seconds = 0;
+};
+
+// InputError naming the field (model, rate/concurrency, input, output, sla, budget, power_cap_kw,
+// max_gpus, gpus, weight_precisions, kv_precisions, fabric, serving, objective, top, verify,
+// verify_requests) for a bad value. Not copyable once built (the space points into it).
+std::unique_ptr<const InferenceAnswer> answer_inference(const Catalog& catalog, const cost::PriceBook& prices,
+                                                        const InferenceQuery& q);
+
+// plan::search_result_json plus "search_seconds" and "definitions".
+Json to_json(const InferenceAnswer& a);
+
+// The definitions printed with every planner answer.
+extern const char* const kPlanDefinitions;
+
+}  // namespace memwall::plan
