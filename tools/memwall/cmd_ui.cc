@@ -49,7 +49,8 @@ void register_ui(CLI::App& app, GlobalOptions& g, Runner& run) {
   static UiOptions o;
   auto* sub = app.add_subcommand(
       "ui", "Local web app: inference (roofline of every operator, memory), planner (plans, Pareto), "
-            "network (bus bandwidth curve, bottleneck); English and Simplified Chinese");
+            "network (bus bandwidth curve, bottleneck), serving (percentiles, KV over time); English and "
+            "Simplified Chinese");
   add_global_options(*sub, g);
   sub->add_option("--host", o.host, "Address to listen on")->capture_default_str();
   sub->add_option("--port", o.port, "TCP port (0: any free port)")->capture_default_str();

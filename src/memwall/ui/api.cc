@@ -13,6 +13,7 @@
 #include "memwall/infer/deployment.h"
 #include "memwall/infer/estimate.h"
 #include "memwall/plan/query.h"
+#include "memwall/serve/request.h"
 
 namespace memwall::ui {
 namespace {
@@ -126,9 +127,42 @@ Json net_json(const Catalog& c, const Json& r) {
               {"explain", comm::to_json(comm::explain(cluster, op, sizes.back(), group))}};
 }
 
+// A serving simulation (no trace files: the HTTP API never reads a file a request names), with
+// up to 400 points of the KV-cache and batch time series of replica 0.
+Json simulate_json(const Catalog& c, const Json& r) {
+  serve::SimulateRequest q;
+  q.model = model_id(c, r, "llama-3.1-8b");
+  q.gpu = text(r, "gpu", "h100");
+  q.tp = count(r, "tp", 1, 1, 4096);
+  q.rate = number(r, "rate");
+  if (const auto users = number(r, "concurrency")) q.concurrency = static_cast<int64_t>(*users);
+  if (!q.rate && !q.concurrency) q.rate = 20;
+  q.dataset = text(r, "dataset", q.dataset);
+  q.requests = count(r, "requests", 5000, 1, 50000);
+  q.scheduler = text(r, "scheduler", q.scheduler);
+  q.kv = text(r, "kv", q.kv);
+  const std::string sla = text(r, "sla", "ttft_p99=1s,tpot_p99=50ms");
+  if (!sla.empty()) q.sla = sla;
+  const serve::ServingRun run = serve::simulate_serving(c, serve::to_options(q));
+  Json out = serve::to_json(run);
+  Json series = Json::array();
+  std::vector<const serve::TimeSample*> first;
+  for (const auto& t : run.result.timeseries)
+    if (t.replica == 0) first.push_back(&t);
+  const size_t step = std::max<size_t>(1, first.size() / 400);
+  for (size_t i = 0; i < first.size(); i += step) {
+    const auto& t = *first[i];
+    series.push_back({{"t_s", t.t_s}, {"running", t.running}, {"waiting", t.waiting}, {"batch", t.batch},
+                      {"kv_used_tokens", t.kv.used}, {"kv_reserved_tokens", t.kv.reserved},
+                      {"kv_capacity_tokens", t.capacity_tokens}});
+  }
+  out["timeseries_replica0"] = series;
+  return out;
+}
+
 }  // namespace
 
-std::vector<std::string> endpoints() { return {"catalog", "infer", "plan", "net"}; }
+std::vector<std::string> endpoints() { return {"catalog", "infer", "plan", "net", "simulate"}; }
 
 Json handle(const Catalog& catalog, const std::string& endpoint, const Json& request) {
   if (!request.is_object()) throw InputError("request", request.dump().substr(0, 80), "a JSON object");
@@ -136,6 +170,7 @@ Json handle(const Catalog& catalog, const std::string& endpoint, const Json& req
   if (endpoint == "infer") return infer_json(catalog, request);
   if (endpoint == "plan") return plan_json(catalog, request);
   if (endpoint == "net") return net_json(catalog, request);
+  if (endpoint == "simulate") return simulate_json(catalog, request);
   throw InputError::unknown_name("endpoint", endpoint, endpoints());
 }
 

@@ -65,6 +65,19 @@ TEST(UiApi, PlanAndNetAnswerWithTheirLibraryJson) {
   EXPECT_FALSE(net.at("explain").at("bottleneck").get<std::string>().empty());
 }
 
+TEST(UiApi, SimulateAnswersWithPercentilesAndAKvTimeSeries) {
+  const Catalog& c = Catalog::builtin();
+  const Json r = handle(c, "simulate", Json{{"model", "llama-3.1-8b"}, {"gpu", "h100"}, {"rate", 5}, {"requests", 300}});
+  EXPECT_EQ(r.at("completed"), 300);
+  EXPECT_LE(r.at("ttft_s").at("p50").get<double>(), r.at("ttft_s").at("p99").get<double>());
+  const Json& ts = r.at("timeseries_replica0");
+  ASSERT_GT(ts.size(), 10u);
+  EXPECT_LE(ts.size(), 401u);
+  for (const auto& p : ts) EXPECT_LE(p.at("kv_used_tokens").get<int64_t>(), p.at("kv_capacity_tokens").get<int64_t>());
+  EXPECT_THROW(handle(c, "simulate", Json{{"requests", 60000}}), InputError);  // bounded for a web request
+  EXPECT_THROW(handle(c, "simulate", Json{{"scheduler", "fifo"}}), InputError);
+}
+
 TEST(UiServer, ServesThePageAndTheApiOnAFreePort) {
   const Catalog& c = Catalog::builtin();
   Server server(c);

@@ -53,7 +53,8 @@ Json default_answers(const Catalog& catalog) {
   return Json{{"catalog", handle(catalog, "catalog", Json::object())},
               {"infer", handle(catalog, "infer", Json::object())},
               {"plan", handle(catalog, "plan", Json::object())},
-              {"net", handle(catalog, "net", Json::object())}};
+              {"net", handle(catalog, "net", Json::object())},
+              {"simulate", handle(catalog, "simulate", Json::object())}};
 }
 
 std::string static_report(const Json& answers) {
