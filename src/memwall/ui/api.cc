@@ -5,13 +5,10 @@
 
 #include <fmt/format.h>
 
-#include "memwall/comm/collective.h"
-#include "memwall/comm/comm_json.h"
-#include "memwall/comm/sizes.h"
 #include "memwall/core/error.h"
 #include "memwall/cost/prices.h"
-#include "memwall/infer/deployment.h"
-#include "memwall/infer/estimate.h"
+#include "memwall/infer/request.h"
+#include "memwall/net/request.h"
 #include "memwall/plan/query.h"
 #include "memwall/serve/request.h"
 
@@ -70,20 +67,21 @@ std::string model_id(const Catalog& c, const Json& r, const std::string& fallbac
   return id;
 }
 
-// One deployment serving a static batch, with every operator (the roofline plot's points).
+// One deployment serving a static batch, with every operator (the roofline plot's points):
+// the `memwall infer --json --explain` answer.
 Json infer_json(const Catalog& c, const Json& r) {
-  infer::DeploymentOptions o;
-  o.model = model_id(c, r, "llama-3.1-8b");
-  o.gpu = text(r, "gpu", "h100");
-  o.tp = count(r, "tp", 1, 1, 4096);
-  o.pp = count(r, "pp", 1, 1, 4096);
-  o.weight_precision = parse_precision_or_throw(text(r, "weight_precision", "bf16"), "weight_precision");
+  infer::Request q;
+  q.deployment.model = model_id(c, r, "llama-3.1-8b");
+  q.deployment.gpu = text(r, "gpu", "h100");
+  q.deployment.tp = count(r, "tp", 1, 1, 4096);
+  q.deployment.pp = count(r, "pp", 1, 1, 4096);
+  q.deployment.weight_precision = parse_precision_or_throw(text(r, "weight_precision", "bf16"), "weight_precision");
   const std::string kv = text(r, "kv_precision", "");
-  if (!kv.empty()) o.kv_precision = parse_precision_or_throw(kv, "kv_precision");
-  const infer::Deployment d = infer::make_deployment(c, o);
-  const infer::Workload w{count(r, "batch", 16, 1, 1 << 20), count(r, "input", 1024, 1, 1 << 22),
-                          count(r, "output", 256, 1, 1 << 22)};
-  return infer::to_json(infer::estimate(d, w), d, true);
+  if (!kv.empty()) q.deployment.kv_precision = parse_precision_or_throw(kv, "kv_precision");
+  q.batch.sizes = {count(r, "batch", 16, 1, 1 << 20)};
+  q.input_tokens = count(r, "input", 1024, 1, 1 << 22);
+  q.output_tokens = count(r, "output", 256, 1, 1 << 22);
+  return infer::to_json(infer::answer(c, q), true);
 }
 
 Json plan_json(const Catalog& c, const Json& r) {
@@ -109,22 +107,19 @@ Json plan_json(const Catalog& c, const Json& r) {
   return plan::to_json(*plan::answer_inference(c, cost::PriceBook::builtin(), q));
 }
 
+// A collective's bus-bandwidth curve and its explanation: the `memwall net --json --explain`
+// answer.
 Json net_json(const Catalog& c, const Json& r) {
-  const Node node = c.node(text(r, "node", "hgx-h100"));
-  const int nodes = count(r, "nodes", 1, 1, 100000);
-  std::optional<Fabric> fabric;
-  const std::string fabric_id = text(r, "fabric", nodes > 1 ? "ib-ndr" : "");
-  if (!fabric_id.empty()) fabric = c.fabric(fabric_id);
-  const comm::Cluster cluster{&node, fabric ? &*fabric : nullptr, nodes};
-  const comm::Collective op = comm::parse_collective(text(r, "op", "allreduce"), "op");
-  const comm::Group group{cluster.devices(), 1, 0};
-  if (op == comm::Collective::send_recv) throw InputError("op", "sendrecv", "a collective over all devices (allreduce ...)");
-  const auto sizes = comm::parse_sizes(text(r, "sizes", "1K..8G"), "sizes");
-  Json rows = Json::array();
-  for (Bytes b : sizes) rows.push_back(comm::to_json(b, comm::estimate(cluster, op, b, group)));
-  return Json{{"node", node.id}, {"nodes", nodes}, {"fabric", fabric ? Json(fabric->id) : Json(nullptr)},
-              {"op", comm::to_string(op)}, {"ranks", group.size}, {"rows", rows},
-              {"explain", comm::to_json(comm::explain(cluster, op, sizes.back(), group))}};
+  net::Request q;
+  q.node = text(r, "node", "hgx-h100");
+  q.nodes = count(r, "nodes", 1, 1, 100000);
+  const std::string fabric = text(r, "fabric", q.nodes > 1 ? "ib-ndr" : "");
+  if (!fabric.empty()) q.fabric = fabric;
+  q.op = text(r, "op", q.op);
+  if (q.op == "sendrecv") throw InputError("op", "sendrecv", "a collective over all devices (allreduce ...)");
+  q.sizes = text(r, "sizes", q.sizes);
+  q.explain = true;
+  return net::to_json(net::curve(c, q));
 }
 
 // A serving simulation (no trace files: the HTTP API never reads a file a request names), with
