@@ -8,6 +8,7 @@
 #include <filesystem>
 #include <set>
 
+#include "memwall/core/text.h"
 #include "memwall/core/embedded.h"
 #include "memwall/core/error.h"
 #include "memwall/hw/hw_io.h"
@@ -22,12 +23,6 @@ constexpr std::array<std::string_view, 4> kEntryKinds = {"accelerators", "nodes"
 // the price list read by the cost module and the software facts read by the scorecard.
 constexpr std::array<std::string_view, 3> kOtherKeys = {"description", "prices", "ecosystem"};
 
-std::string lower(std::string_view s) {
-  std::string out(s);
-  for (auto& c : out) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return out;
-}
-
 bool same_name(std::string_view a, std::string_view b) {
   return std::equal(a.begin(), a.end(), b.begin(), b.end(), [](char x, char y) {
     return std::tolower(static_cast<unsigned char>(x)) ==
@@ -36,7 +31,7 @@ bool same_name(std::string_view a, std::string_view b) {
 }
 
 bool ends_with(std::string_view s, std::string_view suffix) {
-  return s.size() >= suffix.size() && lower(s.substr(s.size() - suffix.size())) == suffix;
+  return s.size() >= suffix.size() && to_lower(s.substr(s.size() - suffix.size())) == suffix;
 }
 
 bool names_match(const Accelerator& a, std::string_view name) {
@@ -144,7 +139,7 @@ void Catalog::load(const Json& doc, const std::string& origin) {
       const Json& e = (*it)[i];
       const std::string where = fmt::format("{}: {}[{}]", origin, kind, i);
       const std::string id = entry_id(e);
-      if (!id.empty() && !seen.insert(lower(id)).second)
+      if (!id.empty() && !seen.insert(to_lower(id)).second)
         throw InputError(fmt::format("{}: id '{}' appears twice in this file", where, id));
       if (kind == "accelerators") {
         add_accelerator_entry(e, where);

@@ -6,14 +6,10 @@
 
 #include <fmt/format.h>
 
+#include "memwall/core/text.h"
+
 namespace memwall {
 namespace {
-
-std::string lower(const std::string& s) {
-  std::string out = s;
-  for (auto& c : out) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return out;
-}
 
 size_t edit_distance(const std::string& a, const std::string& b) {
   std::vector<size_t> prev(b.size() + 1), cur(b.size() + 1);
@@ -60,10 +56,10 @@ InputError InputError::unknown_name(const std::string& field, const std::string&
 
 std::vector<std::string> nearest_names(const std::string& name,
                                        const std::vector<std::string>& known, size_t n) {
-  const std::string q = lower(name);
+  const std::string q = to_lower(name);
   std::vector<std::pair<size_t, std::string>> scored;
   for (const auto& k : known) {
-    const std::string lk = lower(k);
+    const std::string lk = to_lower(k);
     size_t d = edit_distance(q, lk);
     if (!q.empty() && lk.find(q) != std::string::npos) d = std::min<size_t>(d, 1);
     scored.emplace_back(d, k);

@@ -4,6 +4,7 @@
 #include <array>
 #include <cctype>
 
+#include "memwall/core/text.h"
 #include "memwall/core/error.h"
 
 namespace memwall {
@@ -24,13 +25,6 @@ constexpr std::array<PrecisionInfo, 9> kInfo = {{
     {Precision::fp4, "fp4", 4, 16, 8, "fp4", "FP4 E2M1, one fp8 scale per 16 elements (NVFP4)"},
 }};
 
-std::string lower(std::string_view s) {
-  std::string out(s);
-  std::transform(out.begin(), out.end(), out.begin(),
-                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
-  return out;
-}
-
 }  // namespace
 
 const PrecisionInfo& info(Precision p) { return kInfo[static_cast<size_t>(p)]; }
@@ -46,7 +40,7 @@ double bytes_per_element(Precision p) {
 std::string_view to_string(Precision p) { return info(p).name; }
 
 std::optional<Precision> parse_precision(std::string_view s) {
-  const std::string v = lower(s);
+  const std::string v = to_lower(s);
   for (const auto& i : kInfo)
     if (v == i.name) return i.precision;
   if (v == "float32" || v == "float") return Precision::fp32;

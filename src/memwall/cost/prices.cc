@@ -4,17 +4,12 @@
 #include <cctype>
 #include <cmath>
 
+#include "memwall/core/text.h"
 #include "memwall/core/embedded.h"
 #include "memwall/core/error.h"
 
 namespace memwall::cost {
 namespace {
-
-std::string lower(std::string s) {
-  std::transform(s.begin(), s.end(), s.begin(),
-                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
-  return s;
-}
 
 // {"value": x, "source": "...", "date": "..."} or a bare number (user files); value must be finite
 // and within [lo, hi].
@@ -117,11 +112,11 @@ PriceBook PriceBook::with_user_files(const std::vector<std::string>& paths) {
 }
 
 std::optional<AcceleratorPrices> PriceBook::find(const Accelerator& a) const {
-  std::vector<std::string> names{lower(a.id)};
-  for (const auto& alias : a.aliases) names.push_back(lower(alias));
+  std::vector<std::string> names{to_lower(a.id)};
+  for (const auto& alias : a.aliases) names.push_back(to_lower(alias));
   std::optional<AcceleratorPrices> out;
   for (const auto& entry : accelerators_) {
-    if (std::find(names.begin(), names.end(), lower(entry.accelerator)) == names.end()) continue;
+    if (std::find(names.begin(), names.end(), to_lower(entry.accelerator)) == names.end()) continue;
     if (!out) {
       out = entry;
       out->accelerator = a.id;

@@ -4,17 +4,11 @@
 #include <cctype>
 #include <cmath>
 
+#include "memwall/core/text.h"
 #include "memwall/core/error.h"
 
 namespace memwall::perf {
 namespace {
-
-std::string lower(std::string_view s) {
-  std::string out(s);
-  std::transform(out.begin(), out.end(), out.begin(),
-                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
-  return out;
-}
 
 bool starts_with(const std::string& text, const std::string& prefix) {
   return !prefix.empty() && text.size() >= prefix.size() &&
@@ -90,9 +84,9 @@ void apply_table(FractionTable& t, const Json& v, const std::string& field) {
         t.fallback = x;
         continue;
       }
-      const std::string lower_key = lower(key);  // clang 14 cannot capture structured bindings
+      const std::string lower_key = to_lower(key);  // clang 14 cannot capture structured bindings
       auto it = std::find_if(t.entries.begin(), t.entries.end(),
-                             [&](const auto& e) { return lower(e.first) == lower_key; });
+                             [&](const auto& e) { return to_lower(e.first) == lower_key; });
       if (it != t.entries.end())
         it->second = x;
       else
@@ -107,18 +101,18 @@ void apply_table(FractionTable& t, const Json& v, const std::string& field) {
 }  // namespace
 
 double FractionTable::lookup(const Accelerator& a, Precision p) const {
-  const std::string id = lower(a.id), arch = lower(a.arch), mem = lower(a.memory_type),
-                    vendor = lower(a.vendor), prec = std::string(info(p).peak_key);
+  const std::string id = to_lower(a.id), arch = to_lower(a.arch), mem = to_lower(a.memory_type),
+                    vendor = to_lower(a.vendor), prec = std::string(info(p).peak_key);
   // Most specific field first; within a field, the longest matching key.
   const std::string fields[] = {id, arch + "/" + prec, arch, mem, vendor};
   for (int f = 0; f < 5; ++f) {
     double best = -1;
     size_t best_len = 0;
     for (const auto& [key, value] : entries) {
-      const std::string k = lower(key);
+      const std::string k = to_lower(key);
       bool match = f == 0 ? (k == id || std::any_of(a.aliases.begin(), a.aliases.end(),
                                                      [&](const std::string& al) {
-                                                       return lower(al) == k;
+                                                       return to_lower(al) == k;
                                                      }))
                           : starts_with(fields[f], k);
       if (f == 2 && k.find('/') != std::string::npos) match = false;
@@ -133,9 +127,9 @@ double FractionTable::lookup(const Accelerator& a, Precision p) const {
 }
 
 const EngineProfile& Efficiency::engine(std::string_view name) const {
-  const std::string n = lower(name);
+  const std::string n = to_lower(name);
   for (const auto& e : engines)
-    if (lower(e.name) == n) return e;
+    if (to_lower(e.name) == n) return e;
   throw InputError::unknown_name("engine", std::string(name), engine_names());
 }
 
@@ -183,9 +177,9 @@ Efficiency apply_calibration(const Efficiency& base, const Json& doc, const std:
       if (!v.is_object()) throw InputError(field, v.dump(), "an object of engine name -> settings");
       for (const auto& [name, s] : v.items()) {
         if (!s.is_object()) throw InputError(field + "." + name, s.dump(), "an object");
-        const std::string lower_name = lower(name);  // clang 14 cannot capture structured bindings
+        const std::string lower_name = to_lower(name);  // clang 14 cannot capture structured bindings
         auto it = std::find_if(e.engines.begin(), e.engines.end(),
-                               [&](const EngineProfile& p) { return lower(p.name) == lower_name; });
+                               [&](const EngineProfile& p) { return to_lower(p.name) == lower_name; });
         if (it == e.engines.end()) {
           e.engines.push_back(e.engines.front());
           it = e.engines.end() - 1;

@@ -7,24 +7,19 @@
 
 #include <fmt/format.h>
 
+#include "memwall/core/text.h"
 #include "memwall/core/error.h"
 #include "memwall/plan/disaggregated.h"
 
 namespace memwall::plan {
 namespace {
 
-std::string lower(std::string s) {
-  std::transform(s.begin(), s.end(), s.begin(),
-                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
-  return s;
-}
-
 bool vendor_allowed(const Accelerator& a, const Constraints& c) {
-  const std::string v = lower(a.vendor);
+  const std::string v = to_lower(a.vendor);
   if (c.domestic_only && !is_domestic_vendor(v)) return false;
   if (c.vendors.empty()) return true;
   return std::any_of(c.vendors.begin(), c.vendors.end(),
-                     [&](const std::string& allowed) { return v.rfind(lower(allowed), 0) == 0; });
+                     [&](const std::string& allowed) { return v.rfind(to_lower(allowed), 0) == 0; });
 }
 
 double gb(Bytes b) { return b.value() / 1e9; }
@@ -92,7 +87,7 @@ std::string binding_sentence(const Plan& p, const ReplicaModel& rm, int best, in
 }  // namespace
 
 bool is_domestic_vendor(const std::string& vendor) {
-  const std::string v = lower(vendor);
+  const std::string v = to_lower(vendor);
   return v.rfind("huawei", 0) == 0 || v.rfind("cambricon", 0) == 0 || v.rfind("hygon", 0) == 0;
 }
 
@@ -258,7 +253,7 @@ InferenceSearchResult search_inference(const ModelSpec& model, const InferenceWo
     if (!vendor_allowed(*a, constraints)) continue;
     std::vector<const Node*> nodes;
     for (const Node* n : space.nodes) {
-      if (lower(n->accelerator) == lower(a->id)) nodes.push_back(n);
+      if (to_lower(n->accelerator) == to_lower(a->id)) nodes.push_back(n);
     }
     if (nodes.empty()) nodes.push_back(nullptr);  // a lone device
     for (const Node* node : nodes) {

@@ -6,18 +6,13 @@
 
 #include <fmt/format.h>
 
+#include "memwall/core/text.h"
 #include "memwall/core/error.h"
 #include "memwall/plan/inference_search.h"
 #include "memwall/train/setup.h"
 
 namespace memwall::plan {
 namespace {
-
-std::string lower(std::string s) {
-  std::transform(s.begin(), s.end(), s.begin(),
-                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
-  return s;
-}
 
 std::vector<int> gpu_counts(int per_node, int max_gpus) {
   std::vector<int> out;
@@ -85,16 +80,16 @@ TrainSearchResult search_training(const ModelSpec& model, const TrainGoal& goal,
   TrainSearchResult result;
   const bool moe = model.is_moe();
   for (const Accelerator* a : space.accelerators) {
-    const std::string vendor = lower(a->vendor);
+    const std::string vendor = to_lower(a->vendor);
     if (space.domestic_only && !is_domestic_vendor(vendor)) continue;
     if (!space.vendors.empty() &&
         std::none_of(space.vendors.begin(), space.vendors.end(),
-                     [&](const std::string& v) { return vendor.rfind(lower(v), 0) == 0; })) {
+                     [&](const std::string& v) { return vendor.rfind(to_lower(v), 0) == 0; })) {
       continue;
     }
     bool has_node = false;
     for (const Node* node : space.nodes) {
-      if (lower(node->accelerator) != lower(a->id)) continue;
+      if (to_lower(node->accelerator) != to_lower(a->id)) continue;
       has_node = true;
       const std::optional<Fabric> fabric =
           space.fabric ? std::optional<Fabric>(*space.fabric) : std::nullopt;

@@ -4,17 +4,12 @@
 #include <cctype>
 #include <map>
 
+#include "memwall/core/text.h"
 #include "memwall/core/embedded.h"
 #include "memwall/core/error.h"
 
 namespace memwall::score {
 namespace {
-
-std::string lower(std::string s) {
-  std::transform(s.begin(), s.end(), s.begin(),
-                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
-  return s;
-}
 
 Support parse_support(const std::string& s, const std::string& where) {
   if (s == "native") return Support::native;
@@ -55,7 +50,7 @@ void EcosystemBook::load(const Json& doc, const std::string& origin) {
     if (list[i].contains("accelerators")) {
       for (const auto& id : list[i].at("accelerators")) {
         if (!id.is_string()) throw InputError(at + ".accelerators", id.dump(), "catalog ids");
-        v.accelerators.push_back(lower(id.get<std::string>()));
+        v.accelerators.push_back(to_lower(id.get<std::string>()));
       }
     }
     if (list[i].contains("software")) {
@@ -97,12 +92,12 @@ EcosystemBook EcosystemBook::with_user_files(const std::vector<std::string>& pat
 }
 
 std::optional<VendorEcosystem> EcosystemBook::find(const Accelerator& a) const {
-  const std::string vendor = lower(a.vendor);
-  std::vector<std::string> names{lower(a.id)};
-  for (const auto& alias : a.aliases) names.push_back(lower(alias));
+  const std::string vendor = to_lower(a.vendor);
+  std::vector<std::string> names{to_lower(a.id)};
+  for (const auto& alias : a.aliases) names.push_back(to_lower(alias));
   std::optional<VendorEcosystem> general, specific;
   for (const auto& v : vendors_) {  // later entries (user files) replace earlier ones
-    if (vendor.rfind(lower(v.vendor), 0) != 0) continue;  // "Intel (Habana)" is Intel
+    if (vendor.rfind(to_lower(v.vendor), 0) != 0) continue;  // "Intel (Habana)" is Intel
     if (v.accelerators.empty()) {
       general = v;
     } else if (std::any_of(v.accelerators.begin(), v.accelerators.end(), [&](const std::string& id) {

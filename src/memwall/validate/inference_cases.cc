@@ -11,6 +11,7 @@
 #include <fmt/format.h>
 
 #include "memwall/core/error.h"
+#include "memwall/core/text.h"
 #include "memwall/infer/estimate.h"
 #include "memwall/validate/case.h"
 #include "memwall/validate/names.h"
@@ -18,11 +19,6 @@
 namespace memwall::validate {
 namespace {
 
-std::string lower(std::string s) {
-  std::transform(s.begin(), s.end(), s.begin(),
-                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
-  return s;
-}
 bool has(const std::string& s, const char* w) { return s.find(w) != std::string::npos; }
 
 std::string str_field(const Json& obj, const char* key) {
@@ -42,7 +38,7 @@ struct CasePrecision {
 };
 
 CasePrecision precision_of(const std::string& text, std::string& note) {
-  const std::string t = lower(text);
+  const std::string t = to_lower(text);
   CasePrecision p;
   if (has(t, "q4_0")) {
     // GGUF Q4_0: blocks of 32 4-bit weights with one fp16 scale = 4.5 bits per weight.
@@ -64,7 +60,7 @@ CasePrecision precision_of(const std::string& text, std::string& note) {
 }
 
 std::string engine_of(const std::string& framework) {
-  const std::string f = lower(framework);
+  const std::string f = to_lower(framework);
   if (has(f, "tensorrt"))
     return (has(f, "v0.5") || has(f, "v0.6") || has(f, " 0.5") || has(f, " 0.6")) ? "tensorrt-llm-0.6"
                                                                              : "tensorrt-llm";
@@ -96,7 +92,7 @@ CaseResult predict_inference_case(const Json& c, const Catalog& catalog) {
     o.memory_utilization = 1.0;
     const infer::Deployment d = infer::make_deployment(catalog, o);
 
-    const std::string metric = lower(r.metric), unit = lower(r.unit);
+    const std::string metric = to_lower(r.metric), unit = to_lower(r.unit);
     const int64_t batch = int_field(cfg, "batch_size").value_or(1);
     auto input = int_field(cfg, "input_len");
     auto output = int_field(cfg, "output_len");

@@ -8,17 +8,13 @@
 #include <cctype>
 
 #include "memwall/core/error.h"
+#include "memwall/core/text.h"
 #include "memwall/infer/memory_plan.h"
 #include "memwall/serve/serving.h"
 #include "memwall/validate/case.h"
 
 namespace memwall::validate {
 namespace {
-
-std::string lower(std::string s) {
-  for (auto& ch : s) ch = static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
-  return s;
-}
 
 std::string get(const Json& c, const char* a, const char* b) {
   const auto i = c.find(a);
@@ -29,12 +25,12 @@ std::string get(const Json& c, const char* a, const char* b) {
 
 // The A100 variant a case names: "80GB" in the description selects the 80 GB part.
 std::string a100_id(const std::string& gpu) {
-  return lower(gpu).find("80gb") != std::string::npos ? "nvidia-a100-80gb-sxm"
+  return to_lower(gpu).find("80gb") != std::string::npos ? "nvidia-a100-80gb-sxm"
                                                       : "nvidia-a100-40gb-sxm";
 }
 
 CaseResult token_state_share(const Json& c, const Catalog& catalog, CaseResult r) {
-  const std::string system = lower(get(c, "config", "system"));
+  const std::string system = to_lower(get(c, "config", "system"));
   serve::KvPolicy policy;
   if (system.find("max") != std::string::npos) {
     policy = serve::KvPolicy::contiguous_max;
@@ -81,7 +77,7 @@ CaseResult token_state_share(const Json& c, const Catalog& catalog, CaseResult r
 }
 
 CaseResult kv_memory_available(const Json& c, const Catalog& catalog, CaseResult r) {
-  const std::string model = lower(get(c, "model", "name"));
+  const std::string model = to_lower(get(c, "model", "name"));
   const std::string gpu = get(c, "hardware", "gpu");
   int count = 1;
   const auto hw = c.find("hardware");
@@ -116,7 +112,7 @@ CaseResult kv_memory_available(const Json& c, const Catalog& catalog, CaseResult
 
 CaseResult predict_memory_case(const Json& c, const Catalog& catalog) {
   CaseResult r = start_result(c);
-  const std::string metric = lower(r.metric);
+  const std::string metric = to_lower(r.metric);
   if (metric.find("token states") != std::string::npos) return token_state_share(c, catalog, r);
   if (metric.find("available for kv") != std::string::npos)
     return kv_memory_available(c, catalog, r);

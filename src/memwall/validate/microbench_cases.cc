@@ -7,6 +7,7 @@
 #include <cstdio>
 
 #include "memwall/core/error.h"
+#include "memwall/core/text.h"
 #include "memwall/perf/roofline.h"
 #include "memwall/validate/case.h"
 #include "memwall/validate/names.h"
@@ -14,11 +15,6 @@
 namespace memwall::validate {
 namespace {
 
-std::string lower(std::string s) {
-  std::transform(s.begin(), s.end(), s.begin(),
-                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
-  return s;
-}
 bool has(const std::string& s, const char* w) { return s.find(w) != std::string::npos; }
 std::string str_field(const Json& obj, const char* key) {
   auto it = obj.find(key);
@@ -29,10 +25,10 @@ std::string str_field(const Json& obj, const char* key) {
 
 CaseResult predict_microbench_case(const Json& c, const Catalog& catalog) {
   CaseResult r = start_result(c);
-  const std::string metric = lower(r.metric);
+  const std::string metric = to_lower(r.metric);
   const Json empty = Json::object();
   const Json& cfg = c.contains("config") && c["config"].is_object() ? c["config"] : empty;
-  const std::string test = lower(str_field(cfg, "test"));
+  const std::string test = to_lower(str_field(cfg, "test"));
   if (has(metric, "bus bandwidth") || has(metric, "all-reduce") || has(test, "_perf"))
     return predict_net_microbench_case(c, catalog);
   try {
@@ -40,14 +36,14 @@ CaseResult predict_microbench_case(const Json& c, const Catalog& catalog) {
     const Json& hw = c.at("hardware");
     const Accelerator& a = catalog.accelerator(hardware_id(str_field(hw, "gpu"), catalog, note));
     const perf::Efficiency& e = perf::default_efficiency();
-    const std::string unit = lower(r.unit);
-    if (has(metric, "dram bandwidth") || has(lower(str_field(cfg, "kernel")), "triad")) {
+    const std::string unit = to_lower(r.unit);
+    if (has(metric, "dram bandwidth") || has(to_lower(str_field(cfg, "kernel")), "triad")) {
       if (!a.memory_bandwidth) throw InputError(a.id + ": memory bandwidth unknown");
       const double bw = a.memory_bandwidth->value() *
                         e.memory_bandwidth_fraction.lookup(a, Precision::bf16);
       r.predicted = bw / (unit == "gb/s" ? 1e9 : 1.0);
     } else if (has(metric, "matmul")) {
-      const std::string dtype = lower(str_field(cfg, "dtype"));
+      const std::string dtype = to_lower(str_field(cfg, "dtype"));
       const Precision p = parse_precision_or_throw(dtype.substr(0, dtype.find(' ')), "config.dtype");
       long long m = 0, n = 0, k = 0;
       const std::string shape = str_field(cfg, "best_shape_MxNxK");

@@ -5,16 +5,12 @@
 #include <sstream>
 #include <vector>
 
+#include "memwall/core/text.h"
 #include "memwall/core/error.h"
 
 namespace memwall::validate {
 namespace {
 
-std::string lower(std::string s) {
-  std::transform(s.begin(), s.end(), s.begin(),
-                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
-  return s;
-}
 bool has(const std::string& s, const char* w) { return s.find(w) != std::string::npos; }
 
 bool known_accelerator(const Catalog& c, const std::string& name) {
@@ -29,7 +25,7 @@ bool known_accelerator(const Catalog& c, const std::string& name) {
 }  // namespace
 
 std::string hardware_id(const std::string& text, const Catalog& catalog, std::string& note) {
-  const std::string t = lower(text);
+  const std::string t = to_lower(text);
   if (has(t, "h100") && !has(t, "gh100")) {
     if (has(t, "pcie")) return "nvidia-h100-pcie";
     if (has(t, "nvl")) return "nvidia-h100-nvl";
@@ -64,7 +60,7 @@ std::string hardware_id(const std::string& text, const Catalog& catalog, std::st
 }
 
 std::string model_id(const std::string& text, const Catalog& catalog, std::string& note) {
-  std::string t = lower(text.substr(0, text.find('(')));
+  std::string t = to_lower(text.substr(0, text.find('(')));
   while (!t.empty() && t.back() == ' ') t.pop_back();
   std::replace(t.begin(), t.end(), ' ', '-');
   auto known = [&](const std::string& id) {

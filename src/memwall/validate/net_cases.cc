@@ -9,6 +9,7 @@
 #include <fmt/format.h>
 
 #include "memwall/comm/collective.h"
+#include "memwall/core/text.h"
 #include "memwall/comm/sizes.h"
 #include "memwall/core/error.h"
 #include "memwall/catalog/catalog.h"
@@ -16,11 +17,6 @@
 
 namespace memwall::validate {
 namespace {
-
-std::string lower(std::string s) {
-  for (auto& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return s;
-}
 
 std::string text_of(const Json& obj, const char* key) {
   if (!obj.is_object()) return {};
@@ -30,7 +26,7 @@ std::string text_of(const Json& obj, const char* key) {
 
 // Hardware words -> built-in node id (empty when none fits).
 std::string node_for(const std::string& hw) {
-  const std::string h = lower(hw);
+  const std::string h = to_lower(hw);
   auto has = [&](const char* w) { return h.find(w) != std::string::npos; };
   if (has("h100") && has("pcie") && has("nvlink")) return "pcie-h100-nvlink";
   if (has("gb200")) return "gb200-nvl72";
@@ -52,7 +48,7 @@ std::string node_for(const std::string& hw) {
 }
 
 std::optional<comm::Collective> op_for(const std::string& test) {
-  const std::string t = lower(test);
+  const std::string t = to_lower(test);
   if (t.find("all_reduce") != std::string::npos) return comm::Collective::all_reduce;
   if (t.find("reduce_scatter") != std::string::npos) return comm::Collective::reduce_scatter;
   if (t.find("all_gather") != std::string::npos) return comm::Collective::all_gather;
@@ -82,7 +78,7 @@ StatedNetwork network_for(const std::string& text, const Catalog& catalog) {
   }
   out.nics = std::stoi(m[1].str());
   out.gbit = std::stod(m[2].str());
-  const std::string t = lower(text);
+  const std::string t = to_lower(text);
   auto has = [&](const char* w) { return t.find(w) != std::string::npos; };
   std::string technology;
   if (has("roce") || has("ethernet") || has("gbe")) technology = "roce";
@@ -112,7 +108,7 @@ CaseResult predict_net_microbench_case(const Json& c, const Catalog& catalog) {
   CaseResult r = start_result(c);
   const Json hw = c.contains("hardware") ? c.at("hardware") : Json::object();
   const Json config = c.contains("config") ? c.at("config") : Json::object();
-  const std::string metric = lower(r.metric);
+  const std::string metric = to_lower(r.metric);
   const bool bus = metric.find("bus bandwidth") != std::string::npos;
   const bool alg = metric.find("algorithm bandwidth") != std::string::npos;
   if (!bus && !alg) {

@@ -10,6 +10,7 @@
 
 #include <fmt/format.h>
 
+#include "memwall/core/text.h"
 #include "memwall/core/error.h"
 #include "memwall/train/counts.h"
 #include "memwall/train/estimate.h"
@@ -18,11 +19,6 @@
 namespace memwall::validate {
 namespace {
 
-std::string lower(std::string s) {
-  std::transform(s.begin(), s.end(), s.begin(),
-                 [](unsigned char ch) { return static_cast<char>(std::tolower(ch)); });
-  return s;
-}
 bool has(const std::string& s, const char* sub) { return s.find(sub) != std::string::npos; }
 
 std::string str(const Json& o, const char* k) {
@@ -40,7 +36,7 @@ std::optional<double> num(const Json& o, const char* k) {
 ModelSpec gpt_model(const std::string& name, int layers, int64_t hidden, int heads, int64_t ffn,
                     int64_t vocab, int64_t positions) {
   ModelSpec m;
-  m.id = lower(name);
+  m.id = to_lower(name);
   m.name = name;
   m.family = "gpt";
   m.layers = layers;
@@ -107,8 +103,8 @@ TrainingCase translate_training_case(const Json& c) {
   const Json& hw = require_field(c, "hardware", id);
   const Json& model = require_field(c, "model", id);
   const Json& cfg = require_field(c, "config", id);
-  const std::string gpu = lower(str(hw, "gpu"));
-  const std::string net = lower(str(hw, "interconnect"));
+  const std::string gpu = to_lower(str(hw, "gpu"));
+  const std::string net = to_lower(str(hw, "interconnect"));
   std::string assumptions;
   auto assume = [&](const std::string& a) {
     if (!assumptions.empty()) assumptions += "; ";
@@ -137,7 +133,7 @@ TrainingCase translate_training_case(const Json& c) {
   if (gpus <= 0) throw InputError(id + ": hardware.count missing");
 
   // --- Model
-  const std::string family = has(lower(id), "mpt") ? "mpt" : "megatron";
+  const std::string family = has(to_lower(id), "mpt") ? "mpt" : "megatron";
   const int64_t seq = int64_t(num(cfg, "seq_len").value_or(2048));
   const int64_t vocab = int64_t(num(model, "vocab").value_or(family == "mpt" ? 50368 : 51200));
   if (num(model, "layers") && num(model, "hidden") && num(model, "heads")) {
@@ -163,12 +159,12 @@ TrainingCase translate_training_case(const Json& c) {
   train::TrainConfig& t = tc.config;
   t.gpus = gpus;
   t.seq = seq;
-  const std::string prec = lower(str(cfg, "precision"));
+  const std::string prec = to_lower(str(cfg, "precision"));
   t.precision = has(prec, "fp8") ? Precision::fp8_e4m3
                 : has(prec, "bf16") ? Precision::bf16
                                     : Precision::fp16;
-  const std::string recompute = lower(str(cfg, "recompute"));
-  const std::string scheme = lower(str(cfg, "scheme") + " " + str(cfg, "parallelism"));
+  const std::string recompute = to_lower(str(cfg, "recompute"));
+  const std::string scheme = to_lower(str(cfg, "scheme") + " " + str(cfg, "parallelism"));
   if (family == "mpt") {
     // llm-foundry: PyTorch FSDP FULL_SHARD (= ZeRO-3) with prefetching, FlashAttention, no
     // dropout; "activation checkpointing" = full recomputation of every block.
@@ -228,7 +224,7 @@ TrainingCase translate_training_case(const Json& c) {
       }
       t.sequence_parallel = (has(recompute, "sequence") && !has(recompute, "no sequence"));
     }
-    tc.metric = has(lower(str(c, "unit")), "tflop") ? TrainingMetric::narayanan_tflops_per_gpu
+    tc.metric = has(to_lower(str(c, "unit")), "tflop") ? TrainingMetric::narayanan_tflops_per_gpu
                                                      : TrainingMetric::step_time_s;
   }
   if (auto mb = num(cfg, "micro_batch")) {
@@ -247,7 +243,7 @@ TrainingCase translate_training_case(const Json& c) {
   if (auto g = num(cfg, "global_batch")) t.global_batch = int64_t(*g);
   else t.global_batch = t.micro_batch * t.dp;
 
-  if (lower(str(c, "unit")) == "ms") {
+  if (to_lower(str(c, "unit")) == "ms") {
     // Korthikanti Table 4: one layer, forward + backward, TP 8 inside one node.
     tc.metric = TrainingMetric::layer_time_ms;
     t.gpus = t.tp;
