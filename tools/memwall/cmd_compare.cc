@@ -45,12 +45,7 @@ Json dimension_json(const score::Dimension& d) {
 }
 
 int run_compare(const CompareOptions& o, const GlobalOptions& g) {
-  Catalog owned;
-  const Catalog* catalog = &Catalog::builtin();
-  if (!g.catalog_files.empty()) {
-    owned = Catalog::with_user_files(g.catalog_files);
-    catalog = &owned;
-  }
+  const CommandCatalog catalog(g);
   const cost::PriceBook prices = cost::PriceBook::with_user_files(g.catalog_files);
   const score::EcosystemBook ecosystem = score::EcosystemBook::with_user_files(g.catalog_files);
   const ModelSpec model = catalog->model(o.model);

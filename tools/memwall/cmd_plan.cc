@@ -118,8 +118,7 @@ std::string prefill_cell(const plan::Plan& p) {
 
 // The catalog (built-in or with --catalog files) and the answer computed over it.
 struct Prepared {
-  Catalog owned;
-  const Catalog* catalog = nullptr;
+  std::unique_ptr<const CommandCatalog> catalog;
   std::unique_ptr<const plan::InferenceAnswer> answer;
 };
 
@@ -150,13 +149,8 @@ plan::InferenceQuery query_from(const PlanInferOptions& o) {
 }
 
 void prepare(const PlanInferOptions& o, const GlobalOptions& g, Prepared& p) {
-  if (g.catalog_files.empty()) {
-    p.catalog = &Catalog::builtin();
-  } else {
-    p.owned = Catalog::with_user_files(g.catalog_files);
-    p.catalog = &p.owned;
-  }
-  p.answer = plan::answer_inference(*p.catalog, cost::PriceBook::with_user_files(g.catalog_files), query_from(o));
+  p.catalog = std::make_unique<const CommandCatalog>(g);
+  p.answer = plan::answer_inference(**p.catalog, cost::PriceBook::with_user_files(g.catalog_files), query_from(o));
 }
 
 void print_requirements(const plan::InferenceAnswer& p) {
@@ -313,12 +307,7 @@ struct PlanTrainOptions {
 };
 
 int run_plan_train(const PlanTrainOptions& o, const GlobalOptions& g) {
-  Catalog owned;
-  const Catalog* catalog = &Catalog::builtin();
-  if (!g.catalog_files.empty()) {
-    owned = Catalog::with_user_files(g.catalog_files);
-    catalog = &owned;
-  }
+  const CommandCatalog catalog(g);
   const cost::PriceBook prices = cost::PriceBook::with_user_files(g.catalog_files);
   const ModelSpec model = catalog->model(o.model);
   plan::TrainGoal goal;

@@ -20,12 +20,7 @@ struct UiOptions {
 };
 
 int run_ui(const UiOptions& o, const GlobalOptions& g) {
-  Catalog owned;
-  const Catalog* catalog = &Catalog::builtin();
-  if (!g.catalog_files.empty()) {
-    owned = Catalog::with_user_files(g.catalog_files);
-    catalog = &owned;
-  }
+  const CommandCatalog catalog(g);
   if (!o.report.empty()) {
     std::ofstream out(o.report, std::ios::binary);
     if (!out) throw InputError("--report", o.report, "a writable file path");
@@ -37,7 +32,7 @@ int run_ui(const UiOptions& o, const GlobalOptions& g) {
   if (o.port < 0 || o.port > 65535) throw InputError("--port", std::to_string(o.port), "0 to 65535 (0: any free port)");
   ui::Server server(*catalog);
   server.run(o.host, o.port, [&o](int port) {
-    std::cerr << fmt::format("memwall ui: serving http://{}:{}/ (POST /api/catalog|infer|plan|net); Ctrl-C stops\n",
+    std::cerr << fmt::format("memwall ui: serving http://{}:{}/ (POST /api/catalog|infer|plan|net|simulate); Ctrl-C stops\n",
                              o.host, port);
   });
   return 0;

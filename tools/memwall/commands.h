@@ -8,6 +8,8 @@
 
 #include <CLI/CLI.hpp>
 
+#include "memwall/catalog/catalog.h"
+
 namespace memwall::cli {
 
 // Options every subcommand shares.
@@ -33,6 +35,23 @@ void register_validate(CLI::App& app, GlobalOptions& g, Runner& run);
 
 // "a,b,,c" -> {a, b, c}: the comma-separated list options (--gpus, --vendors ...).
 std::vector<std::string> split_list(const std::string& s);
+
+// The catalog a command works on: the built-in one, or a copy extended by the --catalog files.
+// Not copyable (it may point into itself).
+class CommandCatalog {
+ public:
+  explicit CommandCatalog(const GlobalOptions& g)
+      : owned_(g.catalog_files.empty() ? Catalog() : Catalog::with_user_files(g.catalog_files)),
+        catalog_(g.catalog_files.empty() ? &Catalog::builtin() : &owned_) {}
+  CommandCatalog(const CommandCatalog&) = delete;
+  CommandCatalog& operator=(const CommandCatalog&) = delete;
+  const Catalog& operator*() const { return *catalog_; }
+  const Catalog* operator->() const { return catalog_; }
+
+ private:
+  Catalog owned_;
+  const Catalog* catalog_;
+};
 
 // Adds --json and --catalog to a subcommand.
 void add_global_options(CLI::App& sub, GlobalOptions& g);
