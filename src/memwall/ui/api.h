@@ -13,11 +13,12 @@
 
 namespace memwall::ui {
 
-// Endpoints: "catalog", "infer", "plan", "net". Request fields (all optional, defaults in
+// Endpoints: "catalog", "infer", "plan", "net", "simulate". Request fields (all optional, defaults in
 // docs/ui.md):
 //   infer: model, gpu, tp, pp, batch, input, output, weight_precision, kv_precision
 //   plan:  model, concurrency | rate, input, output, sla, gpus [ids], serving, top
 //   net:   node, fabric, nodes, op, sizes ("1K..8G")
+//   simulate: model, gpu, tp, rate | concurrency, dataset, requests (<= 50000), scheduler, kv, sla
 // Throws InputError for an unknown endpoint or a bad field (HTTP 400) and InfeasibleError for a
 // configuration that cannot run (HTTP 422), with the same messages as the CLI.
 Json handle(const Catalog& catalog, const std::string& endpoint, const Json& request);
