@@ -15,7 +15,6 @@
 #include <fmt/format.h>
 
 #include "commands.h"
-#include "memwall/train/config.h"
 #include "memwall/catalog/catalog.h"
 #include "memwall/core/error.h"
 #include "memwall/cost/prices.h"
@@ -25,6 +24,7 @@
 #include "memwall/plan/query.h"
 #include "memwall/plan/train_search.h"
 #include "memwall/plan/verify.h"
+#include "memwall/train/config.h"
 
 namespace memwall::cli {
 namespace {

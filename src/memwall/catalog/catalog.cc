@@ -8,9 +8,9 @@
 #include <filesystem>
 #include <set>
 
-#include "memwall/core/text.h"
 #include "memwall/core/embedded.h"
 #include "memwall/core/error.h"
+#include "memwall/core/text.h"
 #include "memwall/hw/hw_io.h"
 #include "memwall/model/zoo.h"
 

@@ -4,8 +4,8 @@
 #include <array>
 #include <cctype>
 
-#include "memwall/core/text.h"
 #include "memwall/core/error.h"
+#include "memwall/core/text.h"
 
 namespace memwall {
 namespace {

@@ -4,9 +4,9 @@
 #include <cctype>
 #include <cmath>
 
-#include "memwall/core/text.h"
 #include "memwall/core/embedded.h"
 #include "memwall/core/error.h"
+#include "memwall/core/text.h"
 
 namespace memwall::cost {
 namespace {

@@ -4,8 +4,8 @@
 #include <cctype>
 #include <cmath>
 
-#include "memwall/core/text.h"
 #include "memwall/core/error.h"
+#include "memwall/core/text.h"
 
 namespace memwall::perf {
 namespace {

@@ -7,8 +7,8 @@
 
 #include <fmt/format.h>
 
-#include "memwall/core/text.h"
 #include "memwall/core/error.h"
+#include "memwall/core/text.h"
 #include "memwall/plan/disaggregated.h"
 
 namespace memwall::plan {

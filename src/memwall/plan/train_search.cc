@@ -6,8 +6,8 @@
 
 #include <fmt/format.h>
 
-#include "memwall/core/text.h"
 #include "memwall/core/error.h"
+#include "memwall/core/text.h"
 #include "memwall/plan/inference_search.h"
 #include "memwall/train/setup.h"
 

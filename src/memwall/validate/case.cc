@@ -9,16 +9,25 @@ double CaseResult::abs_pct_error() const {
   return std::fabs(*predicted - measured) / std::fabs(measured) * 100.0;
 }
 
+bool has(const std::string& text, const char* word) { return text.find(word) != std::string::npos; }
+
+std::string str_field(const Json& obj, const char* key) {
+  auto it = obj.find(key);
+  return it != obj.end() && it->is_string() ? it->get<std::string>() : std::string();
+}
+
+std::optional<int64_t> int_field(const Json& obj, const char* key) {
+  auto it = obj.find(key);
+  if (it == obj.end() || !it->is_number()) return std::nullopt;
+  return static_cast<int64_t>(std::llround(it->get<double>()));
+}
+
 CaseResult start_result(const Json& c) {
   CaseResult r;
-  auto str = [&](const char* k) {
-    auto it = c.find(k);
-    return it != c.end() && it->is_string() ? it->get<std::string>() : std::string();
-  };
-  r.id = str("id");
-  r.kind = str("kind");
-  r.metric = str("metric");
-  r.unit = str("unit");
+  r.id = str_field(c, "id");
+  r.kind = str_field(c, "kind");
+  r.metric = str_field(c, "metric");
+  r.unit = str_field(c, "unit");
   auto v = c.find("value");
   if (v != c.end() && v->is_number()) r.measured = v->get<double>();
   return r;

@@ -2,6 +2,7 @@
 // for it. Each kind has its own predictor; the runner collects errors per kind.
 #pragma once
 
+#include <cstdint>
 #include <optional>
 #include <string>
 
@@ -26,6 +27,11 @@ CaseResult predict_microbench_case(const Json& c, const Catalog& catalog);
 CaseResult predict_memory_case(const Json& c, const Catalog& catalog);
 // Collective-bandwidth microbenchmarks (nccl-tests); predict_microbench_case delegates to it.
 CaseResult predict_net_microbench_case(const Json& c, const Catalog& catalog);
+
+// Reading the free text and loose fields of published cases.
+bool has(const std::string& text, const char* word);         // word occurs in text
+std::string str_field(const Json& obj, const char* key);      // "" when absent or not a string
+std::optional<int64_t> int_field(const Json& obj, const char* key);  // rounded; empty if not a number
 
 // Common header fields of a case into a result with nothing predicted yet.
 CaseResult start_result(const Json& c);

@@ -19,17 +19,7 @@
 namespace memwall::validate {
 namespace {
 
-bool has(const std::string& s, const char* w) { return s.find(w) != std::string::npos; }
 
-std::string str_field(const Json& obj, const char* key) {
-  auto it = obj.find(key);
-  return it != obj.end() && it->is_string() ? it->get<std::string>() : std::string();
-}
-std::optional<int64_t> int_field(const Json& obj, const char* key) {
-  auto it = obj.find(key);
-  if (it == obj.end() || !it->is_number()) return std::nullopt;
-  return static_cast<int64_t>(std::llround(it->get<double>()));
-}
 
 struct CasePrecision {
   Precision weight = Precision::fp16;

@@ -13,16 +13,6 @@
 #include "memwall/validate/names.h"
 
 namespace memwall::validate {
-namespace {
-
-bool has(const std::string& s, const char* w) { return s.find(w) != std::string::npos; }
-std::string str_field(const Json& obj, const char* key) {
-  auto it = obj.find(key);
-  return it != obj.end() && it->is_string() ? it->get<std::string>() : std::string();
-}
-
-}  // namespace
-
 CaseResult predict_microbench_case(const Json& c, const Catalog& catalog) {
   CaseResult r = start_result(c);
   const std::string metric = to_lower(r.metric);

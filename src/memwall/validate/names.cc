@@ -5,13 +5,13 @@
 #include <sstream>
 #include <vector>
 
-#include "memwall/core/text.h"
 #include "memwall/core/error.h"
+#include "memwall/core/text.h"
+#include "memwall/validate/case.h"
 
 namespace memwall::validate {
 namespace {
 
-bool has(const std::string& s, const char* w) { return s.find(w) != std::string::npos; }
 
 bool known_accelerator(const Catalog& c, const std::string& name) {
   try {

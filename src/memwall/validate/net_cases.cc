@@ -8,11 +8,11 @@
 
 #include <fmt/format.h>
 
+#include "memwall/catalog/catalog.h"
 #include "memwall/comm/collective.h"
-#include "memwall/core/text.h"
 #include "memwall/comm/sizes.h"
 #include "memwall/core/error.h"
-#include "memwall/catalog/catalog.h"
+#include "memwall/core/text.h"
 #include "memwall/validate/case.h"
 
 namespace memwall::validate {

@@ -10,16 +10,16 @@
 
 #include <fmt/format.h>
 
-#include "memwall/core/text.h"
 #include "memwall/core/error.h"
+#include "memwall/core/text.h"
 #include "memwall/train/counts.h"
 #include "memwall/train/estimate.h"
 #include "memwall/train/layer_cost.h"
+#include "memwall/validate/case.h"
 
 namespace memwall::validate {
 namespace {
 
-bool has(const std::string& s, const char* sub) { return s.find(sub) != std::string::npos; }
 
 std::string str(const Json& o, const char* k) {
   auto it = o.find(k);
