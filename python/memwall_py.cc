@@ -20,6 +20,7 @@
 #include "memwall/core/document.h"
 #include "memwall/core/error.h"
 #include "memwall/core/precision.h"
+#include "memwall/core/version.h"
 #include "memwall/hw/hw_io.h"
 #include "memwall/cost/prices.h"
 #include "memwall/infer/request.h"
@@ -430,7 +431,8 @@ PYBIND11_MODULE(memwall, m) {
       "the JSON object of the matching `memwall <subcommand> --json` as Python dicts and lists. "
       "Bad input raises memwall.InputError (a ValueError); a configuration that cannot run raises "
       "memwall.InfeasibleError (a RuntimeError). See docs/python.md.";
-  m.attr("__version__") = "0.1.0";
+  m.attr("__version__") = std::string(memwall::version());
+  m.attr("__commit__") = std::string(memwall::build_commit());
   py::register_exception<InputError>(m, "InputError", PyExc_ValueError);
   py::register_exception<InfeasibleError>(m, "InfeasibleError", PyExc_RuntimeError);
 

@@ -5,7 +5,7 @@
 # build (build/memwall).
 set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
-cases="${1:-$root/../shared/validation/dev-cases.json}"
+cases="${1:-$root/validation/dev-cases.json}"
 extra="${2:-$root/validation/extra-cases.json}"
 bin="$root/build/memwall"
 [[ -x "$bin" ]] || { echo "validate.sh: build first (scripts/build.sh)" >&2; exit 2; }

@@ -61,15 +61,32 @@ TEST(InferCli, BadAndImpossibleInputs) {
 }
 
 TEST(ValidateCli, JsonSummary) {
-  const char* shared = std::getenv("MEMWALL_SHARED_DIR");
-  if (!shared) GTEST_SKIP() << "MEMWALL_SHARED_DIR not set";
-  const Result r = run(std::string("validate ") + shared +
+  const Result r = run(std::string("validate ") + MEMWALL_SOURCE_DIR +
                        "/validation/dev-cases.json --kind microbench --json");
   ASSERT_EQ(r.status, 0);
   const auto j = nlohmann::json::parse(r.out);
   ASSERT_EQ(j["summary"].size(), 1u);
   EXPECT_EQ(j["summary"][0]["kind"], "microbench");
   EXPECT_EQ(run("validate /nonexistent.json").status, 2);
+}
+
+// With no file, validate runs the repository's cases compiled into the binary: the same report as
+// the file in validation/, whatever the working directory.
+TEST(ValidateCli, NoFileRunsTheBuiltInDevCases) {
+  const Result builtin = run("validate --kind microbench --json");
+  ASSERT_EQ(builtin.status, 0);
+  const Result file = run(std::string("validate ") + MEMWALL_SOURCE_DIR +
+                          "/validation/dev-cases.json --kind microbench --json");
+  ASSERT_EQ(file.status, 0);
+  EXPECT_EQ(nlohmann::json::parse(builtin.out), nlohmann::json::parse(file.out));
+  EXPECT_GE(nlohmann::json::parse(builtin.out)["cases"].size(), 20u);
+}
+
+TEST(VersionCli, NamesVersionAndCommit) {
+  const Result r = run("--version");
+  ASSERT_EQ(r.status, 0);
+  EXPECT_NE(r.out.find("memwall 0."), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("(commit "), std::string::npos) << r.out;
 }
 
 }  // namespace

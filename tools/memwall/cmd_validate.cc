@@ -19,7 +19,10 @@ struct ValidateOptions {
 
 int run_validate(const ValidateOptions& o, const GlobalOptions& g) {
   const Catalog catalog = Catalog::with_user_files(g.catalog_files);
-  const validate::Report r = validate::run_file(o.file, catalog, o.kind);
+  // No file: the repository's own published cases, compiled into the binary.
+  const validate::Report r =
+      o.file.empty() ? validate::run_cases(validate::builtin_cases("dev-cases.json"), catalog, o.kind)
+                     : validate::run_file(o.file, catalog, o.kind);
   if (g.json)
     std::cout << validate::to_json(r).dump(2) << "\n";
   else if (o.markdown)
@@ -34,13 +37,16 @@ int run_validate(const ValidateOptions& o, const GlobalOptions& g) {
 void register_validate(CLI::App& app, GlobalOptions& g, Runner& run) {
   auto* sub = app.add_subcommand(
       "validate",
-      "Predict published, measured cases (shared/validation/dev-cases.json format) and report\n"
+      "Predict published, measured cases and report\n"
       "predicted vs measured, the absolute percentage error |p - m| / m per case, and the median\n"
       "and 90th percentile (nearest rank) per kind; cases that cannot be expressed are listed with\n"
-      "the reason.");
+      "the reason. With no file, the repository's own cases (validation/dev-cases.json, built\n"
+      "into the binary); with FILE, any file of that format (e.g. validation/extra-cases.json).");
   add_global_options(*sub, g);
   auto o = std::make_shared<ValidateOptions>();
-  sub->add_option("file", o->file, "Cases file (JSON array)")->required()->check(CLI::ExistingFile);
+  sub->add_option("file", o->file,
+                  "Cases file (JSON array); default: the built-in validation/dev-cases.json")
+      ->check(CLI::ExistingFile);
   sub->add_option("--kind", o->kind, "Only this kind: inference, training, microbench, memory")
       ->check(CLI::IsMember({"inference", "training", "microbench", "memory"}));
   sub->add_flag("--markdown", o->markdown, "Print the report as Markdown (validation/REPORT.md)");

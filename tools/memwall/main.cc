@@ -5,8 +5,11 @@
 #include <iostream>
 #include <sstream>
 
+#include <fmt/format.h>
+
 #include "commands.h"
 #include "memwall/core/error.h"
+#include "memwall/core/version.h"
 
 namespace memwall::cli {
 
@@ -38,7 +41,7 @@ int main(int argc, char** argv) {
       "Answers what hardware a workload needs, how fast it runs, what it costs, and why a running\n"
       "cluster is slower than it should be."};
   app.require_subcommand(1);
-  app.set_version_flag("--version", "memwall 0.1.0");
+  app.set_version_flag("--version", fmt::format("memwall {} (commit {})", version(), build_commit()));
   cli::GlobalOptions g;
   cli::Runner run;
   cli::register_plan(app, g, run);

@@ -32,9 +32,7 @@ TEST(Catalog, BuiltinHasEveryReferenceAcceleratorWithItsValues) {
   const Catalog& c = Catalog::builtin();
   // The 46 reference rows plus the three the validation cases name (L40, RTX 6000 Ada, GH200).
   ASSERT_EQ(c.accelerators().size(), 49u);
-  const char* shared = std::getenv("MEMWALL_SHARED_DIR");
-  if (!shared) GTEST_SKIP() << "MEMWALL_SHARED_DIR not set";
-  const Json ref = load_document(std::string(shared) + "/reference/accelerators.json");
+  const Json ref = load_document(MEMWALL_SOURCE_DIR "/data/reference/accelerators.json");
   ASSERT_EQ(ref.size(), 46u);
   auto same = [](const Json& v, const auto& q, double unit) {
     if (v.is_null()) return !q.has_value();

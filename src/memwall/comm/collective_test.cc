@@ -78,9 +78,7 @@ TEST(Collective, BusBandwidthFactorsFollowNcclTests) {
 // The measured NCCL bus bandwidths of the dev validation set (kind microbench, bus-bandwidth
 // metrics), read from the file; large-message predictions must be within 15 %.
 TEST(Collective, LargeMessageBusBandwidthWithin15PercentOfMeasured) {
-  const char* dir = std::getenv("MEMWALL_SHARED_DIR");
-  if (dir == nullptr) GTEST_SKIP() << "MEMWALL_SHARED_DIR not set";
-  std::ifstream in(std::string(dir) + "/validation/dev-cases.json");
+  std::ifstream in(MEMWALL_SOURCE_DIR "/validation/dev-cases.json");
   ASSERT_TRUE(in) << "cannot read dev-cases.json";
   std::stringstream ss;
   ss << in.rdbuf();

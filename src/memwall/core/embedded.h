@@ -1,4 +1,5 @@
-// The data files (data/**.json|yaml) compiled into the binary by cmake/embed.cmake.
+// Files compiled into the binary by cmake/embed.cmake: data/**.json|yaml (memwall::data::embedded_files)
+// and the validation cases (memwall::validate::embedded_case_files).
 #pragma once
 
 #include <string_view>
@@ -7,7 +8,7 @@
 namespace memwall::data {
 
 struct EmbeddedFile {
-  std::string_view path;     // relative to data/, e.g. "hw/accelerators.json"
+  std::string_view path;     // relative to the embedded folder, e.g. "hw/accelerators.json" in data/
   std::string_view content;
 };
 

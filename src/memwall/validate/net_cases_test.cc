@@ -10,9 +10,7 @@ namespace memwall::validate {
 namespace {
 
 TEST(NetCases, BusBandwidthCasesArePredictedWithin15PercentExceptTheBridgedPcieOutlier) {
-  const char* dir = std::getenv("MEMWALL_SHARED_DIR");
-  if (dir == nullptr) GTEST_SKIP() << "MEMWALL_SHARED_DIR not set";
-  std::ifstream in(std::string(dir) + "/validation/dev-cases.json");
+  std::ifstream in(MEMWALL_SOURCE_DIR "/validation/dev-cases.json");
   ASSERT_TRUE(in);
   std::stringstream ss;
   ss << in.rdbuf();

@@ -41,6 +41,15 @@ double percentile90(std::vector<double> v) {
   return v[std::max<size_t>(rank, 1) - 1];
 }
 
+Json builtin_cases(const std::string& name) {
+  std::string known;
+  for (const auto& f : embedded_case_files()) {
+    if (f.path == name) return parse_document(f.content, "built-in validation/" + name);
+    known += (known.empty() ? "" : ", ") + std::string(f.path);
+  }
+  throw InputError("cases", name, "one of the built-in case files: " + known);
+}
+
 Report run_cases(const Json& cases, const Catalog& catalog, const std::string& kind) {
   if (!cases.is_array()) throw InputError("cases", cases.type_name(), "a JSON array of case objects");
   Report r;

@@ -1,5 +1,4 @@
-// The validation runner: reads published, measured cases (shared/validation/dev-cases.json
-// format), predicts each with the predictor of its kind, and reports per-case absolute percentage
+// The validation runner: reads published, measured cases (validation/dev-cases.json format), predicts each with the predictor of its kind, and reports per-case absolute percentage
 // error with the median and 90th percentile per kind, plus the cases it could not express and why.
 #pragma once
 
@@ -8,6 +7,7 @@
 
 #include "memwall/catalog/catalog.h"
 #include "memwall/core/document.h"
+#include "memwall/core/embedded.h"
 #include "memwall/validate/case.h"
 
 namespace memwall::validate {
@@ -32,6 +32,13 @@ CaseResult predict_case(const Json& c, const Catalog& catalog);
 // document that is not an array of objects.
 Report run_cases(const Json& cases, const Catalog& catalog, const std::string& kind = "");
 Report run_file(const std::string& path, const Catalog& catalog, const std::string& kind = "");
+
+// The repository's case files (validation/dev-cases.json, validation/extra-cases.json), compiled
+// into the binary by validation/CMakeLists.txt; paths are relative to validation/.
+const std::vector<data::EmbeddedFile>& embedded_case_files();
+// The built-in case file `name` ("dev-cases.json", "extra-cases.json") parsed; InputError naming
+// the files there are for any other name.
+Json builtin_cases(const std::string& name);
 
 // Median and nearest-rank p90 of the values (0 for none).
 double median(std::vector<double> v);

@@ -24,10 +24,8 @@ TEST(Runner, RejectsNonArrays) {
 
 // The bar over the dev inference cases: median |error| <= 15 %, p90 <= 35 %.
 TEST(Runner, DevInferenceCasesMeetTheAccuracyBar) {
-  const char* shared = std::getenv("MEMWALL_SHARED_DIR");
-  if (!shared) GTEST_SKIP() << "MEMWALL_SHARED_DIR not set";
   const Report r =
-      run_file(std::string(shared) + "/validation/dev-cases.json", Catalog::builtin(), "inference");
+      run_file(MEMWALL_SOURCE_DIR "/validation/dev-cases.json", Catalog::builtin(), "inference");
   ASSERT_EQ(r.kinds.size(), 1u);
   EXPECT_GE(r.kinds[0].predicted, 30);
   EXPECT_LE(r.kinds[0].median_abs_pct_error, 15.0);
@@ -35,10 +33,8 @@ TEST(Runner, DevInferenceCasesMeetTheAccuracyBar) {
 }
 
 TEST(Runner, DevMicrobenchCasesAreClose) {
-  const char* shared = std::getenv("MEMWALL_SHARED_DIR");
-  if (!shared) GTEST_SKIP() << "MEMWALL_SHARED_DIR not set";
-  const Report r = run_file(std::string(shared) + "/validation/dev-cases.json",
-                            Catalog::builtin(), "microbench");
+  const Report r =
+      run_file(MEMWALL_SOURCE_DIR "/validation/dev-cases.json", Catalog::builtin(), "microbench");
   int stream_and_mamf = 0;
   for (const auto& c : r.cases)
     if (c.predicted && (c.id.find("stream") != std::string::npos ||

@@ -18,10 +18,8 @@ namespace memwall::validate {
 namespace {
 
 std::vector<Json> training_cases() {
-  const char* dir = std::getenv("MEMWALL_SHARED_DIR");
   std::vector<Json> out;
-  if (!dir) return out;
-  const Json all = load_document(std::string(dir) + "/validation/dev-cases.json");
+  const Json all = load_document(MEMWALL_SOURCE_DIR "/validation/dev-cases.json");
   for (const auto& c : all)
     if (c.value("kind", "") == "training") out.push_back(c);
   return out;
@@ -37,7 +35,7 @@ double percentile(std::vector<double> v, double q) {
 
 TEST(TrainingCases, DevSetErrorWithinTargets) {
   const auto cases = training_cases();
-  if (cases.empty()) GTEST_SKIP() << "MEMWALL_SHARED_DIR not set";
+  ASSERT_FALSE(cases.empty());
   const Catalog catalog = Catalog::builtin();
   std::vector<double> errors;
   for (const auto& c : cases) {
