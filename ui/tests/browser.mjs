@@ -114,6 +114,17 @@ try {
   if (await page.$("#infer-out .error")) fail("an empty batch field gave an error: " + await page.textContent("#infer-out .error"));
   await page.fill("#infer-batch", "16");
 
+  // A planner question no accelerator can answer shows why each was rejected, not an empty table.
+  await page.click('#tabs button[data-view="plan"]');
+  await page.selectOption("#plan-model", "llama-3.1-405b");
+  await page.fill("#plan-gpus", "l4");
+  await page.waitForFunction(() => /nvidia-l4/.test((document.querySelector("#plan-out .panel") || {}).textContent || "") &&
+    !!document.querySelector("#plan-out .error"), null, { timeout: 60000 })
+    .catch(() => fail("a planner question with no feasible plan does not show the reasons"));
+  await page.screenshot({ path: path.join(outDir, "en-plan-infeasible.png"), fullPage: true });
+  await page.selectOption("#plan-model", "qwen2.5-72b");
+  await page.fill("#plan-gpus", "");
+
   // The page in Chinese: switching re-renders what is on screen, then every view.
   await page.selectOption("#lang", "zh");
   for (const view of VIEWS) await checkView(page, view, "zh", errors);
