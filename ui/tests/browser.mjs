@@ -18,7 +18,7 @@ const VIEWS = ["infer", "train", "plan", "simulate", "net", "compare"];
 // Units, technical terms and proper names that stay as they are in Chinese.
 const TERMS = new Set(["GiB", "MiB", "KiB", "TiB", "PiB", "FLOP", "FLOPs", "MFU", "MBU", "HFU", "TTFT", "TPOT", "SLA",
   "ZeRO", "NVLink", "NVSwitch", "PCIe", "token", "tokens", "max", "kWh", "AllReduce", "AllGather", "ReduceScatter",
-  "AllToAll", "ShareGPT", "LongBench", "LMSYS", "Chat", "Roofline", "JSON", "memwall", "npm", "HGX", "CLI", "TFLOP",
+  "AllToAll", "ShareGPT", "Alpaca", "Roofline", "JSON", "memwall", "npm", "HGX", "CLI", "TFLOP",
   "PFLOP", "GFLOP", "Simple", "CPU", "GPU", "TDP", "HBM", "XDR", "NDR", "MWh", "GWh", "kWh"]);
 const failures = [];
 const fail = (what) => { failures.push(what); console.error("FAIL: " + what); };

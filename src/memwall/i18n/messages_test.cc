@@ -34,7 +34,7 @@ std::vector<std::string> english_words(const std::string& s) {
       "token",  "tokens",   "ZeRO",      "JSON",      "true",          "false",
       "Host",   "http",     "localhost", "memwall",   "catalog",       "list",
       "max",    "Gb/s",     "GB/s",      "TB/s",      "Simple",        "budget",
-      "power",  "cap",      "gpus",      "ShareGPT",  "LongBench",     "Roofline",
+      "power",  "cap",      "gpus",      "ShareGPT",  "Alpaca",     "Roofline",
       "SXM",    "HGX",      "AllReduce", "AllGather", "ReduceScatter", "AllToAll"};
   std::vector<std::string> out;
   std::string token;
