@@ -19,7 +19,7 @@ const VIEWS = ["infer", "train", "plan", "simulate", "net", "compare"];
 const TERMS = new Set(["GiB", "MiB", "KiB", "TiB", "PiB", "FLOP", "FLOPs", "MFU", "MBU", "HFU", "TTFT", "TPOT", "SLA",
   "ZeRO", "NVLink", "NVSwitch", "PCIe", "token", "tokens", "max", "kWh", "AllReduce", "AllGather", "ReduceScatter",
   "AllToAll", "ShareGPT", "Alpaca", "Roofline", "JSON", "memwall", "npm", "HGX", "CLI", "TFLOP",
-  "PFLOP", "GFLOP", "Simple", "CPU", "GPU", "TDP", "HBM", "XDR", "NDR", "MWh", "GWh", "kWh"]);
+  "PFLOP", "GFLOP", "Simple", "CPU", "GPU", "TDP", "NVMe", "HBM", "XDR", "NDR", "MWh", "GWh", "kWh"]);
 const failures = [];
 const fail = (what) => { failures.push(what); console.error("FAIL: " + what); };
 
@@ -113,6 +113,21 @@ try {
   await page.waitForTimeout(800);
   if (await page.$("#infer-out .error")) fail("an empty batch field gave an error: " + await page.textContent("#infer-out .error"));
   await page.fill("#infer-batch", "16");
+
+  // Fields other parts of the library add (error bars, offload placement) are drawn when present.
+  const extra = await page.evaluate(() => {
+    const a = JSON.parse(JSON.stringify(state.infer.answer));
+    a.intervals = { ttft_s: [a.ttft_s * 0.8, a.ttft_s * 1.3], tpot_s: [a.tpot_s * 0.9, a.tpot_s * 1.2], mfu: [0.1, 0.2] };
+    a.offload = { strategy: "kv", placement: { weights: { gpu_bytes: 1e10, host_bytes: 0, disk_bytes: 0, compute: "gpu" },
+      kv_cache: { gpu_bytes: 1e9, host_bytes: 5e9, disk_bytes: 0, compute: "gpu" } }, host: { id: "test-host" },
+      decode_step: { time_s: 0.02, gpu_s: 0.01, cpu_s: 0, transfer_s: 0.009, disk_s: 0, overhead_s: 0.001, bound: "transfer" } };
+    const out = document.getElementById("infer-out");
+    RENDER.infer(a, out);
+    return out.textContent;
+  });
+  if (!/Error bars/.test(extra) || !/Offload placement/.test(extra) || !/kv_cache/.test(extra)) fail("error bars or offload placement not drawn");
+  await page.screenshot({ path: path.join(outDir, "en-infer-intervals-offload.png"), fullPage: true });
+  await page.fill("#infer-batch", "17");
 
   // A planner question no accelerator can answer shows why each was rejected, not an empty table.
   await page.click('#tabs button[data-view="plan"]');

@@ -30,12 +30,12 @@ std::vector<std::string> english_words(const std::string& s) {
     return out;
   }();
   static const std::set<std::string> terms{
-      "NVLink", "NVSwitch", "PCIe",      "TPOT",      "TTFT",          "FLOP",
-      "token",  "tokens",   "ZeRO",      "JSON",      "true",          "false",
-      "Host",   "http",     "localhost", "memwall",   "catalog",       "list",
-      "max",    "Gb/s",     "GB/s",      "TB/s",      "Simple",        "budget",
-      "power",  "cap",      "gpus",      "ShareGPT",  "Alpaca",     "Roofline",
-      "SXM",    "HGX",      "AllReduce", "AllGather", "ReduceScatter", "AllToAll"};
+      "NVLink",        "NVSwitch", "PCIe",     "TPOT",  "TTFT",  "FLOP",      "token",
+      "tokens",        "ZeRO",     "JSON",     "true",  "false", "Host",      "http",
+      "localhost",     "memwall",  "catalog",  "list",  "max",   "Gb/s",      "GB/s",
+      "TB/s",          "Simple",   "budget",   "power", "cap",   "gpus",      "ShareGPT",
+      "Alpaca",        "NVMe",     "Roofline", "SXM",   "HGX",   "AllReduce", "AllGather",
+      "ReduceScatter", "AllToAll"};
   std::vector<std::string> out;
   std::string token;
   auto flush = [&] {

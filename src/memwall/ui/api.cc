@@ -235,7 +235,12 @@ struct Endpoint {
 
 const std::vector<Endpoint>& endpoint_table() {
   static const std::vector<Endpoint> table{
-      {"catalog", {}, [](const Catalog& c, const Json&) { return catalog_json(c); }},
+      {"catalog", {}, [](const Catalog& c, const Json&) {
+         // With the request fields of every endpoint: the page offers only the controls the API reads.
+         Json out = catalog_json(c);
+         for (const auto& e : endpoint_table()) out["fields"][e.name] = e.fields;
+         return out;
+       }},
       {"infer",
        {"model", "gpu", "tp", "pp", "batch", "input", "output", "weight_precision", "kv_precision", "sweep"},
        infer_json},
