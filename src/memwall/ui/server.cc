@@ -53,12 +53,13 @@ void send_error(httplib::Response& res, int status, const std::string& message, 
   res.set_content(Json{{"error", i18n::localize(message, lang)}}.dump(), "application/json");
 }
 
-// JSON in a <script>: "</" would end the element early; "<\/" is the same string to JavaScript.
-std::string script_safe(const Json& value) {
-  std::string json = value.dump();
-  for (size_t i = json.find("</"); i != std::string::npos; i = json.find("</", i + 2)) json.replace(i, 2, "<\\/");
-  return json;
+// Text for a <script> element: every `end` (which would close it early, "</" or "</script") begins
+// "<\/" instead, the same string to JavaScript inside a string literal.
+std::string script_safe(std::string text, const std::string& end) {
+  for (size_t i = text.find(end); i != std::string::npos; i = text.find(end, i + 2)) text.replace(i, 2, "<\\/");
+  return text;
 }
+std::string script_safe(const Json& value) { return script_safe(value.dump(), "</"); }
 
 // `html` with `script` put in just before the page's own script.
 std::string insert_script(std::string html, const std::string& script) {
@@ -184,10 +185,12 @@ std::string static_report(const Json& answers) {
                                                             script_safe(i18n::page_messages()) +
                                                             ";\nwindow.MEMWALL_PRELOAD = " +
                                                             script_safe(Json{{"answers", answers}}) + ";</script>\n");
-  // The chart library inline, so the report needs no server (its text has no "</script").
+  // The chart library inline, so the report needs no server. A "</script" in its text (none in
+  // ECharts 6.1, but it could come in a string literal) is written "<\/script", the same string.
+  const std::string charts = script_safe(std::string(charts_library()), "</script");
   const std::string tag = "<script src=\"vendor/echarts.min.js\"></script>";
   const size_t at = html.find(tag);
-  if (at != std::string::npos) html.replace(at, tag.size(), "<script>" + std::string(charts_library()) + "</script>");
+  if (at != std::string::npos) html.replace(at, tag.size(), "<script>" + charts + "</script>");
   return html;
 }
 
