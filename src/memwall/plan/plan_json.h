@@ -12,6 +12,10 @@
 namespace memwall::plan {
 
 Json to_json(const Plan& p);
+Json to_json(const SoftwareFit& f);
+// Energy of a costed deployment: tokens per joule (board/wall power), per facility kWh and per
+// dollar of electricity, with the power figure's source.
+Json energy_json(const cost::DeploymentCost& c);
 Json to_json(const Verification& v);
 // The first rejection reason of each accelerator that has one.
 std::map<std::string, std::string> first_rejection(const InferenceSearchResult& r);
