@@ -249,7 +249,7 @@ TEST(Catalog, UserJsonReplacesByIdKeepingAliases) {
     {"id": "my-npu", "aliases": ["npu1"], "memory_gb": 64, "mem_bw_gbps": 1600,
      "tflops": {"fp16": 300}}]})J");
   const Catalog c = Catalog::with_user_files({path});
-  EXPECT_EQ(c.accelerators().size(), 50u);
+  EXPECT_EQ(c.accelerators().size(), 56u);
   const Accelerator& l4 = c.accelerator("l4");  // alias kept
   EXPECT_EQ(l4.name, "L4 (my numbers)");
   EXPECT_DOUBLE_EQ(l4.memory_bandwidth->value(), 280e9);

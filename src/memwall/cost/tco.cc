@@ -88,58 +88,58 @@ DeviceHourCost device_hour_cost(const Accelerator& a, const PriceBook& book,
     device_price.source = a.price_source.empty() ? "catalog price_usd of " + a.id : a.price_source;
     device_price.date.clear();
   }
-  // Whole-server price when the node has one, else device + platform + network shares.
-  std::optional<double> capex;
+  // Whole-server price when the node has one, else device + platform + network shares (< 0: unknown).
+  double capex = -1;
   std::vector<std::string> capex_sources;
   if (o.capex_usd) {
     capex = *o.capex_usd;
     capex_sources.push_back("capex: command line");
   } else if (np && np->capex_usd.known()) {
-    capex = *np->capex_usd.value / per_server;
+    capex = np->capex_usd.value.value_or(0.0) / per_server;
     capex_sources.push_back(cite("server price of " + node->id + " / " + std::to_string(node->devices), np->capex_usd));
   } else if (device_price.known()) {
-    capex = *device_price.value;
+    capex = device_price.value.value_or(0.0);
     capex_sources.push_back(cite("capex of " + a.id, device_price));
   } else {
     out.unknown.push_back("capex of " + a.id + (node ? " (or server price of " + node->id + ")" : ""));
   }
-  if (capex && node && !o.capex_usd && !(np && np->capex_usd.known())) {
+  if (capex >= 0 && node && !o.capex_usd && !(np && np->capex_usd.known())) {
     const SourcedValue& host = np && np->platform_usd.known() ? np->platform_usd : platform.host_platform_usd;
     if (host.known()) {
-      *capex += *host.value / per_server;
+      capex += host.value.value_or(0.0) / per_server;
       capex_sources.push_back(cite("host platform of " + node->id + " / " + std::to_string(node->devices), host));
     } else {
       out.unknown.push_back("host platform price of " + node->id);
-      capex.reset();
+      capex = -1;
     }
-    if (capex && node->nics > 0) {
+    if (capex >= 0 && node->nics > 0) {
       if (platform.switch_port_usd.known() && platform.optics_per_port_usd.known()) {
-        *capex += node->nics * (*platform.switch_port_usd.value + *platform.optics_per_port_usd.value) / per_server;
+        capex += node->nics *
+                 (platform.switch_port_usd.value.value_or(0.0) + platform.optics_per_port_usd.value.value_or(0.0)) /
+                 per_server;
         capex_sources.push_back(cite("switch port", platform.switch_port_usd));
         capex_sources.push_back(cite("optics per port", platform.optics_per_port_usd));
       } else {
         out.unknown.push_back("network port price");
-        capex.reset();
+        capex = -1;
       }
     }
   }
 
-  // Power of one device at full load, with its share of the host.
-  std::optional<double> full_w;
+  // Power of one device at full load, with its share of the host (0: unknown).
+  double full_w = 0;
   if (np && np->power_w.known()) {
-    full_w = *np->power_w.value / per_server;
+    full_w = np->power_w.value.value_or(0.0) / per_server;
     out.power_source = cite("wall power of " + node->id + " / " + std::to_string(node->devices), np->power_w);
   } else if (a.tdp) {
-    full_w = a.tdp->value();
     out.power_source = "TDP of " + a.id + " (catalog)";
-    if (node) {
-      if (platform.host_power_w.known()) {
-        *full_w += *platform.host_power_w.value / per_server;
-        out.power_source += " + " + cite("host power / " + std::to_string(node->devices), platform.host_power_w);
-      } else {
-        out.unknown.push_back("host power of " + node->id);
-        full_w.reset();
-      }
+    if (!node) {
+      full_w = a.tdp->value();
+    } else if (platform.host_power_w.known()) {
+      full_w = a.tdp->value() + platform.host_power_w.value.value_or(0.0) / per_server;
+      out.power_source += " + " + cite("host power / " + std::to_string(node->devices), platform.host_power_w);
+    } else {
+      out.unknown.push_back("host power of " + node->id);
     }
   } else {
     out.unknown.push_back("TDP of " + a.id + (node ? " (or wall power of " + node->id + ")" : ""));
@@ -152,7 +152,7 @@ DeviceHourCost device_hour_cost(const Accelerator& a, const PriceBook& book,
   if (basis == PricingBasis::automatic) {
     if (o.price_per_gpu_hour) {
       basis = PricingBasis::cloud;
-    } else if (capex && full_w) {
+    } else if (capex >= 0 && full_w > 0) {
       basis = PricingBasis::owned;
     } else if (rental_known) {
       basis = PricingBasis::cloud;
@@ -168,12 +168,12 @@ DeviceHourCost device_hour_cost(const Accelerator& a, const PriceBook& book,
     out.sources.push_back(cite("idle power fraction", f.idle_power_fraction));
   }
   const auto pue = pick(o.pue, f.pue, "PUE", out);
-  if (full_w) {
-    out.board_power = board_power(Watts(*full_w), utilisation, idle);
+  if (full_w > 0) {
+    out.board_power = board_power(Watts(full_w), utilisation, idle);
     if (pue) out.facility_power = *out.board_power * *pue;
     out.sources.push_back("power: " + out.power_source);
   }
-  if (capex) out.capex = Dollars(*capex);
+  if (capex >= 0) out.capex = Dollars(capex);
 
   if (basis == PricingBasis::cloud) {
     SourcedValue rental = p.cloud_usd_per_gpu_hour;
@@ -193,11 +193,12 @@ DeviceHourCost device_hour_cost(const Accelerator& a, const PriceBook& book,
   const auto life = pick(o.life_years, f.life_years, "life years", out);
   const auto electricity = pick(o.electricity_usd_per_kwh, f.electricity_usd_per_kwh, "electricity $/kWh", out);
   const auto hosting = pick(o.hosting_usd_per_kw_month, f.hosting_usd_per_kw_month, "hosting $/kW-month", out);
-  if (capex && life) out.capex_share = Dollars(*capex / (*life * kHoursPerYear));
+  if (out.capex && life) out.capex_share = Dollars(out.capex->value() / (*life * kHoursPerYear));
   if (out.facility_power && electricity) {
     out.energy = Dollars(out.facility_power->value() / 1000.0 * *electricity);
   }
-  if (full_w && hosting) out.hosting = Dollars(*full_w / 1000.0 * *hosting * 12.0 / kHoursPerYear);
+  // Colocation is rented per provisioned kW: the full-load draw.
+  if (full_w > 0 && hosting) out.hosting = Dollars(full_w / 1000.0 * *hosting * 12.0 / kHoursPerYear);
   if (out.capex_share && out.energy && out.hosting) {
     out.total = *out.capex_share + *out.energy + *out.hosting;
   }

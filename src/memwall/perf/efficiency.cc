@@ -3,7 +3,6 @@
 #include <algorithm>
 #include <cctype>
 #include <cmath>
-#include <iterator>
 
 #include "memwall/core/error.h"
 #include "memwall/core/text.h"
@@ -103,7 +102,7 @@ void apply_table(FractionTable& t, const Json& v, const std::string& field) {
 // families"). Each value stays below what published runs on that family reached, so an estimate
 // on an unmeasured chip errs slow, never fast.
 struct VendorPrior {
-  const char* vendor;  // lower-case prefix of Accelerator::vendor ("" = any other vendor)
+  const char* vendor;  // lower-case prefix of Accelerator::vendor
   double gemm, memory, attention, communication;
   const char* evidence;
 };
@@ -124,18 +123,29 @@ constexpr VendorPrior kVendorPriors[] = {
      "Google TPU prior: no measurement in memwall's evidence; conservative"},
     {"aws", 0.50, 0.75, 0.40, 0.60,
      "AWS Trainium/Inferentia prior: no measurement in memwall's evidence; conservative"},
-    {"", 0.45, 0.70, 0.35, 0.50,
-     "generic prior for vendors with no usable published measurement (Cambricon, Hygon, Kunlunxin, "
-     "Moore Threads, MetaX, Biren, Enflame ...): the floor of the vendor priors"},
 };
 // clang-format on
 
-const VendorPrior& vendor_prior(const Accelerator& a) {
+// Vendors with no usable published measurement (Chinese domestic accelerators): the floor of the
+// priors above.
+constexpr const char* kFloorVendors[] = {"cambricon", "hygon",  "kunlunxin", "baidu",   "moore threads",
+                                         "metax",     "biren", "enflame",   "iluvatar"};
+constexpr VendorPrior kFloorPrior = {
+    "", 0.45, 0.70, 0.35, 0.50,
+    "generic prior for accelerator vendors with no usable published measurement (Cambricon, Hygon, "
+    "Kunlunxin, Moore Threads, MetaX, Biren, Enflame, Iluvatar): the floor of the vendor priors"};
+
+// nullptr: a vendor memwall has no prior for (a user's own device, a CPU host).
+const VendorPrior* vendor_prior(const Accelerator& a) {
   const std::string v = to_lower(a.vendor);
+  if (v.empty()) return nullptr;
   for (const auto& p : kVendorPriors) {
-    if (*p.vendor != '\0' && v.rfind(p.vendor, 0) == 0) return p;
+    if (v.rfind(p.vendor, 0) == 0) return &p;
   }
-  return kVendorPriors[std::size(kVendorPriors) - 1];
+  for (const char* f : kFloorVendors) {
+    if (v.rfind(f, 0) == 0) return &kFloorPrior;
+  }
+  return nullptr;
 }
 
 }  // namespace
@@ -151,26 +161,31 @@ EfficiencyPrior efficiency_for(const Efficiency& e, const Accelerator& a, Precis
   const bool file = e.gemm_peak_fraction.evidence == "calibration file";
   const bool nvidia = to_lower(a.vendor).rfind("nvidia", 0) == 0;
   out.calibrated = file || nvidia || e.gemm_peak_fraction.has_entry(a, p);
-  if (out.calibrated) {
+  const VendorPrior* v = out.calibrated ? nullptr : vendor_prior(a);
+  if (!v) {
     out.gemm_peak_fraction = e.gemm_peak_fraction.lookup(a, p);
     out.memory_bandwidth_fraction = e.memory_bandwidth_fraction.lookup(a, p);
     out.attention_compute_fraction = e.attention_compute_fraction;
     out.communication_fraction = 1.0;  // comm/ applies its own sourced link efficiencies
-    out.source = e.gemm_peak_fraction.evidence;
+    out.source = out.calibrated ? e.gemm_peak_fraction.evidence
+                                : "no measurement of this family and no vendor prior: the median "
+                                  "fractions of the calibrated families (" +
+                                      e.gemm_peak_fraction.evidence + ")";
     return out;
   }
-  const VendorPrior& v = vendor_prior(a);
-  out.gemm_peak_fraction = v.gemm;
-  out.memory_bandwidth_fraction = v.memory;
-  out.attention_compute_fraction = v.attention;
-  out.communication_fraction = v.communication;
-  out.source = v.evidence;
+  out.gemm_peak_fraction = v->gemm;
+  out.memory_bandwidth_fraction = v->memory;
+  out.attention_compute_fraction = v->attention;
+  out.communication_fraction = v->communication;
+  out.source = v->evidence;
   return out;
 }
 
 Node with_communication_prior(Node node, const Accelerator& a, const Efficiency& e) {
   const EfficiencyPrior prior = efficiency_for(e, a, Precision::bf16);
-  if (prior.calibrated || node.device_link_achievable_bandwidth_per_direction) return node;
+  if (prior.calibrated || prior.communication_fraction >= 1.0 ||
+      node.device_link_achievable_bandwidth_per_direction)
+    return node;
   node.device_link_achievable_bandwidth_per_direction =
       node.device_link_bandwidth_per_direction * prior.communication_fraction;
   return node;

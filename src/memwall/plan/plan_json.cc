@@ -101,9 +101,31 @@ Json to_json(const Verification& v) {
               {"kv_transfers", s.kv_transfers}};
 }
 
+namespace {
+// How much a rejection tells a buyer: a price, budget or software verdict names what to change;
+// an SLA miss says how far off; "does not fit" on the smallest shape says least.
+int informativeness(const std::string& reason) {
+  if (reason.find("--budget") != std::string::npos || reason.find("price") != std::string::npos) return 4;
+  if (reason.find("unknown in the catalog") != std::string::npos) return 4;
+  if (reason.find("unsupported") != std::string::npos || reason.find("--risk-averse") != std::string::npos ||
+      reason.find("ecosystem") != std::string::npos || reason.find("ships only") != std::string::npos)
+    return 3;
+  if (reason.find("does not fit") != std::string::npos || reason.find("no room") != std::string::npos) return 1;
+  return 2;
+}
+}  // namespace
+
 std::map<std::string, std::string> first_rejection(const InferenceSearchResult& r) {
   std::map<std::string, std::string> out;
-  for (const auto& v : r.rejected) out.emplace(v.shape.accelerator->id, v.reason);  // first per id
+  std::map<std::string, int> rank;
+  for (const auto& v : r.rejected) {  // the most informative reason per id, the first among equals
+    const std::string& id = v.shape.accelerator->id;
+    const int k = informativeness(v.reason);
+    if (!rank.count(id) || k > rank[id]) {
+      rank[id] = k;
+      out[id] = v.reason;
+    }
+  }
   return out;
 }
 
