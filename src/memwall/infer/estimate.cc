@@ -226,6 +226,7 @@ Json to_json(const Estimate& e, const Deployment& d, bool with_operators) {
       {"bound", e.bound},
       {"mfu", e.mfu},
       {"mbu", e.mbu},
+      {"efficiency", d.ceilings.calibrated ? "calibrated" : "uncalibrated"},
       {"batch", e.workload.batch},
       {"input_tokens", e.workload.input_tokens},
       {"output_tokens", e.workload.output_tokens},
