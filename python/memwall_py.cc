@@ -188,9 +188,9 @@ py::object train_py(const std::string& model, const std::string& gpu, int gpus,
   c.global_batch = global_batch;
   c.seq = seq;
   c.precision = parse_precision_or_throw(precision_name, "precision");
-  c.recompute = train::parse_recompute(recompute, "recompute");
-  c.sequence_parallel = sequence_parallel;
-  c.zero = zero;
+  r.recompute = recompute;  // explicit here: the Python signature has its own defaults
+  r.sequence_parallel = sequence_parallel;
+  r.zero = zero;
   c.flash_attention = flash_attention;
   c.flash_attention_version = flash_attention_version;
   c.fused_elementwise = fused_elementwise;

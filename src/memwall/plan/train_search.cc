@@ -109,6 +109,7 @@ TrainSearchResult search_training(const ModelSpec& model, const TrainGoal& goal,
       std::string why = "no configuration fits in memory";
       for (int gpus : gpu_counts(node->devices, goal.max_gpus)) {
         std::optional<train::TrainEstimate> fastest;
+        std::optional<int64_t> needs_batch;  // smallest mb x DP above the target batch
         for (int tp : {1, 2, 4, 8}) {
           if (tp > node->devices || tp > gpus) continue;
           // The estimator rejects these too; skipping them here saves an exception per config.
@@ -119,15 +120,27 @@ TrainSearchResult search_training(const ModelSpec& model, const TrainGoal& goal,
               if (cp > 1 && goal.seq < 16384) continue;
               if (gpus % (tp * pp * cp) != 0) continue;
               const int dp = gpus / (tp * pp * cp);
-              for (int ep : {1, 2, 4, 8}) {
-                if (ep > 1 && (!moe || ep > dp * cp || model.moe.experts % ep != 0)) continue;
+              // EP up to the DP x CP ranks (DeepSeek-V3: 64 over 8 nodes; Megatron-Core takes the
+              // expert-parallel ranks from DP x CP).
+              for (int ep : {1, 2, 4, 8, 16, 32, 64, 128, 256}) {
+                if (ep > 1 && (!moe || ep > dp * cp || (dp * cp) % ep != 0 ||
+                               model.moe.experts % ep != 0))
+                  continue;
                 for (int vpp : {1, 2}) {
                   if (vpp > 1 && pp == 1) continue;
-                  if (model.layers % (pp * vpp) != 0) continue;
+                  if (pp * vpp > model.layers) continue;  // uneven splits are the estimator's
                   for (int64_t mb : {1, 2, 4}) {
                     const double target = goal.batch_tokens / static_cast<double>(goal.seq);
                     const int64_t unit = mb * dp;
-                    const int64_t global = std::max<int64_t>(1, std::llround(target / static_cast<double>(unit))) * unit;
+                    // The global batch stays within the target: whole multiples of mb x DP not
+                    // above it. A configuration whose smallest step is larger needs a larger
+                    // batch than asked and is only reported as such.
+                    const int64_t global =
+                        static_cast<int64_t>(std::floor(target / static_cast<double>(unit))) * unit;
+                    if (global < 1) {
+                      if (!needs_batch || unit < *needs_batch) needs_batch = unit;
+                      continue;
+                    }
                     for (Precision p : precisions) {
                       // Pruning (provable when step time is non-decreasing in the recompute level
                       // and in the ZeRO stage, as both only add work or communication): for each
@@ -170,6 +183,13 @@ TrainSearchResult search_training(const ModelSpec& model, const TrainGoal& goal,
               }
             }
           }
+        }
+        if (needs_batch && !fastest) {
+          result.larger_batch.push_back(fmt::format(
+              "{} ({}), {} GPUs: needs a global batch of at least {} sequences ({:.3g} tokens), "
+              "above the {:.3g}-token target",
+              a->id, node->id, gpus, *needs_batch, double(*needs_batch) * double(goal.seq),
+              goal.batch_tokens));
         }
         if (!fastest) continue;
         const train::TrainRun run = train::train_run(setup, *fastest, goal.tokens, std::nullopt);

@@ -54,12 +54,15 @@ TEST(TrainEstimate, BreakdownSumsToStepTime) {
     EXPECT_GT(e.breakdown.tp_comm.value(), 0);
     EXPECT_GT(e.breakdown.dp_comm.value(), 0);
     EXPECT_GT(e.breakdown.pp_comm.value(), 0);
-    // Bubble = (p-1)/v per-micro-batch stage times: (p-1)/(v m) of the pipelined work.
+    // Bubble = the other stages' per-micro-batch times / v: at most (p-1)/(v m) of the pipelined
+    // work (all stages as slow as the slowest, the last with the LM head), and more than
+    // (p-2)/(v m) (the first and the middle stages are only lighter by the head).
     const double m = double(e.micro_batches);
     const double pipelined = (e.breakdown.compute + e.breakdown.recompute + e.breakdown.tp_comm +
                               e.breakdown.cp_comm + e.breakdown.ep_comm)
                                  .value();
-    EXPECT_NEAR(e.breakdown.bubble.value() / pipelined, 7.0 / (vpp * m), 1e-12);
+    EXPECT_LE(e.breakdown.bubble.value() / pipelined, 7.0 / (vpp * m) + 1e-12);
+    EXPECT_GT(e.breakdown.bubble.value() / pipelined, 6.0 / (vpp * m));
     // MFU and HFU follow from the FLOP conventions.
     EXPECT_NEAR(e.mfu, e.model_flops_per_step.value() / e.step_time.value() / 1024 / 312e12,
                 1e-12);
@@ -79,8 +82,8 @@ TEST(TrainEstimate, ImpossibleConfigurationsSayWhyInNumbers) {
   EXPECT_NE(infeasible_message(s, c).find("96 attention heads are not divisible by TP = 5"),
             std::string::npos);
   c = ptdp(1024, 8, 8);
-  c.vpp = 5;
-  EXPECT_NE(infeasible_message(s, c).find("96 layers are not divisible by PP x V = 8 x 5 = 40"),
+  c.vpp = 13;
+  EXPECT_NE(infeasible_message(s, c).find("PP x V = 8 x 13 = 104 model chunks for only 96 layers"),
             std::string::npos);
   c = ptdp(1024, 8, 8);
   c.global_batch = 1000;
