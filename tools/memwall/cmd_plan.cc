@@ -340,10 +340,13 @@ int run_plan_train(const PlanTrainOptions& o, const GlobalOptions& g) {
   const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   const int top = std::min<int>(o.top, static_cast<int>(r.plans.size()));
   auto cfg = [](const train::TrainConfig& c) {
-    return fmt::format("TP{} PP{}{} CP{} DP{}{} mb{} gb{} {} recompute={} ZeRO-{}", c.tp, c.pp,
-                       c.vpp > 1 ? fmt::format(" vpp{}", c.vpp) : "", c.cp, c.data_parallel(),
+    const bool fp8 = c.precision != Precision::bf16 && c.precision != Precision::fp16;
+    return fmt::format("TP{} PP{}{} CP{} DP{}{} mb{} gb{} {}{} recompute={} ZeRO-{} schedule={}", c.tp,
+                       c.pp, c.vpp > 1 ? fmt::format(" vpp{}", c.vpp) : "", c.cp, c.data_parallel(),
                        c.ep > 1 ? fmt::format(" EP{}", c.ep) : "", c.micro_batch, c.global_batch,
-                       to_string(c.precision), train::to_string(c.recompute), c.zero);
+                       to_string(c.precision),
+                       fp8 ? fmt::format(" ({})", train::to_string(c.fp8_recipe)) : std::string(),
+                       train::to_string(c.recompute), c.zero, train::to_string(c.schedule));
   };
   if (g.json) {
     Json plans = Json::array();
@@ -355,7 +358,9 @@ int run_plan_train(const PlanTrainOptions& o, const GlobalOptions& g) {
                        {"ep", c.ep}, {"micro_batch", c.micro_batch}, {"global_batch", c.global_batch},
                        {"seq", c.seq}, {"precision", std::string(to_string(c.precision))},
                        {"recompute", std::string(train::to_string(c.recompute))}, {"zero", c.zero},
-                       {"sequence_parallel", c.sequence_parallel}, {"mfu", p.mfu},
+                       {"sequence_parallel", c.sequence_parallel},
+                       {"schedule", std::string(train::to_string(c.schedule))},
+                       {"fp8_recipe", std::string(train::to_string(c.fp8_recipe))}, {"mfu", p.mfu},
                        {"tokens_per_s", p.tokens_per_s}, {"days", p.days}, {"gpu_hours", p.gpu_hours},
                        {"energy_kwh", p.energy_kwh ? Json(*p.energy_kwh) : Json(nullptr)},
                        {"cost_usd", p.cost_usd ? Json(*p.cost_usd) : Json(nullptr)},

@@ -141,6 +141,12 @@ TrainSearchResult search_training(const ModelSpec& model, const TrainGoal& goal,
                       if (!needs_batch || unit < *needs_batch) needs_batch = unit;
                       continue;
                     }
+                    // MoE with an even pipeline: DualPipe (DeepSeek-V3) hides the all-to-all and
+                    // pipeline transfers behind compute; tried beside 1F1B.
+                    const bool dualpipe_ok = moe && pp >= 2 && pp % 2 == 0 && vpp == 1;
+                    for (const train::Schedule schedule :
+                         {train::Schedule::one_f_one_b, train::Schedule::dualpipe}) {
+                    if (schedule == train::Schedule::dualpipe && !dualpipe_ok) continue;
                     for (Precision p : precisions) {
                       // Pruning (provable when step time is non-decreasing in the recompute level
                       // and in the ZeRO stage, as both only add work or communication): for each
@@ -164,6 +170,13 @@ TrainSearchResult search_training(const ModelSpec& model, const TrainGoal& goal,
                           c.recompute = rc;
                           c.zero = zero;
                           c.sequence_parallel = tp > 1;
+                          c.schedule = schedule;
+                          // fp8: the block-scaled recipe where the device has no MXFP8 tensor
+                          // cores, MXFP8 on Blackwell (both sizes of scale are tile-local).
+                          if (p != Precision::bf16)
+                            c.fp8_recipe = a->arch.rfind("Blackwell", 0) == 0
+                                               ? train::Fp8Recipe::mxfp8
+                                               : train::Fp8Recipe::blockwise;
                           ++result.configurations;
                           try {
                             train::TrainEstimate e = train::estimate_training(setup, c);
@@ -177,6 +190,7 @@ TrainSearchResult search_training(const ModelSpec& model, const TrainGoal& goal,
                           }
                         }
                       }
+                    }
                     }
                   }
                 }

@@ -67,7 +67,9 @@ struct TrainSearchResult {
 
 // Space (docs/plan.md "Training"): GPU counts node.devices x {1, 2, 3, 4, 6, 8, 12, ...} up to
 // max_gpus; TP {1,2,4,8} within the node, sequence parallel whenever TP > 1; PP {1,2,4,8,16,32};
-// virtual stages {1,2} when PP > 1 (uneven layer splits as the estimator places them); CP {1,2}
+// virtual stages {1,2} when PP > 1 (uneven layer splits as the estimator places them); schedule
+// 1F1B, and DualPipe for MoE models with an even PP; fp8 with the block-scaled recipe (MXFP8 on
+// Blackwell); CP {1,2}
 // for sequences of 16k tokens or more; EP {1,2,4,...,256} up to DP x CP for MoE models; the
 // global batch is the largest multiple of micro-batch x DP within the target batch (never above); micro-batch {1,2,4}; recompute {none, selective, full}; ZeRO {1,2,3} (ZeRO-0 is
 // never faster than ZeRO-1 and holds more memory); precision bf16 and fp8 where the device has it.
