@@ -189,6 +189,7 @@ py::object train_py(const std::string& model, const std::string& gpu, int gpus,
   c.seq = seq;
   c.precision = parse_precision_or_throw(precision_name, "precision");
   r.recompute = recompute;  // explicit here: the Python signature has its own defaults
+  r.flash_attention_version = flash_attention_version;
   r.sequence_parallel = sequence_parallel;
   r.zero = zero;
   c.flash_attention = flash_attention;

@@ -23,6 +23,8 @@ struct TrainOptions {
   std::string precision = "bf16", schedule = "1f1b", fp8_recipe = "tensorwise";
   std::optional<std::string> recompute;  // not given: auto
   std::optional<int> zero;               // not given: ZeRO-1 when DP x CP > 1
+  std::optional<std::string> framework;  // not given: megatron
+  std::optional<int> flash_attention_version;  // not given: the framework's
   bool sequence_parallel = false, no_sequence_parallel = false;
   double tokens = 0;   // 0: not asked
   double price = 0;    // 0: not given
@@ -45,6 +47,8 @@ int run_train(const GlobalOptions& g, TrainOptions o) {
   asked.precision = parse_precision_or_throw(o.precision, "precision");
   r.recompute = o.recompute;
   r.zero = o.zero;
+  r.framework = o.framework;
+  r.flash_attention_version = o.flash_attention_version;
   if (o.sequence_parallel && o.no_sequence_parallel)
     throw InputError("--sequence-parallel and --no-sequence-parallel contradict each other");
   if (o.sequence_parallel) r.sequence_parallel = true;
@@ -193,8 +197,13 @@ void register_train(CLI::App& app, GlobalOptions& g, Runner& run) {
       ->check(CLI::ExistingFile);
   sub->add_flag("--no-flash-attention", o->no_flash,
                 "Unfused attention that materialises the s x s scores");
-  sub->add_option("--flash-attention-version", c.flash_attention_version,
-                  "1 (FA1/Triton), 2 (FA2) or 3 (FA3/cuDNN, Hopper-native; default 3)");
+  sub->add_option("--flash-attention-version", o->flash_attention_version,
+                  "1 (FA1/Triton), 2 (FA2) or 3 (FA3/cuDNN, Hopper-native; default: the "
+                  "framework's, 3 for megatron/nemo)");
+  sub->add_option("--framework", o->framework,
+                  "Training framework: megatron (default) | nemo | fsdp | fsdp-compiled | "
+                  "deepspeed | nanotron | mindspeed; sets kernels, overlaps and default sharding "
+                  "(data/frameworks/training.json)");
   sub->add_flag("--unfused-elementwise", o->unfused,
                 "Element-wise ops run one by one (eager PyTorch, FSDP) instead of fused kernels");
   sub->add_flag("--dropout", c.dropout, "The model trains with dropout layers");

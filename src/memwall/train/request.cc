@@ -8,6 +8,7 @@
 
 #include "memwall/core/error.h"
 #include "memwall/perf/efficiency.h"
+#include "memwall/train/framework.h"
 
 namespace memwall::train {
 
@@ -42,29 +43,51 @@ Answer answer(const Catalog& catalog, const Request& r) {
   TrainConfig c = r.config;
   std::vector<std::string> assumptions;
   bool zero_defaulted = false, sp_defaulted = false, recompute_chosen = false;
+  const Framework& fw = training_framework(r.framework.value_or("megatron"));
+  assumptions.push_back(fmt::format(
+      "framework {}{}: {} element-wise kernels, FlashAttention {}{}{}; efficiency: {}", fw.id,
+      r.framework ? "" : " (default; --framework megatron|nemo|fsdp|fsdp-compiled|deepspeed|"
+                         "nanotron|mindspeed)",
+      fw.fused_elementwise ? "fused" : "eager (unfused)",
+      r.flash_attention_version.value_or(fw.flash_attention_version),
+      fw.overlap_tp_comm ? ", TP communication overlapped" : "",
+      fw.zero3_collectives_per_layer > 1
+          ? fmt::format(", ZeRO-3 fetches {} sub-modules per layer", fw.zero3_collectives_per_layer)
+          : std::string(),
+      fw.efficiency));
+  c.fused_elementwise = c.fused_elementwise && fw.fused_elementwise;
+  c.flash_attention_version = r.flash_attention_version.value_or(fw.flash_attention_version);
+  c.overlap_grad_reduce = c.overlap_grad_reduce && fw.overlap_grad_reduce;
+  c.overlap_param_gather = c.overlap_param_gather && fw.overlap_param_gather;
+  c.overlap_tp_comm = c.overlap_tp_comm || fw.overlap_tp_comm;
+  c.zero3_collectives_per_layer = fw.zero3_collectives_per_layer;
   const long long dp_cp = 1LL * c.data_parallel() * c.cp;
   if (r.zero) {
     c.zero = *r.zero;
   } else {
     zero_defaulted = true;
-    c.zero = dp_cp > 1 ? 1 : 0;
+    c.zero = dp_cp > 1 ? (fw.fsdp ? 3 : fw.distributed_optimizer ? 1 : 0) : 0;
     if (c.zero == 1)
       assumptions.push_back(fmt::format(
-          "ZeRO-1: the optimizer state is sharded over the DP x CP = {} ranks (Megatron-LM "
-          "distributed optimizer, the default of Megatron-LM and NeMo recipes); --zero 0 turns "
-          "it off",
-          dp_cp));
+          "ZeRO-1: the optimizer state is sharded over the DP x CP = {} ranks ({} distributed "
+          "optimizer, its recipes' default); --zero 0 turns it off",
+          dp_cp, fw.id));
+    if (c.zero == 3)
+      assumptions.push_back(fmt::format(
+          "ZeRO-3: weights, gradients and optimizer state sharded over the DP x CP = {} ranks "
+          "({} full shard); --zero sets another stage",
+          dp_cp, fw.id));
   }
   if (r.sequence_parallel) {
     c.sequence_parallel = *r.sequence_parallel;
   } else {
     sp_defaulted = true;
-    c.sequence_parallel = c.tp > 1;
+    c.sequence_parallel = c.tp > 1 && fw.sequence_parallel_with_tp;
     if (c.sequence_parallel)
       assumptions.push_back(fmt::format(
-          "sequence parallelism over the TP = {} ranks (Megatron-LM/NeMo default with TP > 1); "
+          "sequence parallelism over the TP = {} ranks ({} default with TP > 1); "
           "--no-sequence-parallel turns it off",
-          c.tp));
+          c.tp, fw.id));
   }
   const std::string recompute = r.recompute.value_or("auto");
   if (recompute != "auto") c.recompute = parse_recompute(recompute, "recompute");
@@ -115,11 +138,10 @@ Answer answer(const Catalog& catalog, const Request& r) {
     require_positive(*r.price_per_gpu_hour, "price-per-gpu-hour");
   }
   const ParameterCounts counts = count_parameters(setup.shape);
-  Answer a{std::move(setup), fabric_id, c, std::move(e), run, counts, std::move(assumptions)};
-  a.zero_defaulted = zero_defaulted;
-  a.sequence_parallel_defaulted = sp_defaulted;
-  a.recompute_chosen = recompute_chosen;
-  return a;
+  return Answer{std::move(setup), fabric_id,      c,
+                std::move(e),     run,            counts,
+                std::move(assumptions), fw.id,  !r.framework.has_value(),
+                zero_defaulted,   sp_defaulted,   recompute_chosen};
 }
 
 namespace {
@@ -210,7 +232,9 @@ Json to_json(const Answer& a) {
                        {"slowest_stage", e.slowest_stage},
                        {"most_loaded_stage", e.memory.stage},
                        {"split", e.pipeline_split}};
-  j["defaults_applied"] = Json{{"zero", a.zero_defaulted},
+  j["framework"] = a.framework;
+  j["defaults_applied"] = Json{{"framework", a.framework_defaulted},
+                               {"zero", a.zero_defaulted},
                                {"sequence_parallel", a.sequence_parallel_defaulted},
                                {"recompute_auto", a.recompute_chosen}};
   j["assumptions"] = a.assumptions;

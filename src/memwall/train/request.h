@@ -43,6 +43,10 @@ struct Request {
   std::optional<int> zero;                // default: 1 (distributed optimizer) when DP x CP > 1
   std::optional<bool> sequence_parallel;  // default: on when TP > 1
   std::optional<std::string> recompute;   // none | selective | full | auto; default auto
+  // The training framework (framework.h); default megatron. Its kernels, overlaps and default
+  // sharding apply to what the user did not give.
+  std::optional<std::string> framework;
+  std::optional<int> flash_attention_version;  // default: the framework's
 };
 
 struct Answer {
@@ -53,6 +57,8 @@ struct Answer {
   std::optional<TrainRun> run;  // when tokens were asked
   ParameterCounts counts;
   std::vector<std::string> assumptions;  // every default answer() chose, in words
+  std::string framework;                 // the framework id applied
+  bool framework_defaulted = false;
   bool zero_defaulted = false, sequence_parallel_defaulted = false, recompute_chosen = false;
 };
 
