@@ -416,7 +416,7 @@ int run_plan_train(const PlanTrainOptions& o, const GlobalOptions& g) {
     for (const auto& why : r.rejected) fmt::print("  {}\n", why);
   }
   if (!r.larger_batch.empty()) {
-    fmt::print("\nLeft out, they need a larger batch than the target:\n");
+    fmt::print("\nFaster with a larger batch than the target (not planned; --batch-tokens to allow):\n");
     for (const auto& why : r.larger_batch) fmt::print("  {}\n", why);
   }
   fmt::print("\nMFU = model FLOP/s per GPU / dense peak of the matmul precision (model FLOPs = 6 x active "

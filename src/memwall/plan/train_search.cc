@@ -109,7 +109,9 @@ TrainSearchResult search_training(const ModelSpec& model, const TrainGoal& goal,
       std::string why = "no configuration fits in memory";
       for (int gpus : gpu_counts(node->devices, goal.max_gpus)) {
         std::optional<train::TrainEstimate> fastest;
-        std::optional<int64_t> needs_batch;  // smallest mb x DP above the target batch
+        // The fastest configuration whose smallest step (mb x DP) is above the target batch,
+        // timed at that step: reported when it would beat what fits the target.
+        std::optional<train::TrainEstimate> fastest_over;
         for (int tp : {1, 2, 4, 8}) {
           if (tp > node->devices || tp > gpus) continue;
           // The estimator rejects these too; skipping them here saves an exception per config.
@@ -135,12 +137,10 @@ TrainSearchResult search_training(const ModelSpec& model, const TrainGoal& goal,
                     // The global batch stays within the target: whole multiples of mb x DP not
                     // above it. A configuration whose smallest step is larger needs a larger
                     // batch than asked and is only reported as such.
-                    const int64_t global =
+                    int64_t global =
                         static_cast<int64_t>(std::floor(target / static_cast<double>(unit))) * unit;
-                    if (global < 1) {
-                      if (!needs_batch || unit < *needs_batch) needs_batch = unit;
-                      continue;
-                    }
+                    const bool over = global < 1;
+                    if (over) global = unit;
                     // MoE with an even pipeline: DualPipe (DeepSeek-V3) hides the all-to-all and
                     // pipeline transfers behind compute; tried beside 1F1B.
                     const bool dualpipe_ok = moe && pp >= 2 && pp % 2 == 0 && vpp == 1;
@@ -180,7 +180,8 @@ TrainSearchResult search_training(const ModelSpec& model, const TrainGoal& goal,
                           ++result.configurations;
                           try {
                             train::TrainEstimate e = train::estimate_training(setup, c);
-                            if (!fastest || e.tokens_per_s > fastest->tokens_per_s) fastest = std::move(e);
+                            auto& keep = over ? fastest_over : fastest;
+                            if (!keep || e.tokens_per_s > keep->tokens_per_s) keep = std::move(e);
                             if (zero == 1) done = true;
                             break;  // higher ZeRO stages at this recompute level are not faster
                           } catch (const InfeasibleError& e) {
@@ -198,12 +199,16 @@ TrainSearchResult search_training(const ModelSpec& model, const TrainGoal& goal,
             }
           }
         }
-        if (needs_batch && !fastest) {
+        if (fastest_over && (!fastest || fastest_over->tokens_per_s > fastest->tokens_per_s)) {
+          const train::TrainConfig& o = fastest_over->config;
           result.larger_batch.push_back(fmt::format(
-              "{} ({}), {} GPUs: needs a global batch of at least {} sequences ({:.3g} tokens), "
-              "above the {:.3g}-token target",
-              a->id, node->id, gpus, *needs_batch, double(*needs_batch) * double(goal.seq),
-              goal.batch_tokens));
+              "{} ({}), {} GPUs: {:.0f} tokens/s (MFU {:.0f}%) with TP{} PP{} DP{} mb{} needs a "
+              "global batch of {} sequences ({:.3g} tokens), above the {:.3g}-token target{}",
+              a->id, node->id, gpus, fastest_over->tokens_per_s, 100 * fastest_over->mfu, o.tp,
+              o.pp, o.dp, o.micro_batch, o.global_batch,
+              double(o.global_batch) * double(goal.seq), goal.batch_tokens,
+              fastest ? fmt::format(" (within it: {:.0f} tokens/s)", fastest->tokens_per_s)
+                      : std::string(" (nothing runs within it)")));
         }
         if (!fastest) continue;
         const train::TrainRun run = train::train_run(setup, *fastest, goal.tokens, std::nullopt);

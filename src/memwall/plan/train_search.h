@@ -60,8 +60,9 @@ struct TrainSearchResult {
   std::vector<TrainPlan> plans;   // the cheapest feasible run per accelerator/node, cheapest first
   std::vector<std::string> rejected;  // per accelerator/node: why no run meets the goal
   int64_t configurations = 0;     // configurations timed by the estimator
-  // GPU counts left out because their smallest step (micro-batch 1 x DP) exceeds the target
-  // batch: they would need a larger global batch than asked.
+  // Per GPU count, a configuration whose smallest step (micro-batch x DP) is above the target
+  // batch and that would be faster than the best within it: never planned, listed as needing a
+  // larger batch.
   std::vector<std::string> larger_batch;
 };
 
