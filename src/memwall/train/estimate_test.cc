@@ -238,5 +238,58 @@ TEST(TrainEstimate, TimeEnergyAndCostToTrain) {
   EXPECT_LT(r.time.value() / 86400, 40);
 }
 
+TEST(TrainEstimate, MoeAtScaleKnobsMoveTheStepTheRightWay) {
+  // A 16-layer MoE (64 experts, top-8) on 8 HGX H100 nodes, EP 32 across 4 nodes.
+  ModelSpec m;
+  m.id = "moe-scale-test";
+  m.layers = 16;
+  m.hidden = 4096;
+  m.heads = 32;
+  m.kv_heads = 8;
+  m.head_dim = 128;
+  m.ffn = 11008;
+  m.vocab = 32000;
+  m.moe.experts = 64;
+  m.moe.top_k = 8;
+  m.moe.expert_ffn = 1408;
+  m.moe.shared_experts = 1;
+  m.moe.shared_expert_ffn = 1408;
+  m.moe.first_dense_layers = 1;
+  const TrainSetup s = make_setup(m, h100_sxm(), hgx_h100(), ib("ib-ndr", 50));
+  TrainConfig c;
+  c.gpus = 64;
+  c.pp = 2;
+  c.ep = 32;
+  c.micro_batch = 1;
+  c.global_batch = 256;
+  c.seq = 4096;
+  c.zero = 1;
+  const TrainEstimate base = estimate_training(s, c);
+  ASSERT_GT(base.breakdown.ep_comm.value(), 0);
+  // Routing each token to at most 2 of the 4 nodes sends a quarter of the copies over the NICs.
+  TrainConfig limited = c;
+  limited.moe_node_limit = 2;
+  EXPECT_LT(estimate_training(s, limited).breakdown.ep_comm.value(),
+            0.6 * base.breakdown.ep_comm.value());
+  // A busier hottest rank slows the expert GEMMs and the all-to-all.
+  TrainConfig hot = c;
+  hot.moe_imbalance = 1.5;
+  EXPECT_GT(estimate_training(s, hot).step_time.value(), base.step_time.value());
+  // DualPipe hides the all-to-all and halves the bubble's stage count, at 2 weight copies.
+  TrainConfig dual = c;
+  dual.schedule = Schedule::dualpipe;
+  const TrainEstimate d = estimate_training(s, dual);
+  EXPECT_LT(d.breakdown.ep_comm.value(), 0.5 * base.breakdown.ep_comm.value());
+  EXPECT_GT(d.memory.weights.value(), base.memory.weights.value());
+  EXPECT_DOUBLE_EQ(d.breakdown.total().value(), d.step_time.value());
+  // An MTP module adds a MoE layer and a head pass to the last stage.
+  TrainConfig mtp = c;
+  mtp.mtp_layers = 1;
+  EXPECT_GT(estimate_training(s, mtp).step_time.value(), base.step_time.value());
+  // The first dense layer sits on stage 0.
+  EXPECT_EQ(base.stage_layers.size(), 2u);
+  EXPECT_EQ(base.stage_layers[0] + base.stage_layers[1], 16);
+}
+
 }  // namespace
 }  // namespace memwall::train

@@ -100,6 +100,13 @@ Answer answer(const Catalog& catalog, const Request& r) {
     fabric_id = r.fabric ? *r.fabric : default_fabric(gpu);
     fabric = catalog.fabric(fabric_id);
   }
+  if (!r.node)
+    assumptions.push_back(fmt::format("node {}: the catalog node built from {} (--node to change)",
+                                      node.id, gpu.id));
+  if (fabric && !r.fabric)
+    assumptions.push_back(fmt::format(
+        "fabric {}: the InfiniBand generation shipped with {} nodes (--fabric to change)",
+        fabric_id, gpu.arch.empty() ? gpu.id : gpu.arch));
   TrainParameters params;
   if (r.pue) params.pue = require_positive(*r.pue, "pue");
   std::shared_ptr<const perf::Efficiency> efficiency;
