@@ -220,8 +220,16 @@ LayerCost layer_cost(const TrainSetup& setup, const TrainConfig& c, const Device
       const double dispatch_bytes = !bwd && fp8 && c.fp8_recipe != Fp8Recipe::tensorwise
                                         ? 1.0 + fp8_scale_bytes_per_element(c.fp8_recipe)
                                         : 2.0;
-      p.ep_comm_s += imbalance * (moe_all_to_all_s(setup, c, cl, dispatch_bytes * T * s.top_k * h) +
-                                  moe_all_to_all_s(setup, c, cl, 2.0 * T * s.top_k * h));
+      // With TP, Megatron-Core runs MoE with sequence parallelism: each TP rank dispatches its
+      // 1/t of the tokens, and the expert-tensor-parallel group (= TP) all-gathers the routed
+      // tokens before the sharded expert GEMMs and reduce-scatters their outputs.
+      const double routed = T * s.top_k * h;
+      p.ep_comm_s += imbalance * (moe_all_to_all_s(setup, c, cl, dispatch_bytes * routed / t) +
+                                  moe_all_to_all_s(setup, c, cl, 2.0 * routed / t));
+      if (c.tp > 1)
+        p.tp_comm_s +=
+            imbalance * (collective(cl, comm::Collective::all_gather, 2.0 * routed, tp_group(c)) +
+                         collective(cl, comm::Collective::reduce_scatter, 2.0 * routed, tp_group(c)));
     } else {
       mlp(T, s.ffn, 1.0);
     }
@@ -231,10 +239,10 @@ LayerCost layer_cost(const TrainSetup& setup, const TrainConfig& c, const Device
     const double act_bytes = 2 * T * h;
     if (c.tp > 1) {
       if (c.sequence_parallel) {
-        p.tp_comm_s = 2 * (collective(cl, comm::Collective::all_gather, act_bytes, tp_group(c)) +
+        p.tp_comm_s += 2 * (collective(cl, comm::Collective::all_gather, act_bytes, tp_group(c)) +
                            collective(cl, comm::Collective::reduce_scatter, act_bytes, tp_group(c)));
       } else {
-        p.tp_comm_s = 2 * collective(cl, comm::Collective::all_reduce, act_bytes, tp_group(c));
+        p.tp_comm_s += 2 * collective(cl, comm::Collective::all_reduce, act_bytes, tp_group(c));
       }
     }
     // --- CP ring attention: cp-1 hops of this rank's K and V shard (backward also carries dK, dV).
