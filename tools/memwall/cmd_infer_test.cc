@@ -79,8 +79,10 @@ TEST(ValidateCli, JsonSummary) {
                        "/validation/dev-cases.json --kind microbench --json");
   ASSERT_EQ(r.status, 0);
   const auto j = nlohmann::json::parse(r.out);
-  ASSERT_EQ(j["summary"].size(), 1u);
+  // The original microbench set, and the all-to-all cases reported apart as their group.
+  ASSERT_EQ(j["summary"].size(), 2u);
   EXPECT_EQ(j["summary"][0]["kind"], "microbench");
+  EXPECT_EQ(j["summary"][1]["kind"], "microbench/alltoall");
   EXPECT_EQ(run("validate /nonexistent.json").status, 2);
 }
 

@@ -324,7 +324,7 @@ struct PlanTrainOptions {
   double days = 30;
   std::optional<double> budget;
   int64_t seq = 4096;
-  double batch_tokens = 4.0 * 1024 * 1024;
+  std::optional<double> batch_tokens;  // not given: plan::TrainGoal's default, stated
   int max_gpus = 4096;
   std::string gpus, vendors;
   bool domestic_only = false;
@@ -344,7 +344,8 @@ int run_plan_train(const PlanTrainOptions& o, const GlobalOptions& g) {
   goal.days = o.days;
   goal.budget_usd = o.budget;
   goal.seq = o.seq;
-  goal.batch_tokens = o.batch_tokens;
+  const bool batch_given = o.batch_tokens.has_value();
+  if (o.batch_tokens) goal.batch_tokens = *o.batch_tokens;
   goal.max_gpus = o.max_gpus;
   goal.validate();
   if (o.top < 1 || o.top > 10000) throw InputError("--top", std::to_string(o.top), "1 to 10000");
@@ -374,10 +375,13 @@ int run_plan_train(const PlanTrainOptions& o, const GlobalOptions& g) {
   const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   const int top = std::min<int>(o.top, static_cast<int>(r.plans.size()));
   auto cfg = [](const train::TrainConfig& c) {
-    return fmt::format("TP{} PP{}{} CP{} DP{}{} mb{} gb{} {} recompute={} ZeRO-{}", c.tp, c.pp,
-                       c.vpp > 1 ? fmt::format(" vpp{}", c.vpp) : "", c.cp, c.data_parallel(),
+    const bool fp8 = c.precision != Precision::bf16 && c.precision != Precision::fp16;
+    return fmt::format("TP{} PP{}{} CP{} DP{}{} mb{} gb{} {}{} recompute={} ZeRO-{} schedule={}", c.tp,
+                       c.pp, c.vpp > 1 ? fmt::format(" vpp{}", c.vpp) : "", c.cp, c.data_parallel(),
                        c.ep > 1 ? fmt::format(" EP{}", c.ep) : "", c.micro_batch, c.global_batch,
-                       to_string(c.precision), train::to_string(c.recompute), c.zero);
+                       to_string(c.precision),
+                       fp8 ? fmt::format(" ({})", train::to_string(c.fp8_recipe)) : std::string(),
+                       train::to_string(c.recompute), c.zero, train::to_string(c.schedule));
   };
   if (g.json) {
     Json plans = Json::array();
@@ -389,7 +393,9 @@ int run_plan_train(const PlanTrainOptions& o, const GlobalOptions& g) {
                        {"ep", c.ep}, {"micro_batch", c.micro_batch}, {"global_batch", c.global_batch},
                        {"seq", c.seq}, {"precision", std::string(to_string(c.precision))},
                        {"recompute", std::string(train::to_string(c.recompute))}, {"zero", c.zero},
-                       {"sequence_parallel", c.sequence_parallel}, {"mfu", p.mfu},
+                       {"sequence_parallel", c.sequence_parallel},
+                       {"schedule", std::string(train::to_string(c.schedule))},
+                       {"fp8_recipe", std::string(train::to_string(c.fp8_recipe))}, {"mfu", p.mfu},
                        {"tokens_per_s", p.tokens_per_s}, {"days", p.days}, {"gpu_hours", p.gpu_hours},
                        {"energy_kwh", p.energy_kwh ? Json(*p.energy_kwh) : Json(nullptr)},
                        {"cost_usd", p.cost_usd ? Json(*p.cost_usd) : Json(nullptr)},
@@ -409,15 +415,19 @@ int run_plan_train(const PlanTrainOptions& o, const GlobalOptions& g) {
     }
     std::cout << Json{{"model", model.id}, {"tokens", goal.tokens}, {"days", goal.days},
                       {"plans", plans}, {"not_feasible", r.rejected},
+                      {"batch_tokens_target", goal.batch_tokens},
+                      {"batch_tokens_given", batch_given},
+                      {"needs_larger_batch", r.larger_batch},
                       {"configurations_evaluated", r.configurations}, {"search_seconds", seconds}}
                      .dump(2)
               << "\n";
     return r.plans.empty() ? kExitInfeasible : 0;
   }
   fmt::print("memwall plan train: {} on {:.3g} tokens within {:g} days{} (sequences of {} tokens, "
-             "~{:.1f}M tokens per step)\n",
+             "at most {:.1f}M tokens per step{})\n",
              model.id, goal.tokens, goal.days, goal.budget_usd ? fmt::format(", budget ${:.0f}", *goal.budget_usd) : "",
-             goal.seq, goal.batch_tokens / 1e6);
+             goal.seq, goal.batch_tokens / 1e6,
+             batch_given ? "" : ": chosen, none was given (--batch-tokens)");
   fmt::print("{} configurations timed in {:.2f} s; the cheapest run per accelerator that meets the deadline:\n\n",
              r.configurations, seconds);
   if (r.plans.empty()) {
@@ -456,6 +466,10 @@ int run_plan_train(const PlanTrainOptions& o, const GlobalOptions& g) {
   if (!r.rejected.empty()) {
     fmt::print("\nNo feasible run:\n");
     for (const auto& why : r.rejected) fmt::print("  {}\n", why);
+  }
+  if (!r.larger_batch.empty()) {
+    fmt::print("\nFaster with a larger batch than the target (not planned; --batch-tokens to allow):\n");
+    for (const auto& why : r.larger_batch) fmt::print("  {}\n", why);
   }
   fmt::print("\nMFU = model FLOP/s per GPU / dense peak of the matmul precision (model FLOPs = 6 x active "
              "parameters per token + attention, Narayanan et al. 2021 eq. 3, no recomputation). Energy = "
@@ -526,7 +540,8 @@ void register_plan(CLI::App& app, GlobalOptions& g, Runner& run) {
   train_cmd->add_option("--days", t.days, "Deadline in days")->capture_default_str();
   train_cmd->add_option("--budget", t.budget, "At most this many $ for the run");
   train_cmd->add_option("--seq", t.seq, "Tokens per sequence")->capture_default_str();
-  train_cmd->add_option("--batch-tokens", t.batch_tokens, "Tokens per optimizer step (default 4M, Llama 3)");
+  train_cmd->add_option("--batch-tokens", t.batch_tokens, "Most tokens per optimizer step; the planner never exceeds it (default 4M = 2^22, "
+                        "the order of GPT-3 175B's 3.2M, Brown et al. 2020 Table 2.1)");
   train_cmd->add_option("--max-gpus", t.max_gpus, "Largest cluster considered")->capture_default_str();
   train_cmd->add_option("--gpus", t.gpus, "Only these accelerators (comma list)");
   train_cmd->add_option("--vendors", t.vendors, "Only these vendors (comma list)");
