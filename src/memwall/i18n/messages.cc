@@ -1,5 +1,6 @@
 #include "memwall/i18n/messages.h"
 
+#include <algorithm>
 #include <cstdlib>
 
 #include "memwall/core/embedded.h"
@@ -35,6 +36,12 @@ Template compile(const std::string& en, const std::string& zh) {
     i = close;
   }
   return t;
+}
+
+size_t literal_size(const Template& t) {
+  size_t n = 0;
+  for (const auto& l : t.literals) n += l.size();
+  return n;
 }
 
 // Fills `values` when `s` from `at` matches literals[k] {names[k]} ... to the end; each value is
@@ -75,6 +82,11 @@ const Catalog& catalog() {
       for (const auto& s : doc.at("sentences"))
         out.sentences.push_back(
             compile(s.at("en").get<std::string>(), s.at("zh").get<std::string>()));
+      // The most specific template first: a leading {placeholder} of a shorter one could swallow
+      // the words of a longer one ("{n}x {acc} ..." inside "Cost: plan 1 (8x ...").
+      std::stable_sort(
+          out.sentences.begin(), out.sentences.end(),
+          [](const Template& a, const Template& b) { return literal_size(a) > literal_size(b); });
     }
     return out;
   }();
