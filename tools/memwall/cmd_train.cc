@@ -12,6 +12,7 @@
 #include "memwall/catalog/catalog.h"
 #include "memwall/core/document.h"
 #include "memwall/core/error.h"
+#include "memwall/perf/efficiency.h"
 #include "memwall/train/estimate.h"
 #include "memwall/train/request.h"
 
@@ -93,6 +94,8 @@ int run_train(const GlobalOptions& g, TrainOptions o) {
                            "{:.1f} %; peak {:.1f})\n",
                            e.model_tflops_per_gpu, e.mfu * 100, e.hardware_tflops_per_gpu,
                            e.hfu * 100, e.peak_per_gpu.value() / 1e12);
+  if (const auto prior = perf::efficiency_for(*setup.efficiency, gpu, c.precision); !prior.calibrated)
+    std::cout << "  efficiency           UNCALIBRATED: " << prior.source << "\n";
   std::cout << fmt::format("  memory per GPU       {:10.1f} GiB of {:.1f} GiB{}\n",
                            e.memory.total().value() / kGiB, e.memory.capacity.value() / kGiB,
                            c.pp > 1 ? fmt::format(" (worst: pipeline stage {} of {})",

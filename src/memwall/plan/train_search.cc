@@ -79,6 +79,9 @@ TrainSearchResult search_training(const ModelSpec& model, const TrainGoal& goal,
   cost_options.validate();
   TrainSearchResult result;
   const bool moe = model.is_moe();
+  const score::EcosystemBook builtin_ecosystem =
+      space.ecosystem ? score::EcosystemBook() : score::EcosystemBook::builtin();
+  const score::EcosystemBook& ecosystem = space.ecosystem ? *space.ecosystem : builtin_ecosystem;
   for (const Accelerator* a : space.accelerators) {
     const std::string vendor = to_lower(a->vendor);
     if (space.domestic_only && !is_domestic_vendor(vendor)) continue;
@@ -228,12 +231,36 @@ TrainSearchResult search_training(const ModelSpec& model, const TrainGoal& goal,
         plan.gpu_hours = run.gpu_hours;
         plan.energy_kwh = run.energy_kwh;
         plan.memory_per_gpu = fastest->memory.total();
-        plan.device = cost::device_hour_cost(*a, prices, cost_options, fastest->busy_fraction);
+        plan.device = cost::device_hour_cost(*a, prices, cost_options, fastest->busy_fraction, node);
         if (plan.device.total) plan.cost_usd = plan.device.total->value() * run.gpu_hours;
+        plan.servers = (gpus + node->devices - 1) / node->devices;
+        // Energy from the cost side's power (the node's wall power or TDP + host share) when known.
+        if (plan.device.facility_power) plan.energy_kwh = plan.device.facility_power->value() * run.gpu_hours / 1e3;
+        if (plan.device.energy) plan.energy_usd = plan.device.energy->value() * run.gpu_hours;
+        if (plan.device.board_power && plan.device.board_power->value() > 0)
+          plan.tokens_per_joule = goal.tokens / (plan.device.board_power->value() * run.gpu_hours * 3600.0);
+        {
+          const SoftwareFit fit = stack_fit(*a, fastest->config.precision, ecosystem);
+          plan.ecosystem = fit.ecosystem;
+          plan.ecosystem_summary = fit.ecosystem_reasons.empty() ? "" : fit.ecosystem_reasons.front();
+          plan.risks = fit.risks;
+          plan.efficiency_calibrated = fit.efficiency_calibrated;
+          plan.efficiency_source = fit.efficiency_source;
+        }
         plan.network = describe_network(*node, space.fabric, gpus);
         if (goal.budget_usd && (!plan.cost_usd || *plan.cost_usd > *goal.budget_usd)) {
           why = plan.cost_usd ? fmt::format("{} GPUs cost ${:.0f} > budget ${:.0f}", gpus, *plan.cost_usd, *goal.budget_usd)
-                              : "cost unknown under --budget";
+                              : "cost unknown under --budget: missing " +
+                                    fmt::format("{}", fmt::join(plan.device.unknown, ", "));
+          continue;
+        }
+        if (space.min_ecosystem && (!plan.ecosystem || *plan.ecosystem < *space.min_ecosystem)) {
+          why = plan.ecosystem ? fmt::format("ecosystem {:.1f}/10 < --min-ecosystem {:g}", *plan.ecosystem, *space.min_ecosystem)
+                               : "ecosystem unknown under --min-ecosystem";
+          continue;
+        }
+        if (space.risk_averse && !plan.risks.empty()) {
+          why = "--risk-averse: " + plan.risks.front();
           continue;
         }
         // Cheapest wins; without a price, the fewest GPU-hours.

@@ -13,6 +13,7 @@
 #include "memwall/hw/fabric.h"
 #include "memwall/hw/node.h"
 #include "memwall/model/transformer.h"
+#include "memwall/score/ecosystem.h"
 #include "memwall/train/config.h"
 #include "memwall/train/estimate.h"
 
@@ -37,6 +38,9 @@ struct TrainSpace {
   const Fabric* cheaper_fabric = nullptr;  // re-timed on this for "what a cheaper network costs"
   std::vector<std::string> vendors;   // lower-case prefixes; empty = all
   bool domestic_only = false;
+  std::optional<double> min_ecosystem;  // drop accelerators whose ecosystem score is below (or unknown)
+  bool risk_averse = false;           // drop accelerators on immature stacks
+  const score::EcosystemBook* ecosystem = nullptr;  // nullptr: EcosystemBook::builtin()
 };
 
 struct TrainPlan {
@@ -54,6 +58,14 @@ struct TrainPlan {
   std::string network;                 // node scale-up and the fabric, in words
   std::optional<double> cheaper_network_days;  // the same configuration on cheaper_fabric
   bool near_tie = false;
+  int servers = 0;                     // whole nodes bought (owned) or rented
+  std::optional<double> energy_usd;    // facility energy x $/kWh (owned)
+  std::optional<double> tokens_per_joule;  // trained tokens / wall energy
+  std::string ecosystem_summary;       // "6.5/10 on CANN"
+  std::optional<double> ecosystem;
+  std::vector<std::string> risks;
+  bool efficiency_calibrated = true;
+  std::string efficiency_source;
 };
 
 struct TrainSearchResult {

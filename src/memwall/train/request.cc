@@ -232,6 +232,12 @@ Json to_json(const Answer& a) {
   j["peak_tflops_per_gpu"] = e.peak_per_gpu.value() / 1e12;
   j["mfu"] = e.mfu;
   j["hfu"] = e.hfu;
+  {
+    const perf::EfficiencyPrior prior =
+        perf::efficiency_for(*a.setup.efficiency, a.setup.gpu, c.precision);
+    j["efficiency"] = prior.calibrated ? "calibrated" : "uncalibrated";
+    j["efficiency_source"] = prior.source;
+  }
   j["model_flops_per_step"] = e.model_flops_per_step.value();
   j["hardware_flops_per_step"] = e.hardware_flops_per_step.value();
   j["bubble_fraction"] = e.bubble_fraction;

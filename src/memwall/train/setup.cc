@@ -114,6 +114,7 @@ TrainSetup make_setup(ModelSpec model, Accelerator gpu, Node node, std::optional
                                   std::shared_ptr<const perf::Efficiency>(),
                                   &perf::default_efficiency());
   s.shape = layer_shape(s.model);
+  s.node = perf::with_communication_prior(std::move(s.node), s.gpu, *s.efficiency);
   auto resolve = [&](Precision p) -> std::optional<perf::Ceilings> {
     if (!s.gpu.supports(p) || !s.gpu.peak(p)) return std::nullopt;
     return perf::resolve_ceilings(s.gpu, p, *s.efficiency);
