@@ -50,9 +50,9 @@ void print_estimate(const infer::Estimate& e, const infer::Deployment& d) {
              d.model.id, d.gpu.id, d.devices(), d.node.id, d.tp, d.pp, d.ep, d.dp,
              to_string(d.weight), to_string(d.activation), to_string(d.kv), d.engine);
   if (e.continuous)
-    fmt::print("continuous batching at saturation: ~{} sequences per replica ({} binds), input {} "
-               "+ output {} tokens\n",
-               e.workload.batch, e.continuous->binding, e.workload.input_tokens,
+    fmt::print("continuous batching at saturation: ~{:.0f} sequences per replica ({} binds), input "
+               "{} + output {} tokens\n",
+               e.continuous->concurrency, e.continuous->binding, e.workload.input_tokens,
                e.workload.output_tokens);
   else
     fmt::print("batch {} x (input {} + output {} tokens)\n", e.workload.batch,

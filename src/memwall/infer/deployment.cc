@@ -209,6 +209,7 @@ Deployment make_deployment(const ModelSpec& model, const Accelerator& gpu,
   d.shard.fused_elementwise = d.ceilings.fused_elementwise;
   d.shard.gqa_shared_kv_loads = d.ceilings.gqa_shared_kv_loads;
   d.shard.gqa_reread_dram_share = d.efficiency->gqa_reread_dram_share;
+  d.shard.fp8_activation_quant_kernel = d.engine_profile->fp8_activation_quant_kernel;
 
   // Node and fabric.
   if (node) {

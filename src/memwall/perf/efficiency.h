@@ -65,6 +65,8 @@ struct EngineProfile {
   // Rate of this stack's FP8 GEMMs relative to today's cuBLAS (the MAMF figures): early FP8
   // kernels (2023) ran well below them.
   double fp8_gemm_rate_scale = 1.0;
+  // FP8 (W8A8) GEMM inputs are quantised by a kernel of their own, one launch per GEMM.
+  bool fp8_activation_quant_kernel = false;
   // One-shot / two-shot all-reduce over NVLink peer memory for messages up to this size (vLLM
   // custom_all_reduce, TensorRT-LLM AllReduce plugin, SGLang); 0: every all-reduce goes to NCCL.
   double custom_all_reduce_max_bytes = 0;

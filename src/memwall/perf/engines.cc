@@ -121,6 +121,7 @@ std::vector<EngineProfile> read_engine_profiles(const Json& doc, const std::stri
     p.fused_elementwise = flag(v, "fused_elementwise", f, true);
     p.gqa_shared_kv_loads = flag(v, "gqa_shared_kv_loads", f, true);
     p.fp8_gemm_rate_scale = number(v, "fp8_gemm_rate_scale", f, 0.01, 2.0, 1.0);
+    p.fp8_activation_quant_kernel = flag(v, "fp8_activation_quant_kernel", f, false);
     p.custom_all_reduce_max_bytes = number(v, "custom_all_reduce_max_mib", f, 0, 1 << 20, 0) * kMiB;
     if (auto l = v.find("limits"); l != v.end()) p.limits = read_limits(*l, f + ".limits");
     if (auto s = v.find("sources"); s != v.end()) {
@@ -156,6 +157,7 @@ Json to_json(const EngineProfile& p) {
               {"fused_elementwise", p.fused_elementwise},
               {"gqa_shared_kv_loads", p.gqa_shared_kv_loads},
               {"fp8_gemm_rate_scale", p.fp8_gemm_rate_scale},
+              {"fp8_activation_quant_kernel", p.fp8_activation_quant_kernel},
               {"custom_all_reduce_max_bytes", p.custom_all_reduce_max_bytes},
               {"limits",
                {{"max_num_seqs", p.limits.max_num_seqs},

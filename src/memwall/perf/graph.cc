@@ -21,6 +21,9 @@ class Builder {
   void gemm(std::string_view name, double rows, int64_t n, int64_t k, double repeat,
             double groups = 1.0, double weight_bytes_per_element = 0) {
     if (rows <= 0 || n <= 0 || k <= 0 || repeat <= 0 || groups <= 0) return;
+    if (s_.fp8_activation_quant_kernel && weight_bytes_per_element == 0 &&
+        (s_.activation == Precision::fp8_e4m3 || s_.activation == Precision::fp8_e5m2))
+      elementwise("fp8_act_quant", rows * double(k), rows * double(k), repeat);
     Operator op = make(name, OpKind::gemm, repeat);
     op.element = s_.weight;
     const double rows_per_group = rows / groups;
