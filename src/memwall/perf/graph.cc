@@ -167,17 +167,27 @@ std::vector<Operator> build_step_graph(const ModelSpec& m, const ShardPlan& s,
     v_dim = a.v_head_dim;
     kv_per_token = kv_elements_per_token_per_layer(m);  // latent replicated on every TP rank
     // DeepSeek-V2 §2.1: q down/up (or direct q), joint KV down-projection (+ rope key), KV up.
+    // The compressed latents are RMS-normalised before their up-projections (q_a_layernorm,
+    // kv_a_layernorm in the reference modeling_deepseek.py): one kernel each.
     if (a.q_lora_rank > 0) {
       b.gemm("q_down_proj", T, a.q_lora_rank, h, Lr);
+      b.elementwise("q_latent_norm", T * a.q_lora_rank, T * a.q_lora_rank, Lr);
       b.gemm("q_up_proj", T, int64_t(heads) * qk_dim, a.q_lora_rank, Lr);
     } else {
       b.gemm("q_proj", T, int64_t(heads) * qk_dim, h, Lr);
     }
     b.gemm("kv_down_proj", T, int64_t(a.kv_lora_rank) + a.qk_rope_head_dim, h, Lr);
-    // Up-projection of the latent: applied to new tokens in prefill, absorbed into the query and
-    // output in decode; the FLOPs per token are the same either way.
-    b.gemm("kv_up_proj", T, int64_t(heads) * (a.qk_nope_head_dim + a.v_head_dim), a.kv_lora_rank,
-           Lr);
+    b.elementwise("kv_latent_norm", T * a.kv_lora_rank, T * a.kv_lora_rank, Lr);
+    // Up-projection of the latent: applied to new tokens in prefill (one GEMM for K and V), absorbed
+    // in decode into the query (W_UK, before attention) and the output (W_UV, after it): two
+    // batched GEMMs with the same FLOPs per token in all.
+    if (Tp > 0)
+      b.gemm("kv_up_proj", Tp, int64_t(heads) * (a.qk_nope_head_dim + a.v_head_dim),
+             a.kv_lora_rank, Lr);
+    if (Sd > 0) {
+      b.gemm("q_absorb_uk", Sd, int64_t(heads) * a.kv_lora_rank, a.qk_nope_head_dim, Lr);
+      b.gemm("out_absorb_uv", Sd, int64_t(heads) * a.v_head_dim, a.kv_lora_rank, Lr);
+    }
   } else {
     const int kvh = kv_heads_per_device(m, tp);
     kv_per_token = 2LL * kvh * m.head_dim;

@@ -68,7 +68,9 @@ Report run_cases(const Json& cases, const Catalog& catalog, const std::string& k
     CaseResult res = predict_case(c, catalog);
     if (res.predicted && std::isfinite(res.abs_pct_error())) {
       errors[k].push_back(res.abs_pct_error());
-      const double e = (*res.predicted / res.measured - 1) * 100;
+      // Signed so that > 0 always means optimistic: more throughput, or less time, than measured.
+      const bool time_unit = res.unit == "s" || res.unit == "ms" || res.unit == "us";
+      const double e = (*res.predicted / res.measured - 1) * (time_unit ? -100 : 100);
       signed_errors[k].push_back(e);
       for (const auto& g : regimes_of(c, catalog)) {
         auto key = std::make_pair(k, g);
@@ -204,8 +206,8 @@ std::string to_markdown(const Report& r) {
                        k.predicted, k.skipped, k.median_abs_pct_error, k.p90_abs_pct_error,
                        k.median_pct_error);
   if (!r.regimes.empty()) {
-    out += "\n## By regime\n\nSigned error > 0: memwall predicts more than measured (faster, or "
-           "a larger latency for time metrics).\n\n| kind | regime | predicted | median abs. error | "
+    out += "\n## By regime\n\nSigned error > 0: memwall is optimistic (predicts more throughput, or "
+           "less time, than measured); < 0: pessimistic.\n\n| kind | regime | predicted | median abs. error | "
            "p90 abs. error | median signed error |\n|---|---|---:|---:|---:|---:|\n";
     for (const auto& g : r.regimes)
       out += fmt::format("| {} | {} | {} | {:.1f} % | {:.1f} % | {:+.1f} % |\n", g.kind, g.regime,

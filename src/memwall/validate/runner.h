@@ -18,7 +18,7 @@ struct KindSummary {
   int skipped = 0;
   double median_abs_pct_error = 0;  // over predicted cases
   double p90_abs_pct_error = 0;     // nearest-rank 90th percentile
-  double median_pct_error = 0;      // signed: > 0 when memwall predicts more than measured
+  double median_pct_error = 0;      // signed: > 0 when optimistic (more throughput / less time)
 };
 
 // The same statistics over the predicted cases of one kind that share a regime (inference:
