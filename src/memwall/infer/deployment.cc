@@ -226,6 +226,7 @@ Deployment make_deployment(const ModelSpec& model, const Accelerator& gpu,
     d.node_assumed = true;
     d.assumptions.push_back("single device: no node in the catalog for " + gpu.id);
   }
+  d.node = perf::with_communication_prior(std::move(d.node), gpu, *d.efficiency);
   if (d.node.devices < 1) throw InputError("node " + d.node.id + ": devices must be positive");
   d.fabric = fabric;
   if (d.nodes_per_replica() > 1 && !d.fabric)
@@ -252,6 +253,9 @@ Deployment make_deployment(const ModelSpec& model, const Accelerator& gpu,
         used = true;
       }
     }
+    // A larger message never takes less time (the engine could always split it): keep the table
+    // monotone across the custom-to-NCCL switch, so step time grows with the batch.
+    for (size_t i = 1; i < t.seconds.size(); ++i) t.seconds[i] = std::max(t.seconds[i], t.seconds[i - 1]);
     if (used)
       d.assumptions.push_back(fmt::format(
           "tensor-parallel all-reduces up to {:.0f} MiB use the engine's one-/two-shot custom "

@@ -66,24 +66,28 @@ Report run_cases(const Json& cases, const Catalog& catalog, const std::string& k
     const std::string k = c.contains("kind") && c["kind"].is_string() ? c["kind"].get<std::string>() : "";
     if (!kind.empty() && k != kind) continue;
     CaseResult res = predict_case(c, catalog);
+    // Cases of an optional "group" (e.g. frontier runs added later) are summarised apart from
+    // their kind's original set, as "kind/group", so each set's error stays readable.
+    const std::string group = str_field(c, "group");
+    const std::string key = group.empty() ? k : k + "/" + group;
     if (res.predicted && std::isfinite(res.abs_pct_error())) {
-      errors[k].push_back(res.abs_pct_error());
+      errors[key].push_back(res.abs_pct_error());
       // Signed so that > 0 always means optimistic: more throughput, or less time, than measured.
       const bool time_unit = res.unit == "s" || res.unit == "ms" || res.unit == "us";
       const double e = (*res.predicted / res.measured - 1) * (time_unit ? -100 : 100);
-      signed_errors[k].push_back(e);
+      signed_errors[key].push_back(e);
       for (const auto& g : regimes_of(c, catalog)) {
-        auto key = std::make_pair(k, g);
-        if (!regime_errors.count(key)) regime_order.push_back(key);
-        regime_errors[key].push_back(e);
+        auto rk = std::make_pair(key, g);
+        if (!regime_errors.count(rk)) regime_order.push_back(rk);
+        regime_errors[rk].push_back(e);
       }
     } else {
       if (res.predicted) {
         res.predicted.reset();
         res.skipped_reason = "no measured value to compare with";
       }
-      ++skipped[k];
-      errors[k];
+      ++skipped[key];
+      errors[key];
     }
     r.cases.push_back(std::move(res));
   }
