@@ -396,7 +396,9 @@ const std::map<std::string, SimulateSetter>& simulate_fields() {
       MEMWALL_FIELD(decode_replicas), MEMWALL_FIELD(link_bandwidth_gbps),
       MEMWALL_FIELD(link_latency_us), MEMWALL_FIELD(kv_capacity_tokens),
       MEMWALL_FIELD(memory_utilization), MEMWALL_FIELD(weight_precision),
-      MEMWALL_FIELD(kv_precision),   MEMWALL_FIELD(sla)};
+      MEMWALL_FIELD(kv_precision),   MEMWALL_FIELD(sla),
+      MEMWALL_FIELD(engine),         MEMWALL_FIELD(engine_version),
+      MEMWALL_FIELD(engine_limits)};
   return fields;
 }
 #undef MEMWALL_FIELD

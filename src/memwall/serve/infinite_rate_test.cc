@@ -5,6 +5,7 @@
 
 #include "memwall/catalog/catalog.h"
 #include "memwall/infer/continuous.h"
+#include "memwall/serve/request.h"
 #include "memwall/serve/serving.h"
 
 namespace memwall::serve {
@@ -56,6 +57,23 @@ TEST(InfiniteRate, AgreesWithTheSimulatorAtAnInfiniteRate) {
     EXPECT_NEAR(c.throughput_tokens_per_s / sim, 1.0, 0.05)
         << "infer " << c.throughput_tokens_per_s << " simulate " << sim << " binds " << c.binding;
   }
+}
+
+TEST(InfiniteRate, EngineLimitsTakeTheEnginesSchedulerSettings) {
+  SimulateRequest r;
+  r.model = "llama-3.1-8b";
+  r.gpu = "h100";
+  r.rate = 1e7;
+  r.dataset = "fixed:512,64";
+  r.requests = 200;
+  r.engine = "vllm";
+  r.engine_version = "0.6";
+  r.engine_limits = true;
+  const ServingRun run = simulate_serving(Catalog::builtin(), to_options(r));
+  bool stated = false;
+  for (const auto& a : run.assumptions) stated = stated || a.find("whole prompts") != std::string::npos;
+  EXPECT_TRUE(stated);
+  EXPECT_EQ(run.result.completed, 200);
 }
 
 }  // namespace
