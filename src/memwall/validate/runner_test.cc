@@ -7,6 +7,7 @@
 #include <gtest/gtest.h>
 
 #include "memwall/core/error.h"
+#include "memwall/core/test_paths.h"
 
 namespace memwall::validate {
 namespace {
@@ -29,7 +30,7 @@ TEST(Runner, RejectsNonArrays) {
 // regime (validation/REPORT.md) until their families get calibrated efficiencies.
 TEST(Runner, DevInferenceCasesMeetTheAccuracyBar) {
   const Report r =
-      run_file(MEMWALL_SOURCE_DIR "/validation/dev-cases.json", Catalog::builtin(), "inference");
+      run_file(memwall::test::source_dir() + "/validation/dev-cases.json", Catalog::builtin(), "inference");
   ASSERT_EQ(r.kinds.size(), 1u);
   EXPECT_GE(r.kinds[0].predicted, 30);
   EXPECT_LE(r.kinds[0].median_abs_pct_error, 15.0);
@@ -43,7 +44,8 @@ TEST(Runner, DevInferenceCasesMeetTheAccuracyBar) {
 
 TEST(Runner, InferenceRegimesCarryTheirOwnSignedMedians) {
   const Report r =
-      run_file(MEMWALL_SOURCE_DIR "/validation/dev-cases.json", Catalog::builtin(), "inference");
+      run_file(memwall::test::source_dir() + "/validation/dev-cases.json", Catalog::builtin(),
+               "inference");
   bool tp8 = false, moe = false, continuous = false;
   int in_regimes = 0;
   for (const auto& g : r.regimes) {
@@ -64,7 +66,7 @@ TEST(Runner, InferenceRegimesCarryTheirOwnSignedMedians) {
 
 TEST(Runner, DevMicrobenchCasesAreClose) {
   const Report r =
-      run_file(MEMWALL_SOURCE_DIR "/validation/dev-cases.json", Catalog::builtin(), "microbench");
+      run_file(memwall::test::source_dir() + "/validation/dev-cases.json", Catalog::builtin(), "microbench");
   int stream_and_mamf = 0;
   for (const auto& c : r.cases)
     if (c.predicted && (c.id.find("stream") != std::string::npos ||
