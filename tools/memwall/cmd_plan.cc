@@ -20,6 +20,7 @@
 #include "memwall/cost/prices.h"
 #include "memwall/plan/estimator.h"
 #include "memwall/plan/inference_search.h"
+#include "memwall/plan/intervals.h"
 #include "memwall/plan/plan_json.h"
 #include "memwall/plan/query.h"
 #include "memwall/plan/train_search.h"
@@ -51,6 +52,7 @@ struct PlanInferOptions {
       idle_power_fraction;
   double tco_years = 3;
   int verify = 0;  // re-check this many top plans in the serving simulator
+  double confidence = 0;  // 0: off
   int64_t verify_requests = 0;  // 0: 100 per closed-loop user (10,000 to 300,000), else 20,000
 };
 
@@ -145,6 +147,7 @@ plan::InferenceQuery query_from(const PlanInferOptions& o) {
   q.top = o.top;
   q.verify = o.verify;
   q.verify_requests = o.verify_requests;
+  if (o.confidence > 0) q.confidence = o.confidence;
   return q;
 }
 
@@ -215,6 +218,10 @@ int run_plan_infer(const PlanInferOptions& o, const GlobalOptions& g) {
                                                           : plan::to_string(p.options.objective),
              r.plans.size(), static_cast<long>(r.plans.size()) - disaggregated, disaggregated, r.shapes,
              r.configurations, r.pool_pairs, seconds);
+  if (p.confidence)
+    fmt::print("  --confidence {:g}: {} plan(s) removed whose SLA fails at the pessimistic end of their "
+               "{:g} % interval\n",
+               *p.confidence, p.removed_by_confidence, *p.confidence * 100);
   if (r.plans.empty()) {
     fmt::print("  none. Why each accelerator fails (first reason):\n");
     for (const auto& [id, why] : plan::first_rejection(r)) fmt::print("  {}: {}\n", id, why);
@@ -224,12 +231,14 @@ int run_plan_infer(const PlanInferOptions& o, const GlobalOptions& g) {
   for (int i = 0; i < top; ++i) {
     const auto& pl = r.plans[i];
     const auto& c = pl.cost;
+    const Json iv = plan::intervals_json(pl);
     rows.push_back({fmt::format("{}{}", i + 1, pl.near_tie ? "~" : ""), pl.shape.accelerator->id,
                     pl.shape.node ? pl.shape.node->id : "-",
                     fmt::format("{}x{}{}", pl.shape.tp, pl.shape.pp, pl.shape.ep > 1 ? fmt::format(" EP{}", pl.shape.ep) : ""),
                     fmt::format("{}/{}", to_string(pl.shape.weights), to_string(pl.shape.kv)),
                     fmt::format("{}", pl.point.batch), fmt::format("{}", pl.replicas), fmt::format("{}", pl.devices),
-                    fmt::format("{:.2f}", pl.point.ttft_p99.value()), fmt::format("{:.1f}", pl.point.tpot.value() * 1e3),
+                    fmt::format("{:.2f} {}", pl.point.ttft_p99.value(), uncertainty::range_text(iv["ttft_p99_s"], 1, 2)),
+                    fmt::format("{:.1f} {}", pl.point.tpot.value() * 1e3, uncertainty::range_text(iv["tpot_s"], 1e3, 1)),
                     fmt::format("{:.0f}", pl.generated_tokens_per_s), money(c.usd_per_million_tokens, 3),
                     money(value_of(c.per_hour)), money(value_of(c.tco), 0),
                     c.facility_power ? fmt::format("{:.1f}", c.facility_power->value() / 1e3) : "unknown",
@@ -239,6 +248,7 @@ int run_plan_infer(const PlanInferOptions& o, const GlobalOptions& g) {
                "TPOT ms", "TOK/S", "$/M TOK", "$/HOUR", fmt::format("TCO {:g}y $", o.tco_years), "kW", "PRICING",
                "PREFILL POOL"},
               rows);
+  fmt::print("  (low-high) = 80 % interval of the estimate (memwall validate's errors; docs/validate.md).\n");
   fmt::print("  ~ = within 2% of the plan above (a near-tie). BATCH = sequences in flight per replica.\n"
              "  PREFILL POOL: '-' = aggregated (prompts and decodes share each replica); otherwise the\n"
              "  separate prefill replicas of a disaggregated plan (ACCELERATOR ... REPL are then its decode\n"
@@ -449,6 +459,11 @@ void register_plan(CLI::App& app, GlobalOptions& g, Runner& run) {
                     "decode pools, hardware may differ) or both")
       ->capture_default_str();
   add_cost_options(infer, o);
+  infer->add_option("--confidence", o.confidence,
+                    "Keep only plans whose SLA holds at the pessimistic end of this interval of\n"
+                    "their TTFT/TPOT/e2e (e.g. 0.8: the high end of the 80 % interval fitted on the\n"
+                    "validation errors, docs/validate.md); prints how many plans it removes")
+      ->check(CLI::Range(0.01, 0.99));
   infer->add_option("--verify", o.verify, "Re-check the top N plans in the serving simulator (0: off)")
       ->capture_default_str();
   infer->add_option("--verify-requests", o.verify_requests,

@@ -3,6 +3,8 @@
 #include <map>
 #include <string>
 
+#include "memwall/plan/intervals.h"
+
 namespace memwall::plan {
 namespace {
 
@@ -48,7 +50,8 @@ Json to_json(const Plan& p) {
       {"near_tie", p.near_tie}, {"binding", p.binding},
       {"serving", p.disaggregated() ? "disaggregated" : "aggregated"},
       {"prefill_pool", prefill_to_json(p)},
-      {"unknown", c.device.unknown}, {"sources", c.device.sources}};
+      {"unknown", c.device.unknown}, {"sources", c.device.sources},
+      {"intervals", intervals_json(p)}};
 }
 
 Json to_json(const Verification& v) {

@@ -8,16 +8,21 @@
 
 #include "memwall/catalog/catalog.h"
 #include "memwall/core/document.h"
+#include "memwall/uncertainty/model.h"
 
 namespace memwall::validate {
 
 struct CaseResult {
   std::string id, kind, metric, unit;
+  std::string source;               // the publication (source_key of the case's "source")
   double measured = 0;
   std::optional<double> predicted;  // in the case's unit; empty when the case cannot be expressed
   std::string skipped_reason;       // why not, when empty
   std::string assumptions;          // what memwall assumed that the source left unstated
+  uncertainty::Regime regime;       // what dominated the prediction (set by the predictor)
+  std::optional<uncertainty::Interval> held_out;  // 80 % interval fitted without its source
   double abs_pct_error() const;     // |predicted - measured| / measured x 100
+  double signed_pct_error() const;  // (predicted - measured) / measured x 100
 };
 
 // One predictor per kind; each fills `predicted` or `skipped_reason`.

@@ -7,6 +7,8 @@
 #include <fmt/format.h>
 
 #include "memwall/core/error.h"
+#include "memwall/core/text.h"
+#include "memwall/validate/breakdown.h"
 
 namespace memwall::validate {
 
@@ -60,6 +62,14 @@ Report run_cases(const Json& cases, const Catalog& catalog, const std::string& k
     const std::string k = c.contains("kind") && c["kind"].is_string() ? c["kind"].get<std::string>() : "";
     if (!kind.empty() && k != kind) continue;
     CaseResult res = predict_case(c, catalog);
+    // Offload to host memory is a regime only where a case says so ("all layers offloaded" in
+    // llama.cpp means the opposite: every layer on the GPU).
+    if (auto cfg = c.find("config"); cfg != c.end()) {
+      const std::string t = to_lower(cfg->dump());
+      for (const char* w : {"cpu offload", "offload to cpu", "offload_param", "offload_optimizer",
+                            "zero-offload", "zero-infinity", "nvme"})
+        if (has(t, w)) res.regime.set("offload", "host");
+    }
     if (res.predicted && std::isfinite(res.abs_pct_error()))
       errors[k].push_back(res.abs_pct_error());
     else {
@@ -75,6 +85,7 @@ Report run_cases(const Json& cases, const Catalog& catalog, const std::string& k
   for (const auto& [k, errs] : errors)
     r.kinds.push_back({k, static_cast<int>(errs.size()), skipped[k], median(errs),
                        percentile90(errs)});
+  add_breakdown(r, uncertainty::builtin_model().widening);
   return r;
 }
 
@@ -82,14 +93,29 @@ Report run_file(const std::string& path, const Catalog& catalog, const std::stri
   return run_cases(load_document(path), catalog, kind);
 }
 
+const GroupSummary* whole_kind(const Report& r, const std::string& kind) {
+  for (const auto& g : r.groups)
+    if (g.kind == kind && g.dimension == "all") return &g;
+  return nullptr;
+}
+
 Json to_json(const Report& r) {
   Json cases = Json::array();
   for (const auto& c : r.cases) {
     Json j{{"id", c.id}, {"kind", c.kind}, {"metric", c.metric}, {"unit", c.unit},
            {"measured", c.measured}};
+    j["source"] = c.source;
     if (c.predicted) {
       j["predicted"] = *c.predicted;
       j["abs_pct_error"] = c.abs_pct_error();
+      j["signed_pct_error"] = c.signed_pct_error();
+      Json regime = Json::object();
+      for (const auto& [dim, value] : c.regime.dims) regime[dim] = value;
+      j["regime"] = regime;
+      if (c.held_out && c.held_out->known) {
+        j["interval_held_out"] = c.held_out->range(*c.predicted);
+        j["inside_interval"] = std::fabs(std::log(*c.predicted / c.measured)) <= c.held_out->half_width;
+      }
     } else {
       j["predicted"] = nullptr;
       j["skipped_reason"] = c.skipped_reason;
@@ -98,11 +124,18 @@ Json to_json(const Report& r) {
     cases.push_back(j);
   }
   Json kinds = Json::array();
-  for (const auto& k : r.kinds)
-    kinds.push_back({{"kind", k.kind}, {"predicted", k.predicted}, {"skipped", k.skipped},
-                     {"median_abs_pct_error", k.median_abs_pct_error},
-                     {"p90_abs_pct_error", k.p90_abs_pct_error}});
-  return Json{{"cases", cases}, {"summary", kinds}};
+  for (const auto& k : r.kinds) {
+    Json row{{"kind", k.kind}, {"predicted", k.predicted}, {"skipped", k.skipped},
+             {"median_abs_pct_error", k.median_abs_pct_error},
+             {"p90_abs_pct_error", k.p90_abs_pct_error}};
+    if (const GroupSummary* g = whole_kind(r, k.kind)) {
+      row["median_signed_pct_error"] = g->median_signed_pct_error;
+      row["coverage_80"] = g->coverage ? Json(*g->coverage) : Json(nullptr);
+      row["median_interval_width_pct"] = g->median_width_pct ? Json(*g->median_width_pct) : Json(nullptr);
+    }
+    kinds.push_back(row);
+  }
+  return Json{{"cases", cases}, {"summary", kinds}, {"groups", groups_json(r)}};
 }
 
 std::string to_text(const Report& r) {
@@ -121,14 +154,24 @@ std::string to_text(const Report& r) {
   for (const auto& k : r.kinds)
     out += fmt::format("{:<12} {:>9} {:>8} {:>15.1f}% {:>12.1f}%\n", k.kind, k.predicted,
                        k.skipped, k.median_abs_pct_error, k.p90_abs_pct_error);
+  out += groups_text(r);
   return out;
 }
 
 std::string to_markdown(const Report& r) {
-  std::string out = "## Summary\n\n| kind | predicted | skipped | median abs. error | p90 abs. error |\n|---|---:|---:|---:|---:|\n";
-  for (const auto& k : r.kinds)
-    out += fmt::format("| {} | {} | {} | {:.1f} % | {:.1f} % |\n", k.kind, k.predicted, k.skipped,
-                       k.median_abs_pct_error, k.p90_abs_pct_error);
+  std::string out =
+      "## Summary\n\n| kind | predicted | skipped | median abs. error | p90 abs. error | median "
+      "signed error | 80 % interval coverage (leave-one-source-out) | median interval width "
+      "|\n|---|---:|---:|---:|---:|---:|---:|---:|\n";
+  for (const auto& k : r.kinds) {
+    const GroupSummary* g = whole_kind(r, k.kind);
+    out += fmt::format("| {} | {} | {} | {:.1f} % | {:.1f} % | {} | {} | {} |\n", k.kind,
+                       k.predicted, k.skipped, k.median_abs_pct_error, k.p90_abs_pct_error,
+                       g ? fmt::format("{:+.1f} %", g->median_signed_pct_error) : "-",
+                       g ? pct_or_dash(g->coverage, 100, " ") : "-",
+                       g ? pct_or_dash(g->median_width_pct, 1, " ") : "-");
+  }
+  out += groups_markdown(r);
   out += "\n## Cases\n\n| case | kind | unit | measured | predicted | error | assumptions |\n|---|---|---|---:|---:|---:|---|\n";
   for (const auto& c : r.cases)
     if (c.predicted)

@@ -2,6 +2,7 @@
 // error with the median and 90th percentile per kind, plus the cases it could not express and why.
 #pragma once
 
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -20,9 +21,22 @@ struct KindSummary {
   double p90_abs_pct_error = 0;     // nearest-rank 90th percentile
 };
 
+// One row of the report by source and regime (breakdown.h); dimension "all" is the whole kind.
+struct GroupSummary {
+  std::string kind, dimension, value;
+  int predicted = 0;
+  double median_signed_pct_error = 0;  // (p - m) / m: + over-predicts, - under-predicts
+  double median_abs_pct_error = 0;
+  double p90_abs_pct_error = 0;
+  // Share of cases inside their leave-one-source-out interval and those intervals' median width in
+  // % of the predicted value; empty when no case of the group has one (a source alone in its kind).
+  std::optional<double> coverage, median_width_pct;
+};
+
 struct Report {
   std::vector<CaseResult> cases;
   std::vector<KindSummary> kinds;
+  std::vector<GroupSummary> groups;  // filled by add_breakdown (breakdown.h)
 };
 
 // Dispatches on the case's "kind" (inference, training, microbench, memory).
@@ -43,6 +57,9 @@ Json builtin_cases(const std::string& name);
 // Median and nearest-rank p90 of the values (0 for none).
 double median(std::vector<double> v);
 double percentile90(std::vector<double> v);
+
+// The group of dimension "all" of `kind` (the whole kind), null before add_breakdown.
+const GroupSummary* whole_kind(const Report& r, const std::string& kind);
 
 Json to_json(const Report& r);
 std::string to_text(const Report& r);      // the table for the terminal
