@@ -75,7 +75,8 @@ TEST(Uncertainty, RegimeFactorsAreShrunkTowardsOne) {
   const double hopper = k.factors.at("hardware").at("Hopper").factor;
   EXPECT_NEAR(hopper, std::sqrt(0.05 / k.half_width), 1e-9);
   EXPECT_LT(hopper, 1.0);
-  EXPECT_GT(k.factors.at("hardware").at("Ampere").factor, 1.0);
+  // The kind's quantile (the 17th of 20) lies among the Ampere cases: their factor is 1.
+  EXPECT_NEAR(k.factors.at("hardware").at("Ampere").factor, 1.0, 1e-12);
 }
 
 TEST(Uncertainty, LeaveOneSourceOutUsesOnlyTheOtherSources) {
