@@ -53,7 +53,12 @@ void register_validate(CLI::App& app, GlobalOptions& g, Runner& run) {
       "predicted vs measured, the absolute percentage error |p - m| / m per case, and the median\n"
       "and 90th percentile (nearest rank) per kind; cases that cannot be expressed are listed with\n"
       "the reason. With no file, the repository's own cases (validation/dev-cases.json, built\n"
-      "into the binary); with FILE, any file of that format (e.g. validation/extra-cases.json).");
+      "into the binary); with FILE, any file of that format (e.g. validation/extra-cases.json).\n"
+      "Then per kind, source and regime (bound, hardware, precision, engine, offload, scale,\n"
+      "ceilings, datasheet): the median signed error (p - m) / m, the median and p90 |error|, and\n"
+      "the coverage of the 80 % intervals fitted without the case's source (leave-one-source-out)\n"
+      "with their median width. --fit-uncertainty prints the uncertainty model fitted on the\n"
+      "cases (data/uncertainty.json; docs/validate.md says how to refit).");
   add_global_options(*sub, g);
   auto o = std::make_shared<ValidateOptions>();
   sub->add_option("file", o->file,
