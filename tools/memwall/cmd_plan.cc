@@ -372,7 +372,8 @@ int run_plan_train(const PlanTrainOptions& o, const GlobalOptions& g) {
                        {"memory_per_gpu_bytes", p.memory_per_gpu.value()}, {"network", p.network},
                        {"cheaper_network", cheaper ? Json(cheaper->id) : Json(nullptr)},
                        {"cheaper_network_days", p.cheaper_network_days ? Json(*p.cheaper_network_days) : Json(nullptr)},
-                       {"near_tie", p.near_tie}, {"unknown", p.device.unknown}});
+                       {"near_tie", p.near_tie}, {"unknown", p.device.unknown},
+                       {"intervals", plan::intervals_json(p)}});
     }
     std::cout << Json{{"model", model.id}, {"tokens", goal.tokens}, {"days", goal.days},
                       {"plans", plans}, {"not_feasible", r.rejected},
@@ -395,9 +396,11 @@ int run_plan_train(const PlanTrainOptions& o, const GlobalOptions& g) {
   std::vector<std::vector<std::string>> rows;
   for (int i = 0; i < top; ++i) {
     const auto& p = r.plans[i];
+    const Json iv = plan::intervals_json(p);
     rows.push_back({fmt::format("{}{}", i + 1, p.near_tie ? "~" : ""), p.accelerator->id,
                     fmt::format("{}", p.config.gpus), fmt::format("{:.1f}", 100 * p.mfu),
-                    fmt::format("{:.1f}", p.days), fmt::format("{:.0f}", p.gpu_hours),
+                    fmt::format("{:.1f} {}", p.days, uncertainty::range_text(iv["days"], 1, 1)),
+                    fmt::format("{:.0f}", p.gpu_hours),
                     p.energy_kwh ? fmt::format("{:.0f}", *p.energy_kwh / 1e3) : "unknown",
                     money(p.cost_usd, 0), cost::to_string(p.device.basis),
                     p.cheaper_network_days ? fmt::format("{:+.1f}", *p.cheaper_network_days - p.days) : "-"});
@@ -415,6 +418,7 @@ int run_plan_train(const PlanTrainOptions& o, const GlobalOptions& g) {
     fmt::print("\nNo feasible run:\n");
     for (const auto& why : r.rejected) fmt::print("  {}\n", why);
   }
+  fmt::print("\n(low-high) = 80 % interval of the estimate (memwall validate's errors; docs/validate.md).\n");
   fmt::print("\nMFU = model FLOP/s per GPU / dense peak of the matmul precision (model FLOPs = 6 x active "
              "parameters per token + attention, Narayanan et al. 2021 eq. 3, no recomputation). Energy = "
              "board power at the modelled activity x PUE; cost = GPU-hours x $/GPU-hour (docs/cost.md).\n");

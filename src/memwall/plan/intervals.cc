@@ -7,6 +7,7 @@
 
 #include "memwall/core/error.h"
 #include "memwall/plan/steady_state.h"
+#include "memwall/train/intervals.h"
 
 namespace memwall::plan {
 
@@ -36,6 +37,29 @@ Json intervals_json(const Plan& p) {
               {"throughput_tokens_per_s", i.range(p.generated_tokens_per_s)},
               {"tokens_per_s_per_device", i.range(p.tokens_per_s_per_device)},
               {"tokens_per_s_per_user", i.range(p.tokens_per_s_per_user)}};
+}
+
+uncertainty::Regime regime(const TrainPlan& p) {
+  uncertainty::Regime r;
+  r.kind = "training";
+  const train::TrainConfig& c = p.config;
+  uncertainty::set_hardware(r, *p.accelerator, perf::default_efficiency(), c.precision);
+  r.set("precision", uncertainty::precision_class(c.precision));
+  r.set("engine", train::parallelism(c));
+  r.set("scale", uncertainty::scale_bucket(c.gpus));
+  r.devices = c.gpus;
+  return r;
+}
+
+Json intervals_json(const TrainPlan& p) {
+  const auto i = uncertainty::builtin_model().interval(regime(p));
+  Json j{{"tokens_per_s", i.range(p.tokens_per_s)},
+         {"mfu", i.fraction_range(p.mfu)},
+         {"days", i.range(p.days)},
+         {"gpu_hours", i.range(p.gpu_hours)}};
+  if (p.energy_kwh) j["energy_kwh"] = i.range(*p.energy_kwh);
+  if (p.cost_usd) j["cost_usd"] = i.range(*p.cost_usd);
+  return j;
 }
 
 int require_confidence(InferenceSearchResult& r, const Sla& sla, double confidence) {

@@ -5,6 +5,7 @@
 
 #include "memwall/core/document.h"
 #include "memwall/plan/inference_search.h"
+#include "memwall/plan/train_search.h"
 #include "memwall/plan/workload.h"
 #include "memwall/uncertainty/model.h"
 
@@ -22,6 +23,12 @@ uncertainty::Interval interval(const Plan& p, double level = uncertainty::kDefau
 // {"ttft_p99_s", "ttft_mean_s", "tpot_s", "e2e_mean_s", "e2e_p99_s", "throughput_tokens_per_s",
 //  "tokens_per_s_per_device", "tokens_per_s_per_user"} -> [low, high].
 Json intervals_json(const Plan& p);
+
+// A training plan's regime (training kind: hardware, precision width, parallelism, scale; the
+// search keeps no step breakdown, so no bound) and its intervals: {"tokens_per_s", "mfu", "days",
+// "gpu_hours", "energy_kwh" (when known), "cost_usd" (when known)} -> [low, high].
+uncertainty::Regime regime(const TrainPlan& p);
+Json intervals_json(const TrainPlan& p);
 
 // Removes the plans whose SLA fails at the pessimistic end of their `confidence` interval (and
 // their Pareto indices); returns how many it removed. InputError for c outside (0, 1).

@@ -10,6 +10,12 @@
 
 namespace memwall::train {
 
+std::string parallelism(const TrainConfig& c) {
+  if (c.tp > 1 || c.pp > 1 || c.cp > 1) return "megatron";
+  if (c.zero >= 3) return c.zero3_collectives_per_layer > 1 ? "deepspeed-zero3" : "fsdp";
+  return "data-parallel";
+}
+
 uncertainty::Regime regime(const TrainSetup& setup, const TrainConfig& c, const TrainEstimate& e) {
   uncertainty::Regime r;
   r.kind = "training";
@@ -27,10 +33,7 @@ uncertainty::Regime regime(const TrainSetup& setup, const TrainConfig& c, const 
       setup.efficiency ? *setup.efficiency : perf::default_efficiency();
   uncertainty::set_hardware(r, setup.gpu, eff, c.precision);
   r.set("precision", uncertainty::precision_class(c.precision));
-  std::string engine = "data-parallel";
-  if (c.zero >= 3) engine = c.zero3_collectives_per_layer > 1 ? "deepspeed-zero3" : "fsdp";
-  if (c.tp > 1 || c.pp > 1 || c.cp > 1) engine = "megatron";
-  r.set("engine", engine);
+  r.set("engine", parallelism(c));
   r.set("scale", uncertainty::scale_bucket(c.gpus));
   r.devices = c.gpus;
   r.parameters = count_parameters(setup.model).total;
