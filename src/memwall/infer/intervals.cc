@@ -24,15 +24,15 @@ Json intervals_json(const Deployment& d, const Estimate& e) {
   const auto whole = m.interval(regime(d, e, Phase::whole));
   const auto prefill = m.interval(regime(d, e, Phase::prefill));
   const auto decode = m.interval(regime(d, e, Phase::decode));
-  return Json{{"ttft_s", prefill.range(e.ttft.value())},
-              {"tpot_s", decode.range(e.tpot.value())},
-              {"e2e_s", whole.range(e.e2e.value())},
-              {"throughput_tokens_per_s", whole.range(e.throughput_tokens_per_s)},
-              {"throughput_tokens_per_s_per_device",
-               whole.range(e.throughput_tokens_per_s_per_device)},
-              {"requests_per_s", whole.range(e.requests_per_s)},
-              {"mfu", whole.fraction_range(e.mfu)},
-              {"mbu", decode.fraction_range(e.mbu)}};
+  return Json{
+      {"ttft_s", prefill.range(e.ttft.value())},
+      {"tpot_s", decode.range(e.tpot.value())},
+      {"e2e_s", whole.range(e.e2e.value())},
+      {"throughput_tokens_per_s", whole.range(e.throughput_tokens_per_s)},
+      {"throughput_tokens_per_s_per_device", whole.range(e.throughput_tokens_per_s_per_device)},
+      {"requests_per_s", whole.range(e.requests_per_s)},
+      {"mfu", whole.fraction_range(e.mfu)},
+      {"mbu", decode.fraction_range(e.mbu)}};
 }
 
 }  // namespace memwall::infer

@@ -64,7 +64,8 @@ Json intervals_json(const TrainPlan& p) {
 
 int require_confidence(InferenceSearchResult& r, const Sla& sla, double confidence) {
   if (!(confidence > 0 && confidence < 1))
-    throw InputError("confidence", fmt::format("{}", confidence), "a probability in (0, 1), e.g. 0.8");
+    throw InputError("confidence", fmt::format("{}", confidence),
+                     "a probability in (0, 1), e.g. 0.8");
   std::vector<Plan> kept;
   std::vector<long> new_index(r.plans.size(), -1);
   for (size_t k = 0; k < r.plans.size(); ++k) {
@@ -84,7 +85,8 @@ int require_confidence(InferenceSearchResult& r, const Sla& sla, double confiden
   const int removed = static_cast<int>(r.plans.size() - kept.size());
   std::vector<size_t> front;
   for (size_t k : r.cost_latency_front)
-    if (k < new_index.size() && new_index[k] >= 0) front.push_back(static_cast<size_t>(new_index[k]));
+    if (k < new_index.size() && new_index[k] >= 0)
+      front.push_back(static_cast<size_t>(new_index[k]));
   r.cost_latency_front = front;
   r.plans = std::move(kept);
   return removed;

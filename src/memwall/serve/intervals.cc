@@ -14,7 +14,9 @@ namespace memwall::serve {
 namespace {
 
 Json stats_ranges(const uncertainty::Interval& i, const LatencyStats& s) {
-  return Json{{"mean", i.range(s.mean)}, {"p50", i.range(s.p50)}, {"p90", i.range(s.p90)},
+  return Json{{"mean", i.range(s.mean)},
+              {"p50", i.range(s.p50)},
+              {"p90", i.range(s.p90)},
               {"p99", i.range(s.p99)}};
 }
 

@@ -22,15 +22,13 @@ uncertainty::Regime regime(const TrainSetup& setup, const TrainConfig& c, const 
   const StepBreakdown& b = e.breakdown;
   const std::array<std::pair<const char*, double>, 4> parts = {
       {{"compute", (b.compute + b.recompute + b.optimizer).value()},
-       {"communication",
-        (b.tp_comm + b.cp_comm + b.ep_comm + b.pp_comm + b.dp_comm).value()},
+       {"communication", (b.tp_comm + b.cp_comm + b.ep_comm + b.pp_comm + b.dp_comm).value()},
        {"pipeline", b.bubble.value()},
        {"overhead", b.host_overhead.value()}}};
   r.set("bound", std::max_element(parts.begin(), parts.end(), [](const auto& x, const auto& y) {
                    return x.second < y.second;
                  })->first);
-  const perf::Efficiency& eff =
-      setup.efficiency ? *setup.efficiency : perf::default_efficiency();
+  const perf::Efficiency& eff = setup.efficiency ? *setup.efficiency : perf::default_efficiency();
   uncertainty::set_hardware(r, setup.gpu, eff, c.precision);
   r.set("precision", uncertainty::precision_class(c.precision));
   r.set("engine", parallelism(c));

@@ -1,20 +1,26 @@
 #include "memwall/uncertainty/model.h"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <cmath>
 #include <set>
 #include <utility>
-
-#include <fmt/format.h>
 
 #include "memwall/core/embedded.h"
 #include "memwall/core/error.h"
 
 namespace memwall::uncertainty {
 
-double Interval::low(double value) const { return value * std::exp(-half_width); }
-double Interval::high(double value) const { return value * std::exp(half_width); }
-Json Interval::range(double value) const { return Json::array({low(value), high(value)}); }
+double Interval::low(double value) const {
+  return value * std::exp(-half_width);
+}
+double Interval::high(double value) const {
+  return value * std::exp(half_width);
+}
+Json Interval::range(double value) const {
+  return Json::array({low(value), high(value)});
+}
 Json Interval::fraction_range(double value) const {
   return Json::array({std::min(1.0, low(value)), std::min(1.0, high(value))});
 }
@@ -100,8 +106,9 @@ Model fit_kinds(const std::vector<Residual>& residuals, const std::vector<Residu
 // The new-source scale of `residuals`: each source held out in turn, its cases' |r| over the
 // half-width fitted without it; the conformal `level` quantile of those scores, pooled over kinds
 // (a source alone in its kind gives none).
-double new_source_scale(const std::vector<Residual>& residuals, const std::vector<Residual>& support,
-                        const FitOptions& o, const Widening& widening) {
+double new_source_scale(const std::vector<Residual>& residuals,
+                        const std::vector<Residual>& support, const FitOptions& o,
+                        const Widening& widening) {
   std::set<std::string> sources;
   for (const auto& r : residuals) sources.insert(r.source);
   std::vector<std::pair<double, double>> scores;
@@ -113,7 +120,8 @@ double new_source_scale(const std::vector<Residual>& residuals, const std::vecto
     for (const auto& r : residuals) {
       if (r.source != s) continue;
       const Interval i = m.interval(r.regime);
-      if (i.known && i.half_width > 0) scores.emplace_back(std::fabs(r.log_ratio) / i.half_width, 1.0);
+      if (i.known && i.half_width > 0)
+        scores.emplace_back(std::fabs(r.log_ratio) / i.half_width, 1.0);
     }
   }
   return scores.empty() ? 1.0 : conformal_quantile(scores, o.level);
@@ -158,11 +166,12 @@ Interval Model::interval(const Regime& r) const {
     if (d != k.support.end() && d->second.count(value)) continue;
     h *= widening.unseen_value;
     ++out.unseen;
-    out.reasons.push_back(fmt::format("widened: {} '{}' outside the validated {} cases", dim, value, r.kind));
+    out.reasons.push_back(
+        fmt::format("widened: {} '{}' outside the validated {} cases", dim, value, r.kind));
   }
   if (k.max_devices > 0 && r.devices > k.max_devices) {
-    h *= std::pow(widening.beyond_scale, std::log(double(r.devices) / double(k.max_devices)) /
-                                             std::log(8.0));
+    h *= std::pow(widening.beyond_scale,
+                  std::log(double(r.devices) / double(k.max_devices)) / std::log(8.0));
     out.reasons.push_back(fmt::format("widened: {} devices, beyond the largest validated case ({})",
                                       r.devices, k.max_devices));
   }
@@ -171,9 +180,9 @@ Interval Model::interval(const Regime& r) const {
     const double ratio = r.parameters > k.max_parameters ? r.parameters / k.max_parameters
                                                          : k.min_parameters / r.parameters;
     h *= std::pow(widening.outside_parameters, std::log(ratio) / std::log(8.0));
-    out.reasons.push_back(fmt::format("widened: {:.3g} B parameters, outside the validated {:.3g}-{:.3g} B",
-                                      r.parameters / 1e9, k.min_parameters / 1e9,
-                                      k.max_parameters / 1e9));
+    out.reasons.push_back(
+        fmt::format("widened: {:.3g} B parameters, outside the validated {:.3g}-{:.3g} B",
+                    r.parameters / 1e9, k.min_parameters / 1e9, k.max_parameters / 1e9));
   }
   if (r.probe_calibrated) {
     h *= widening.probe_calibrated;
@@ -183,8 +192,8 @@ Interval Model::interval(const Regime& r) const {
   return out;
 }
 
-std::vector<Held> leave_one_source_out(const std::vector<Residual>& residuals,
-                                       const FitOptions& o, const Widening& widening) {
+std::vector<Held> leave_one_source_out(const std::vector<Residual>& residuals, const FitOptions& o,
+                                       const Widening& widening) {
   std::set<std::string> sources;
   for (const auto& r : residuals) sources.insert(r.source);
   std::map<std::string, Model> models;
@@ -220,7 +229,10 @@ double normal_quantile(double p) {
   double lo = -10, hi = 10;
   for (int k = 0; k < 100; ++k) {
     const double mid = (lo + hi) / 2;
-    if (0.5 * std::erfc(-mid / std::sqrt(2.0)) < p) lo = mid; else hi = mid;
+    if (0.5 * std::erfc(-mid / std::sqrt(2.0)) < p)
+      lo = mid;
+    else
+      hi = mid;
   }
   return (lo + hi) / 2;
 }
@@ -260,24 +272,26 @@ Json to_json(const Model& m) {
         factors[dim][value] = Json{{"factor", f.factor}, {"cases", f.cases}};
     Json support = Json::object();
     for (const auto& [dim, values] : k.support) support[dim] = values;
-    kinds[name] = Json{{"half_width", k.half_width},     {"cases", k.cases},
-                       {"sources", k.sources},           {"max_devices", k.max_devices},
+    kinds[name] = Json{{"half_width", k.half_width},
+                       {"cases", k.cases},
+                       {"sources", k.sources},
+                       {"max_devices", k.max_devices},
                        {"min_parameters", k.min_parameters},
-                       {"max_parameters", k.max_parameters}, {"factors", factors},
+                       {"max_parameters", k.max_parameters},
+                       {"factors", factors},
                        {"support", support}};
   }
   const Widening& w = m.widening;
-  return Json{{"uncertainty",
-               Json{{"level", m.level},
-                    {"new_source_scale", m.new_source_scale},
-                    {"provenance", m.provenance},
-                    {"shrinkage_cases", m.options.shrinkage_cases},
-                    {"support_dimensions", m.options.support_dimensions},
-                    {"widening", Json{{"unseen_value", w.unseen_value},
-                                      {"beyond_scale", w.beyond_scale},
-                                      {"outside_parameters", w.outside_parameters},
-                                      {"probe_calibrated", w.probe_calibrated}}},
-                    {"kinds", kinds}}}};
+  return Json{{"uncertainty", Json{{"level", m.level},
+                                   {"new_source_scale", m.new_source_scale},
+                                   {"provenance", m.provenance},
+                                   {"shrinkage_cases", m.options.shrinkage_cases},
+                                   {"support_dimensions", m.options.support_dimensions},
+                                   {"widening", Json{{"unseen_value", w.unseen_value},
+                                                     {"beyond_scale", w.beyond_scale},
+                                                     {"outside_parameters", w.outside_parameters},
+                                                     {"probe_calibrated", w.probe_calibrated}}},
+                                   {"kinds", kinds}}}};
 }
 
 namespace {
@@ -288,7 +302,8 @@ double number(const Json& obj, const char* key, const std::string& where, double
     throw InputError(where + "." + key, it == obj.end() ? "(missing)" : it->dump(), "a number");
   const double v = it->get<double>();
   if (!(v >= lo && v <= hi))
-    throw InputError(where + "." + key, fmt::format("{}", v), fmt::format("a number in [{}, {}]", lo, hi));
+    throw InputError(where + "." + key, fmt::format("{}", v),
+                     fmt::format("a number in [{}, {}]", lo, hi));
   return v;
 }
 
@@ -303,7 +318,8 @@ const Json& object(const Json& obj, const char* key, const std::string& where) {
 }  // namespace
 
 Model model_from_json(const Json& doc, const std::string& where) {
-  if (!doc.is_object()) throw InputError(where, doc.type_name(), "an object with key 'uncertainty'");
+  if (!doc.is_object())
+    throw InputError(where, doc.type_name(), "an object with key 'uncertainty'");
   const std::string w0 = where + ": uncertainty";
   const Json& u = object(doc, "uncertainty", where);
   Model m;
@@ -313,7 +329,8 @@ Model model_from_json(const Json& doc, const std::string& where) {
   m.new_source_scale = number(u, "new_source_scale", w0, 0.01, 100);
   if (auto it = u.find("provenance"); it != u.end()) m.provenance = *it;
   if (auto it = u.find("support_dimensions"); it != u.end()) {
-    if (!it->is_array()) throw InputError(w0 + ".support_dimensions", it->dump(), "a list of names");
+    if (!it->is_array())
+      throw InputError(w0 + ".support_dimensions", it->dump(), "a list of names");
     m.options.support_dimensions.clear();
     for (const auto& d : *it) {
       if (!d.is_string()) throw InputError(w0 + ".support_dimensions[]", d.dump(), "a name");
@@ -322,8 +339,7 @@ Model model_from_json(const Json& doc, const std::string& where) {
   }
   const Json& w = object(u, "widening", w0);
   const std::string ww = w0 + ".widening";
-  m.widening = {number(w, "unseen_value", ww, 0.01, 100),
-                number(w, "beyond_scale", ww, 0.01, 100),
+  m.widening = {number(w, "unseen_value", ww, 0.01, 100), number(w, "beyond_scale", ww, 0.01, 100),
                 number(w, "outside_parameters", ww, 0.01, 100),
                 number(w, "probe_calibrated", ww, 0.01, 100)};
   for (const auto& [name, k] : object(u, "kinds", w0).items()) {
@@ -337,7 +353,8 @@ Model model_from_json(const Json& doc, const std::string& where) {
     km.min_parameters = number(k, "min_parameters", wk, 0, 1e18);
     km.max_parameters = number(k, "max_parameters", wk, 0, 1e18);
     for (const auto& [dim, values] : object(k, "factors", wk).items()) {
-      if (!values.is_object()) throw InputError(wk + ".factors." + dim, values.dump().substr(0, 40), "an object");
+      if (!values.is_object())
+        throw InputError(wk + ".factors." + dim, values.dump().substr(0, 40), "an object");
       for (const auto& [value, f] : values.items()) {
         const std::string wf = wk + ".factors." + dim + "." + value;
         if (!f.is_object()) throw InputError(wf, f.dump().substr(0, 40), "an object");
@@ -346,9 +363,11 @@ Model model_from_json(const Json& doc, const std::string& where) {
       }
     }
     if (auto sp = k.find("support"); sp != k.end()) {
-      if (!sp->is_object()) throw InputError(wk + ".support", sp->dump().substr(0, 40), "an object");
+      if (!sp->is_object())
+        throw InputError(wk + ".support", sp->dump().substr(0, 40), "an object");
       for (const auto& [dim, values] : sp->items()) {
-        if (!values.is_array()) throw InputError(wk + ".support." + dim, values.dump().substr(0, 40), "a list");
+        if (!values.is_array())
+          throw InputError(wk + ".support." + dim, values.dump().substr(0, 40), "a list");
         for (const auto& v : values) {
           if (!v.is_string()) throw InputError(wk + ".support." + dim + "[]", v.dump(), "a name");
           km.support[dim].insert(v.get<std::string>());

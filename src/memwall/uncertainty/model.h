@@ -42,12 +42,12 @@ struct Residual {
 struct Interval {
   double half_width = 0;  // ln units
   double level = kDefaultLevel;
-  bool known = false;     // false: no model for this kind (range() gives [value, value] then)
-  int unseen = 0;         // regime values outside the fitted cases (each widened it)
+  bool known = false;  // false: no model for this kind (range() gives [value, value] then)
+  int unseen = 0;      // regime values outside the fitted cases (each widened it)
   std::vector<std::string> reasons;  // what widened or narrowed it
   double low(double value) const;
   double high(double value) const;
-  Json range(double value) const;  // [low, high]
+  Json range(double value) const;           // [low, high]
   Json fraction_range(double value) const;  // the same, high capped at 1 (MFU, MBU)
 };
 
@@ -79,8 +79,8 @@ struct FitOptions {
   double level = kDefaultLevel;
   double shrinkage_cases = 40;  // a regime with n cases keeps n / (n + this) of its own log ratio
   // Dimensions whose values count as covered only when a case has them (extrapolation checks).
-  std::vector<std::string> support_dimensions = {"hardware", "precision", "engine", "ceilings",
-                                                 "datasheet", "offload"};
+  std::vector<std::string> support_dimensions = {"hardware", "precision", "engine",
+                                                 "ceilings", "datasheet", "offload"};
 };
 
 struct Model {

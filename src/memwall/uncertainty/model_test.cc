@@ -1,8 +1,8 @@
 #include "memwall/uncertainty/model.h"
 
-#include <cmath>
-
 #include <gtest/gtest.h>
+
+#include <cmath>
 
 #include "memwall/core/error.h"
 
@@ -25,7 +25,8 @@ Residual res(const std::string& id, const std::string& source, double log_ratio,
 // ceil(11 x 0.8) = 9th smallest, 0.09.
 TEST(Uncertainty, HalfWidthIsTheConformalQuantile) {
   std::vector<Residual> rs;
-  for (int i = 1; i <= 10; ++i) rs.push_back(res("c" + std::to_string(i), "s", (i % 2 ? 1 : -1) * 0.01 * i));
+  for (int i = 1; i <= 10; ++i)
+    rs.push_back(res("c" + std::to_string(i), "s", (i % 2 ? 1 : -1) * 0.01 * i));
   const Model m = fit(rs);
   ASSERT_TRUE(m.kinds.count("inference"));
   EXPECT_NEAR(m.kinds.at("inference").half_width, 0.09, 1e-12);
@@ -86,8 +87,8 @@ TEST(Uncertainty, LeaveOneSourceOutUsesOnlyTheOtherSources) {
   const auto held = leave_one_source_out(rs);
   ASSERT_EQ(held.size(), 10u);
   // One source left in the fit: no source to measure a new-source scale on (scale 1).
-  EXPECT_TRUE(held[0].inside);    // A judged by B's width 0.30
-  EXPECT_FALSE(held[9].inside);   // B judged by A's width 0.02
+  EXPECT_TRUE(held[0].inside);   // A judged by B's width 0.30
+  EXPECT_FALSE(held[9].inside);  // B judged by A's width 0.02
   EXPECT_NEAR(held[9].interval.half_width, 0.02, 1e-12);
 }
 

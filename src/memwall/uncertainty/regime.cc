@@ -23,8 +23,8 @@ void Regime::set(const std::string& dim, const std::string& v) {
 }
 
 const std::vector<std::string>& dimension_names() {
-  static const std::vector<std::string> names = {"bound",  "hardware", "precision", "engine",
-                                                 "offload", "scale",   "ceilings",  "datasheet"};
+  static const std::vector<std::string> names = {"bound",   "hardware", "precision", "engine",
+                                                 "offload", "scale",    "ceilings",  "datasheet"};
   return names;
 }
 

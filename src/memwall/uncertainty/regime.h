@@ -21,8 +21,8 @@ namespace memwall::uncertainty {
 struct Regime {
   std::string kind;  // inference | training | memory | microbench
   std::vector<std::pair<std::string, std::string>> dims;  // e.g. ("bound", "memory")
-  int64_t devices = 0;     // devices the prediction spans (0: not known)
-  double parameters = 0;   // model parameters (0: not known / no model)
+  int64_t devices = 0;            // devices the prediction spans (0: not known)
+  double parameters = 0;          // model parameters (0: not known / no model)
   bool probe_calibrated = false;  // a `memwall probe` profile of this very device is applied
 
   // The value of `dim`, "" when the regime does not have it.

@@ -1,13 +1,13 @@
 #include "memwall/validate/breakdown.h"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <array>
 #include <cmath>
 #include <map>
 #include <optional>
 #include <utility>
-
-#include <fmt/format.h>
 
 namespace memwall::validate {
 
@@ -36,7 +36,8 @@ void add_breakdown(Report& r, const uncertainty::Widening& widening) {
   auto add = [&](const std::string& kind, const std::string& dim, const std::string& value,
                  const CaseResult* c) {
     const std::array<std::string, 3> key{kind, dim, value};
-    auto it = std::find_if(groups.begin(), groups.end(), [&](const auto& g) { return g.first == key; });
+    auto it =
+        std::find_if(groups.begin(), groups.end(), [&](const auto& g) { return g.first == key; });
     if (it == groups.end()) {
       groups.push_back({key, {}});
       it = groups.end() - 1;
@@ -57,9 +58,8 @@ void add_breakdown(Report& r, const uncertainty::Widening& widening) {
       if (!v.empty()) add(c.kind, dim, v, &c);
     }
   }
-  std::stable_sort(groups.begin(), groups.end(), [](const auto& a, const auto& b) {
-    return a.first[0] < b.first[0];
-  });
+  std::stable_sort(groups.begin(), groups.end(),
+                   [](const auto& a, const auto& b) { return a.first[0] < b.first[0]; });
   r.groups.clear();
   for (const auto& [key, cs] : groups) {
     std::vector<double> signed_err, abs_err, widths;
@@ -71,8 +71,15 @@ void add_breakdown(Report& r, const uncertainty::Widening& widening) {
       widths.push_back(width_pct(*c->held_out));
       if (std::fabs(std::log(*c->predicted / c->measured)) <= c->held_out->half_width) ++inside;
     }
-    GroupSummary g{key[0], key[1], key[2], static_cast<int>(cs.size()), median(signed_err),
-                   median(abs_err), percentile90(abs_err), std::nullopt, std::nullopt};
+    GroupSummary g{key[0],
+                   key[1],
+                   key[2],
+                   static_cast<int>(cs.size()),
+                   median(signed_err),
+                   median(abs_err),
+                   percentile90(abs_err),
+                   std::nullopt,
+                   std::nullopt};
     if (!widths.empty()) {
       g.coverage = double(inside) / double(widths.size());
       g.median_width_pct = median(widths);
@@ -119,9 +126,9 @@ Json groups_json(const Report& r) {
 }
 
 std::string groups_text(const Report& r) {
-  std::string out = fmt::format("\n{:<11} {:<10} {:<44} {:>5} {:>9} {:>8} {:>8} {:>9} {:>8}\n",
-                                "kind", "dimension", "value", "cases", "median", "median",
-                                "p90", "coverage", "median");
+  std::string out =
+      fmt::format("\n{:<11} {:<10} {:<44} {:>5} {:>9} {:>8} {:>8} {:>9} {:>8}\n", "kind",
+                  "dimension", "value", "cases", "median", "median", "p90", "coverage", "median");
   out += fmt::format("{:<11} {:<10} {:<44} {:>5} {:>9} {:>8} {:>8} {:>9} {:>8}\n", "", "", "", "",
                      "signed", "|error|", "|error|", "80 % int", "width");
   for (const auto& g : r.groups)

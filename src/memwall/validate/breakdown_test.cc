@@ -1,8 +1,8 @@
 #include "memwall/validate/breakdown.h"
 
-#include <cmath>
-
 #include <gtest/gtest.h>
+
+#include <cmath>
 
 namespace memwall::validate {
 namespace {
@@ -17,7 +17,8 @@ TEST(Breakdown, GroupsBySourceAndRegimeWithSignedErrors) {
   const Report& r = dev_report();
   const GroupSummary* inference = whole_kind(r, "inference");
   ASSERT_NE(inference, nullptr);
-  EXPECT_EQ(inference->predicted, r.kinds[0].kind == "inference" ? r.kinds[0].predicted : inference->predicted);
+  EXPECT_EQ(inference->predicted,
+            r.kinds[0].kind == "inference" ? r.kinds[0].predicted : inference->predicted);
   bool source = false, bound = false, hardware = false;
   for (const auto& g : r.groups) {
     source |= g.kind == "training" && g.dimension == "source";
