@@ -58,8 +58,18 @@ void add_breakdown(Report& r, const uncertainty::Widening& widening) {
       if (!v.empty()) add(c.kind, dim, v, &c);
     }
   }
-  std::stable_sort(groups.begin(), groups.end(),
-                   [](const auto& a, const auto& b) { return a.first[0] < b.first[0]; });
+  // By kind, then "all", "source" and the regime dimensions in dimension_names() order; values in
+  // the order first seen.
+  auto rank = [](const std::string& dim) {
+    if (dim == "all") return 0;
+    if (dim == "source") return 1;
+    const auto& names = uncertainty::dimension_names();
+    return 2 + static_cast<int>(std::find(names.begin(), names.end(), dim) - names.begin());
+  };
+  std::stable_sort(groups.begin(), groups.end(), [&rank](const auto& a, const auto& b) {
+    if (a.first[0] != b.first[0]) return a.first[0] < b.first[0];
+    return rank(a.first[1]) < rank(b.first[1]);
+  });
   r.groups.clear();
   for (const auto& [key, cs] : groups) {
     std::vector<double> signed_err, abs_err, widths;
