@@ -70,10 +70,14 @@ void set_hardware(Regime& r, const Accelerator& a, const perf::Efficiency& effic
                   Precision matmul) {
   r.set("hardware", hardware_family(a));
   r.set("datasheet", a.confidence.empty() ? "none" : to_lower(a.confidence));
-  r.set("ceilings", has_entry(efficiency.gemm_peak_fraction, a, matmul) &&
-                            has_entry(efficiency.memory_bandwidth_fraction, a, matmul)
-                        ? "measured"
-                        : "table median");
+  // Families without evidence run on their vendor's conservative prior (perf::efficiency_for).
+  if (!perf::efficiency_for(efficiency, a, matmul).calibrated)
+    r.set("ceilings", "vendor prior");
+  else
+    r.set("ceilings", has_entry(efficiency.gemm_peak_fraction, a, matmul) &&
+                              has_entry(efficiency.memory_bandwidth_fraction, a, matmul)
+                          ? "measured"
+                          : "table median");
   // `memwall probe --gpu ID` keys the measured bandwidth fraction by the accelerator's id
   // (probe/calibration_profile.cc); the built-in table keys by architecture and memory type.
   r.probe_calibrated = has_id_key(efficiency.memory_bandwidth_fraction, a) &&

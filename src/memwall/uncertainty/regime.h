@@ -45,7 +45,8 @@ std::string scale_bucket(int64_t devices);
 // the matmul precision: "hardware" (the family), "datasheet" (the catalog's confidence in the
 // accelerator's figures: high, medium, low, none), "ceilings" ("measured" when both the bandwidth
 // and the GEMM fraction tables have an entry for this accelerator, by id, architecture or memory
-// type; "table median" otherwise); and probe_calibrated when `efficiency` carries a bandwidth
+// type; "table median" otherwise; "vendor prior" for a family perf::efficiency_for marks
+// uncalibrated); and probe_calibrated when `efficiency` carries a bandwidth
 // fraction keyed by this accelerator's id that the built-in parameters do not have (what
 // `memwall probe --gpu ID` writes).
 void set_hardware(Regime& r, const Accelerator& a, const perf::Efficiency& efficiency,

@@ -51,11 +51,13 @@ void add_breakdown(Report& r, const uncertainty::Widening& widening) {
   }
   for (const auto& c : r.cases) {
     if (!c.held_out) continue;
-    add(c.kind, "all", "all", &c);
-    add(c.kind, "source", c.source, &c);
+    // Grouped cases are reported apart, like the summary ("kind/group"); all are fitted together.
+    const std::string kind = c.group.empty() ? c.kind : c.kind + "/" + c.group;
+    add(kind, "all", "all", &c);
+    add(kind, "source", c.source, &c);
     for (const auto& dim : uncertainty::dimension_names()) {
       const std::string v = c.regime.value(dim);
-      if (!v.empty()) add(c.kind, dim, v, &c);
+      if (!v.empty()) add(kind, dim, v, &c);
     }
   }
   // By kind, then "all", "source" and the regime dimensions in dimension_names() order; values in
@@ -149,6 +151,21 @@ std::string groups_text(const Report& r) {
   return out;
 }
 
+std::string coverage_by_kind(const Report& r) {
+  std::map<std::string, std::pair<int, int>> in_n;  // plain kind -> (inside, with an interval)
+  for (const auto& c : r.cases) {
+    if (!c.held_out || !c.held_out->known) continue;
+    auto& [in, n] = in_n[c.kind];
+    in += std::fabs(std::log(*c.predicted / c.measured)) <= c.held_out->half_width ? 1 : 0;
+    ++n;
+  }
+  std::string out;
+  for (const auto& [kind, c] : in_n)
+    out += fmt::format("{}{} {:.0f} % ({} of {})", out.empty() ? "" : ", ", kind,
+                       100.0 * c.first / c.second, c.first, c.second);
+  return out;
+}
+
 std::string groups_markdown(const Report& r) {
   std::string out =
       "\n## By source and regime\n\n"
@@ -157,6 +174,8 @@ std::string groups_markdown(const Report& r) {
       "without the case's source (leave-one-source-out); width = (high - low) / predicted.\n\n"
       "| kind | dimension | value | cases | median signed error | median abs. error | p90 abs. "
       "error | 80 % coverage | median width |\n|---|---|---|---:|---:|---:|---:|---:|---:|\n";
+  out = "\nLeave-one-source-out coverage of the 80 % intervals over each kind, its groups included: " +
+        coverage_by_kind(r) + ".\n" + out;
   for (const auto& g : r.groups)
     out += fmt::format("| {} | {} | {} | {} | {:+.1f} % | {:.1f} % | {:.1f} % | {} | {} |\n",
                        g.kind, g.dimension, g.value, g.predicted, g.median_signed_pct_error,

@@ -15,6 +15,7 @@ namespace memwall::validate {
 struct CaseResult {
   std::string id, kind, metric, unit;
   std::string source;               // the publication (source_key of the case's "source")
+  std::string group;                // the case's optional "group" (reported as "kind/group")
   double measured = 0;
   std::optional<double> predicted;  // in the case's unit; empty when the case cannot be expressed
   std::string skipped_reason;       // why not, when empty
