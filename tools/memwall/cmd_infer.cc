@@ -140,13 +140,15 @@ int run_infer(InferOptions o, const GlobalOptions& g) {
   fmt::print("{} on {} x{} (tp {} pp {} ep {} dp {}), input {} output {} tokens, max batch {}\n",
              d.model.id, d.gpu.id, d.devices(), d.tp, d.pp, d.ep, d.dp, o.input, o.output,
              a.max_batch);
-  fmt::print("{:>7} {:>10} {:>10} {:>10} {:>14} {:>12} {:>7} {:>7} {:<10}\n", "batch", "TTFT ms",
-             "TPOT ms", "e2e s", "tokens/s", "tok/s/dev", "MFU %", "MBU %", "bound");
+  fmt::print("{:>7} {:>10} {:>10} {:>10} {:>14} {:>12} {:>7} {:>7} {:<10} {}\n", "batch",
+             "TTFT ms", "TPOT ms", "e2e s", "tokens/s", "tok/s/dev", "MFU %", "MBU %", "bound",
+             "TPOT 80 % ms");
   for (const auto& e : a.estimates)
-    fmt::print("{:>7} {:>10.2f} {:>10.2f} {:>10.3f} {:>14.1f} {:>12.1f} {:>7.1f} {:>7.1f} {:<10}\n",
+    fmt::print("{:>7} {:>10.2f} {:>10.2f} {:>10.3f} {:>14.1f} {:>12.1f} {:>7.1f} {:>7.1f} {:<10} {}\n",
                e.workload.batch, e.ttft.value() * 1e3, e.tpot.value() * 1e3, e.e2e.value(),
                e.throughput_tokens_per_s, e.throughput_tokens_per_s_per_device, e.mfu * 100,
-               e.mbu * 100, e.bound);
+               e.mbu * 100, e.bound,
+               uncertainty::range_text(infer::intervals_json(d, e)["tpot_s"], 1e3, 2));
   for (int64_t b : a.batches)
     if (b > a.max_batch) fmt::print("batch {} does not fit (max {})\n", b, a.max_batch);
   return 0;
