@@ -46,6 +46,7 @@ double conformal_quantile(std::vector<std::pair<double, double>> abs_weight, dou
 
 // Below this half-width a fit says more than a handful of cases can (1 %, ln units).
 constexpr double kMinHalfWidth = 0.01;
+constexpr double kMaxHalfWidth = 5.0;
 
 }  // namespace
 
@@ -187,6 +188,12 @@ Interval Model::interval(const Regime& r) const {
   if (r.probe_calibrated) {
     h *= widening.probe_calibrated;
     out.reasons.push_back("narrowed: a probe profile of this device sets its ceilings");
+  }
+  // Beyond e^5 (a factor of 148 either way) an interval says nothing; extreme extrapolation
+  // (or a hand-edited model) stops there instead of overflowing.
+  if (!(h <= kMaxHalfWidth)) {
+    h = kMaxHalfWidth;
+    out.reasons.push_back("capped: the estimate is far outside what was validated");
   }
   out.half_width = h;
   return out;

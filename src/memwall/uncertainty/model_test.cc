@@ -59,6 +59,11 @@ TEST(Uncertainty, WidensOutsideTheCasesAndNarrowsWithAProbeProfile) {
   Regime big = known;
   big.devices = 64;  // 64x the largest case (1): two factors of 8
   EXPECT_NEAR(m.interval(big).half_width, a.half_width * w.beyond_scale * w.beyond_scale, 1e-12);
+  Regime huge = known;
+  huge.devices = int64_t{1} << 50;
+  Widening wild = w;
+  wild.beyond_scale = 100;
+  EXPECT_DOUBLE_EQ(fit(rs, {}, wild).interval(huge).half_width, 5.0);  // capped, not infinite
   Regime training = known;
   training.kind = "training";
   EXPECT_FALSE(m.interval(training).known);
