@@ -7,6 +7,8 @@
 #include <nlohmann/json.hpp>
 #include <string>
 
+#include "memwall/core/test_paths.h"
+
 #include "cli_test_util.h"
 
 namespace {
@@ -44,7 +46,7 @@ TEST(InferCli, IntervalsAroundEveryFigure) {
     EXPECT_LT(j["intervals"][k][0].get<double>(), j[k].get<double>()) << k;
     EXPECT_GT(j["intervals"][k][1].get<double>(), j[k].get<double>()) << k;
   }
-  const Result p = run(args + std::string(" --calibration ") + MEMWALL_SOURCE_DIR +
+  const Result p = run(args + std::string(" --calibration ") + memwall::test::source_dir() +
                        "/tools/memwall/testdata/probe-profile-h100.json");
   ASSERT_EQ(p.status, 0);
   const auto c = nlohmann::json::parse(p.out);
@@ -99,7 +101,7 @@ TEST(InferCli, BadAndImpossibleInputs) {
 }
 
 TEST(ValidateCli, JsonSummary) {
-  const Result r = run(std::string("validate ") + MEMWALL_SOURCE_DIR +
+  const Result r = run(std::string("validate ") + memwall::test::source_dir() +
                        "/validation/dev-cases.json --kind microbench --json");
   ASSERT_EQ(r.status, 0);
   const auto j = nlohmann::json::parse(r.out);
@@ -115,7 +117,7 @@ TEST(ValidateCli, JsonSummary) {
 TEST(ValidateCli, NoFileRunsTheBuiltInDevCases) {
   const Result builtin = run("validate --kind microbench --json");
   ASSERT_EQ(builtin.status, 0);
-  const Result file = run(std::string("validate ") + MEMWALL_SOURCE_DIR +
+  const Result file = run(std::string("validate ") + memwall::test::source_dir() +
                           "/validation/dev-cases.json --kind microbench --json");
   ASSERT_EQ(file.status, 0);
   EXPECT_EQ(nlohmann::json::parse(builtin.out), nlohmann::json::parse(file.out));

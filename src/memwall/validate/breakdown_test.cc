@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include "memwall/core/test_paths.h"
+
 #include <cmath>
 
 namespace memwall::validate {
@@ -9,7 +11,7 @@ namespace {
 
 const Report& dev_report() {
   static const Report r =
-      run_file(MEMWALL_SOURCE_DIR "/validation/dev-cases.json", Catalog::builtin());
+      run_file(memwall::test::source_dir() + "/validation/dev-cases.json", Catalog::builtin());
   return r;
 }
 
