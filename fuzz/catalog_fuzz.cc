@@ -2,9 +2,12 @@
 // top of the built-in catalog. Any input must load or raise InputError, never crash or hang; what
 // is accepted must be findable by every id and alias and survive a round trip through the file
 // format unchanged. The same file's "support" key (the support matrix) must load or raise
-// InputError too, and what it accepts must answer every query.
+// InputError too, and what it accepts must answer every query. Read as an uncertainty model
+// (data/uncertainty.json), it must load or raise InputError, and give finite, non-negative
+// interval half-widths.
 #include <cstddef>
 #include <cstdint>
+#include <cmath>
 #include <cstdlib>
 #include <string_view>
 
@@ -13,6 +16,7 @@
 #include "memwall/core/error.h"
 #include "memwall/hw/hw_io.h"
 #include "memwall/hw/support.h"
+#include "memwall/uncertainty/model.h"
 
 namespace {
 
@@ -50,6 +54,21 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
         (void)m.kv(a, memwall::Precision::fp8_e4m3, engine).describe();
         (void)m.feature(a, "paged_kv", engine).describe();
       }
+    }
+  } catch (const memwall::InputError&) {
+  }
+  try {
+    const auto m = memwall::uncertainty::model_from_json(
+        memwall::parse_document(text, "fuzz/uncertainty.json"), "fuzz/uncertainty.json");
+    for (const auto& [kind, k] : m.kinds) {
+      memwall::uncertainty::Regime r;
+      r.kind = kind;
+      r.devices = 1 << 20;
+      r.parameters = 1e13;
+      for (const auto& [dim, values] : k.factors)
+        r.set(dim, values.empty() ? "unseen" : values.begin()->first);
+      const double h = m.interval(r).half_width;
+      if (!std::isfinite(h) || h < 0) std::abort();
     }
   } catch (const memwall::InputError&) {
   }

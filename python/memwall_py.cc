@@ -317,6 +317,7 @@ py::object plan_infer_py(const std::string& model, const std::optional<double>& 
                          const std::optional<double>& hosting_per_kw_month,
                          const std::optional<double>& idle_power_fraction, double tco_years,
                          int verify, int64_t verify_requests,
+                         const std::optional<double>& confidence,
                          const std::optional<Files>& catalog) {
   plan::InferenceQuery a;
   a.model = model;
@@ -334,6 +335,7 @@ py::object plan_infer_py(const std::string& model, const std::optional<double>& 
   a.top = top;
   a.verify = verify;
   a.verify_requests = verify_requests;
+  a.confidence = confidence;
   a.gpus = names(gpus, "gpus");
   a.weight_precisions = names(weight_precisions, "weight_precisions");
   a.kv_precisions = names(kv_precisions, "kv_precisions");
@@ -547,7 +549,8 @@ PYBIND11_MODULE(memwall, m) {
         "pareto_cost_latency, not_feasible: the first reason per accelerator; 'verified' in the "
         "first `verify` plans: the serving simulator's re-check). "
         "Exactly one of rate (requests/s) or concurrency (users). No feasible plan is not an "
-        "error here: 'plans' is empty and 'not_feasible' says why.",
+        "error here: 'plans' is empty and 'not_feasible' says why. Every plan has 'intervals' "
+        "(80 %); confidence=c keeps plans whose SLA holds at the high end of their c interval.",
         arg("model") = "qwen2.5-72b", py::kw_only(), arg("rate") = none,
         arg("concurrency") = none, arg("input") = "sharegpt", arg("output") = "sharegpt",
         arg("sla") = "ttft_p99=1,tpot_p99=0.05", arg("budget") = none,
@@ -558,7 +561,7 @@ PYBIND11_MODULE(memwall, m) {
         arg("price_per_gpu_hour") = none, arg("capex") = none, arg("electricity") = none,
         arg("pue") = none, arg("life_years") = none, arg("hosting_per_kw_month") = none,
         arg("idle_power_fraction") = none, arg("tco_years") = 3.0, arg("verify") = 0,
-        arg("verify_requests") = 0, arg("catalog") = none);
+        arg("verify_requests") = 0, arg("confidence") = none, arg("catalog") = none);
 
   m.def(
       "simulate",

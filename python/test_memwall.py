@@ -150,8 +150,12 @@ class TrainTest(unittest.TestCase):
         cli = cli_json("train", *self.ARGS)
         self.assertEqual(set(py), set(cli))
         for key in ("step_time_s", "tokens_per_s_per_gpu", "model_tflops_per_gpu", "mfu", "hfu",
-                    "memory_per_gpu_bytes", "breakdown", "memory_breakdown", "config", "train"):
+                    "memory_per_gpu_bytes", "breakdown", "memory_breakdown", "config", "train",
+                    "intervals"):
             self.assertEqual(py[key], cli[key], key)
+        low, high = py["intervals"]["step_time_s"]
+        self.assertLess(low, py["step_time_s"])
+        self.assertGreater(high, py["step_time_s"])
 
     def test_definitions_hold(self):
         r = self.run_py()
@@ -236,6 +240,19 @@ class PlanTest(unittest.TestCase):
             self.assertLessEqual(plan["tpot_s"], 0.05)
             self.assertIn(plan["accelerator"],
                           (memwall.accelerator("h100")["id"], memwall.accelerator("a100")["id"]))
+
+    def test_confidence_removes_plans_and_rows_have_intervals(self):
+        args = dict(model="llama-3.1-8b", concurrency=32, input=512, output=128,
+                    gpus=["h100", "a100"], serving="aggregated", top=3)
+        plain = memwall.plan_infer(**args)
+        sure = memwall.plan_infer(confidence=0.8, **args)
+        self.assertGreaterEqual(sure["confidence"]["plans_removed"], 0)
+        for plan in plain["plans"]:
+            low, high = plan["intervals"]["tpot_s"]
+            self.assertLessEqual(low, plan["tpot_s"])
+            self.assertGreaterEqual(high, plan["tpot_s"])
+        for plan in sure["plans"]:
+            self.assertLessEqual(plan["intervals"]["tpot_s"][1], 0.05)
 
     def test_verify_in_the_simulator(self):
         args = dict(model="llama-3.1-8b", concurrency=16, input=512, output=128, gpus="h100",

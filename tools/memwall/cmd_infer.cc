@@ -12,7 +12,9 @@
 #include "memwall/catalog/catalog.h"
 #include "memwall/core/error.h"
 #include "memwall/infer/estimate.h"
+#include "memwall/infer/intervals.h"
 #include "memwall/infer/request.h"
+#include "memwall/uncertainty/model.h"
 
 namespace memwall::cli {
 namespace {
@@ -40,7 +42,10 @@ constexpr const char* kDefinitions =
     "tokens, chunked prefill; --engine), as `simulate` at an infinite rate. Ceilings are\n"
     "achievable, not peak: STREAM-measured bandwidth fractions, MAMF-measured matmul fractions, GEMM\n"
     "tile/wave quantisation, kernel and per-step overheads (docs/infer.md lists each with its\n"
-    "evidence; --calibration FILE overrides them).";
+    "evidence; --calibration FILE overrides them).\n"
+    "Intervals: (low-high) after a value and \"intervals\" in --json are 80 % intervals fitted on\n"
+    "the validation cases' errors, leaving each publication out (docs/validate.md); widened outside\n"
+    "the validated hardware/precision/engine/scale, narrowed by a probe profile of the device.";
 
 std::string gib_str(Bytes b) { return fmt::format("{:.2f} GiB", b.value() / kGiB); }
 
@@ -57,12 +62,17 @@ void print_estimate(const infer::Estimate& e, const infer::Deployment& d) {
   else
     fmt::print("batch {} x (input {} + output {} tokens)\n", e.workload.batch,
                e.workload.input_tokens, e.workload.output_tokens);
-  fmt::print("  TTFT             {:10.2f} ms\n", e.ttft.value() * 1e3);
-  fmt::print("  TPOT             {:10.2f} ms   ({:.1f} tokens/s per sequence)\n",
-             e.tpot.value() * 1e3, e.tpot.value() > 0 ? 1 / e.tpot.value() : 0.0);
-  fmt::print("  end-to-end       {:10.3f} s\n", e.e2e.value());
-  fmt::print("  throughput       {:10.1f} generated tokens/s ({:.1f} per device, {:.3f} req/s)\n",
-             e.throughput_tokens_per_s, e.throughput_tokens_per_s_per_device, e.requests_per_s);
+  const Json iv = infer::intervals_json(d, e);
+  using uncertainty::range_text;
+  fmt::print("  TTFT             {:10.2f} ms {}\n", e.ttft.value() * 1e3,
+             range_text(iv["ttft_s"], 1e3, 2));
+  fmt::print("  TPOT             {:10.2f} ms {}   ({:.1f} tokens/s per sequence)\n",
+             e.tpot.value() * 1e3, range_text(iv["tpot_s"], 1e3, 2),
+             e.tpot.value() > 0 ? 1 / e.tpot.value() : 0.0);
+  fmt::print("  end-to-end       {:10.3f} s {}\n", e.e2e.value(), range_text(iv["e2e_s"], 1, 3));
+  fmt::print("  throughput       {:10.1f} generated tokens/s {} ({:.1f} per device, {:.3f} req/s)\n",
+             e.throughput_tokens_per_s, range_text(iv["throughput_tokens_per_s"], 1, 1),
+             e.throughput_tokens_per_s_per_device, e.requests_per_s);
   fmt::print("  MFU {:.1f} %  (prefill {:.1f} %, decode {:.1f} %)   MBU {:.1f} % (decode)\n",
              e.mfu * 100, e.prefill.mfu * 100, e.decode.mfu * 100, e.mbu * 100);
   fmt::print("  bound            {} (prefill: {}, decode: {})\n", e.bound, e.prefill.bound,
@@ -80,6 +90,8 @@ void print_estimate(const infer::Estimate& e, const infer::Deployment& d) {
              e.workload.input_tokens + e.workload.output_tokens, e.max_batch);
   fmt::print("overlap: {}\n", e.overlap);
   for (const auto& a : e.assumptions) fmt::print("assumption: {}\n", a);
+  fmt::print("{}\n", uncertainty::interval_note(uncertainty::builtin_model().interval(
+                         infer::regime(d, e, infer::Phase::whole))));
 }
 
 void print_operators(const char* title, const infer::StepCost& c) {
@@ -139,13 +151,15 @@ int run_infer(InferOptions o, const GlobalOptions& g) {
   fmt::print("{} on {} x{} (tp {} pp {} ep {} dp {}), input {} output {} tokens, max batch {}\n",
              d.model.id, d.gpu.id, d.devices(), d.tp, d.pp, d.ep, d.dp, o.input, o.output,
              a.max_batch);
-  fmt::print("{:>7} {:>10} {:>10} {:>10} {:>14} {:>12} {:>7} {:>7} {:<10}\n", "batch", "TTFT ms",
-             "TPOT ms", "e2e s", "tokens/s", "tok/s/dev", "MFU %", "MBU %", "bound");
+  fmt::print("{:>7} {:>10} {:>10} {:>10} {:>14} {:>12} {:>7} {:>7} {:<10} {}\n", "batch",
+             "TTFT ms", "TPOT ms", "e2e s", "tokens/s", "tok/s/dev", "MFU %", "MBU %", "bound",
+             "TPOT 80 % ms");
   for (const auto& e : a.estimates)
-    fmt::print("{:>7} {:>10.2f} {:>10.2f} {:>10.3f} {:>14.1f} {:>12.1f} {:>7.1f} {:>7.1f} {:<10}\n",
+    fmt::print("{:>7} {:>10.2f} {:>10.2f} {:>10.3f} {:>14.1f} {:>12.1f} {:>7.1f} {:>7.1f} {:<10} {}\n",
                e.workload.batch, e.ttft.value() * 1e3, e.tpot.value() * 1e3, e.e2e.value(),
                e.throughput_tokens_per_s, e.throughput_tokens_per_s_per_device, e.mfu * 100,
-               e.mbu * 100, e.bound);
+               e.mbu * 100, e.bound,
+               uncertainty::range_text(infer::intervals_json(d, e)["tpot_s"], 1e3, 2));
   for (int64_t b : a.batches)
     if (b > a.max_batch) fmt::print("batch {} does not fit (max {})\n", b, a.max_batch);
   return 0;

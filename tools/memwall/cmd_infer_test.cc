@@ -35,6 +35,30 @@ TEST(InferCli, JsonHasTheContractFields) {
   EXPECT_DOUBLE_EQ(j["memory"]["kv_cache_bytes"].get<double>(), 8.0 * 640 * 81920);
 }
 
+// Every figure has an 80 % interval around it; a probe profile of the same device narrows it.
+TEST(InferCli, IntervalsAroundEveryFigure) {
+  const std::string args = "infer --model llama-3.1-8b --gpu h100 --input 512 --output 128 --json";
+  const Result r = run(args);
+  ASSERT_EQ(r.status, 0);
+  const auto j = nlohmann::json::parse(r.out);
+  for (const char* k : {"ttft_s", "tpot_s", "e2e_s", "throughput_tokens_per_s", "mfu", "mbu"}) {
+    ASSERT_TRUE(j["intervals"].contains(k)) << k;
+    EXPECT_LT(j["intervals"][k][0].get<double>(), j[k].get<double>()) << k;
+    EXPECT_GT(j["intervals"][k][1].get<double>(), j[k].get<double>()) << k;
+  }
+  const Result p = run(args + std::string(" --calibration ") + memwall::test::source_dir() +
+                       "/tools/memwall/testdata/probe-profile-h100.json");
+  ASSERT_EQ(p.status, 0);
+  const auto c = nlohmann::json::parse(p.out);
+  auto ratio = [](const nlohmann::json& x) {
+    return x["intervals"]["tpot_s"][1].get<double>() / x["intervals"]["tpot_s"][0].get<double>();
+  };
+  EXPECT_LT(ratio(c), ratio(j));
+  const Result text = run("infer --model llama-3.1-8b --gpu h100 --input 512 --output 128");
+  EXPECT_NE(text.out.find("ms ("), std::string::npos);
+  EXPECT_NE(text.out.find("80 % interval"), std::string::npos);
+}
+
 // Families without evidence run on their vendor's conservative prior and say so (docs/infer.md
 // "Uncalibrated families"); NVIDIA parts stay calibrated.
 TEST(InferCli, UncalibratedFamiliesAreMarked) {

@@ -20,6 +20,7 @@
 #include "memwall/cost/prices.h"
 #include "memwall/plan/estimator.h"
 #include "memwall/plan/inference_search.h"
+#include "memwall/plan/intervals.h"
 #include "memwall/plan/plan_json.h"
 #include "memwall/plan/query.h"
 #include "memwall/plan/train_search.h"
@@ -54,6 +55,7 @@ struct PlanInferOptions {
   bool risk_averse = false;
   std::string engine;
   int verify = 0;  // re-check this many top plans in the serving simulator
+  double confidence = 0;  // 0: off
   int64_t verify_requests = 0;  // 0: 100 per closed-loop user (10,000 to 300,000), else 20,000
 };
 
@@ -151,6 +153,7 @@ plan::InferenceQuery query_from(const PlanInferOptions& o) {
   q.min_ecosystem = o.min_ecosystem;
   q.risk_averse = o.risk_averse;
   q.engine = o.engine;
+  if (o.confidence > 0) q.confidence = o.confidence;
   return q;
 }
 
@@ -223,6 +226,10 @@ int run_plan_infer(const PlanInferOptions& o, const GlobalOptions& g) {
                                                           : plan::to_string(p.options.objective),
              r.plans.size(), static_cast<long>(r.plans.size()) - disaggregated, disaggregated, r.shapes,
              r.configurations, r.pool_pairs, seconds);
+  if (p.confidence)
+    fmt::print("  --confidence {:g}: {} plan(s) removed whose SLA fails at the pessimistic end of their "
+               "{:g} % interval\n",
+               *p.confidence, p.removed_by_confidence, *p.confidence * 100);
   if (r.plans.empty()) {
     fmt::print("  none. Why each accelerator fails (first reason):\n");
     for (const auto& [id, why] : plan::first_rejection(r)) fmt::print("  {}: {}\n", id, why);
@@ -232,12 +239,14 @@ int run_plan_infer(const PlanInferOptions& o, const GlobalOptions& g) {
   for (int i = 0; i < top; ++i) {
     const auto& pl = r.plans[i];
     const auto& c = pl.cost;
+    const Json iv = plan::intervals_json(pl);
     rows.push_back({fmt::format("{}{}", i + 1, pl.near_tie ? "~" : ""), pl.shape.accelerator->id,
                     pl.shape.node ? pl.shape.node->id : "-",
                     fmt::format("{}x{}{}", pl.shape.tp, pl.shape.pp, pl.shape.ep > 1 ? fmt::format(" EP{}", pl.shape.ep) : ""),
                     fmt::format("{}/{}", to_string(pl.shape.weights), to_string(pl.shape.kv)),
                     fmt::format("{}", pl.point.batch), fmt::format("{}", pl.replicas), fmt::format("{}", pl.devices),
-                    fmt::format("{:.2f}", pl.point.ttft_p99.value()), fmt::format("{:.1f}", pl.point.tpot.value() * 1e3),
+                    fmt::format("{:.2f} {}", pl.point.ttft_p99.value(), uncertainty::range_text(iv["ttft_p99_s"], 1, 2)),
+                    fmt::format("{:.1f} {}", pl.point.tpot.value() * 1e3, uncertainty::range_text(iv["tpot_s"], 1e3, 1)),
                     fmt::format("{:.0f}", pl.generated_tokens_per_s), money(c.usd_per_million_tokens, 3),
                     money(value_of(c.per_hour)), money(value_of(c.tco), 0),
                     c.facility_power ? fmt::format("{:.1f}", c.facility_power->value() / 1e3) : "unknown",
@@ -256,6 +265,7 @@ int run_plan_infer(const PlanInferOptions& o, const GlobalOptions& g) {
   fmt::print("  ECO = ecosystem score 0-10 (docs/compare.md); RISK: FLAG = immature stack or unknown support\n"
              "  (listed below; --risk-averse drops them), uncal = efficiencies from the vendor's conservative\n"
              "  prior, not measured on this family. DEVICES counts devices in use; owned plans buy whole servers.\n");
+  fmt::print("  (low-high) = 80 % interval of the estimate (memwall validate's errors; docs/validate.md).\n");
   fmt::print("  ~ = within 2% of the plan above (a near-tie). BATCH = sequences in flight per replica.\n"
              "  PREFILL POOL: '-' = aggregated (prompts and decodes share each replica); otherwise the\n"
              "  separate prefill replicas of a disaggregated plan (ACCELERATOR ... REPL are then its decode\n"
@@ -411,7 +421,8 @@ int run_plan_train(const PlanTrainOptions& o, const GlobalOptions& g) {
                        {"risks", p.risks},
                        {"efficiency", p.efficiency_calibrated ? "calibrated" : "uncalibrated"},
                        {"efficiency_source", p.efficiency_source},
-                       {"sources", p.device.sources}});
+                       {"sources", p.device.sources},
+                       {"intervals", plan::intervals_json(p)}});
     }
     std::cout << Json{{"model", model.id}, {"tokens", goal.tokens}, {"days", goal.days},
                       {"plans", plans}, {"not_feasible", r.rejected},
@@ -438,9 +449,11 @@ int run_plan_train(const PlanTrainOptions& o, const GlobalOptions& g) {
   std::vector<std::vector<std::string>> rows;
   for (int i = 0; i < top; ++i) {
     const auto& p = r.plans[i];
+    const Json iv = plan::intervals_json(p);
     rows.push_back({fmt::format("{}{}", i + 1, p.near_tie ? "~" : ""), p.accelerator->id,
                     fmt::format("{}", p.config.gpus), fmt::format("{:.1f}", 100 * p.mfu),
-                    fmt::format("{:.1f}", p.days), fmt::format("{:.0f}", p.gpu_hours),
+                    fmt::format("{:.1f} {}", p.days, uncertainty::range_text(iv["days"], 1, 1)),
+                    fmt::format("{:.0f}", p.gpu_hours),
                     p.energy_kwh ? fmt::format("{:.0f}", *p.energy_kwh / 1e3) : "unknown",
                     money(p.cost_usd, 0), cost::to_string(p.device.basis),
                     p.tokens_per_joule ? fmt::format("{:.2f}", *p.tokens_per_joule) : "unknown",
@@ -471,6 +484,7 @@ int run_plan_train(const PlanTrainOptions& o, const GlobalOptions& g) {
     fmt::print("\nFaster with a larger batch than the target (not planned; --batch-tokens to allow):\n");
     for (const auto& why : r.larger_batch) fmt::print("  {}\n", why);
   }
+  fmt::print("\n(low-high) = 80 % interval of the estimate (memwall validate's errors; docs/validate.md).\n");
   fmt::print("\nMFU = model FLOP/s per GPU / dense peak of the matmul precision (model FLOPs = 6 x active "
              "parameters per token + attention, Narayanan et al. 2021 eq. 3, no recomputation). Energy = "
              "device power (node wall power / devices, or TDP + host share) at the modelled activity x PUE; cost = "
@@ -524,6 +538,11 @@ void register_plan(CLI::App& app, GlobalOptions& g, Runner& run) {
   infer->add_flag("--risk-averse", o.risk_averse,
                   "Drop plans flagged as risky (immature stack: ecosystem < 6/10 or unknown; a precision or "
                   "engine whose support is unknown). Default: rank by cost and flag them");
+  infer->add_option("--confidence", o.confidence,
+                    "Keep only plans whose SLA holds at the pessimistic end of this interval of\n"
+                    "their TTFT/TPOT/e2e (e.g. 0.8: the high end of the 80 % interval fitted on the\n"
+                    "validation errors, docs/validate.md); prints how many plans it removes")
+      ->check(CLI::Range(0.01, 0.99));
   infer->add_option("--verify", o.verify, "Re-check the top N plans in the serving simulator (0: off)")
       ->capture_default_str();
   infer->add_option("--verify-requests", o.verify_requests,

@@ -13,6 +13,7 @@
 #include "memwall/serve/request.h"
 #include "memwall/serve/serving.h"
 #include "memwall/serve/trace.h"
+#include "memwall/uncertainty/model.h"
 
 namespace memwall::cli {
 namespace {
@@ -40,7 +41,9 @@ constexpr const char* kDefinitions =
     "run; goodput = requests/s meeting every SLA limit. KV shares (of KV capacity, averaged over "
     "busy time): used = token states; reserved = slots a sequence's later tokens will fill; "
     "internal = reserved slots never filled; external = allocator round-up and free slots a "
-    "waiting request cannot use.";
+    "waiting request cannot use. Ranges (low-high) and \"intervals\" in --json: 80 % intervals "
+    "of the step-time model at the run's mean batch (inference regime; docs/validate.md), "
+    "queueing adds none.";
 
 // The CLI's options as the library's request (0 and "" mean "not given").
 serve::SimulateRequest to_request(const SimulateArgs& a) {
@@ -108,9 +111,19 @@ void print_text(const serve::ServingRun& run, const serve::ServingOptions& o) {
   row("TTFT s", r.ttft, 1);
   row("TPOT ms", r.tpot, 1e3);
   row("e2e s", r.e2e, 1);
+  const Json& iv = run.intervals;
+  using uncertainty::range_text;
+  if (iv.contains("ttft_s"))
+    fmt::print("80 % ranges of the p50: TTFT {} s, TPOT {} ms, e2e {} s\n",
+               range_text(iv["ttft_s"]["p50"], 1, 3), range_text(iv["tpot_s"]["p50"], 1e3, 3),
+               range_text(iv["e2e_s"]["p50"], 1, 3));
   fmt::print("\n");
-  fmt::print("throughput {:.1f} generated tokens/s, {:.3f} requests/s over {:.1f} s\n",
-             r.throughput_tokens_per_s, r.requests_per_s, r.duration_s);
+  fmt::print("throughput {:.1f} generated tokens/s {}, {:.3f} requests/s over {:.1f} s\n",
+             r.throughput_tokens_per_s,
+             iv.contains("throughput_tokens_per_s")
+                 ? range_text(iv["throughput_tokens_per_s"], 1, 1)
+                 : std::string(),
+             r.requests_per_s, r.duration_s);
   if (!o.sla.empty()) {
     fmt::print("SLA {}: attainment {:.1f} %, goodput {:.3f} requests/s\n",
                r.sla_met ? "met" : "NOT met", r.sla_attainment * 100, r.goodput_requests_per_s);

@@ -14,7 +14,9 @@
 #include "memwall/core/error.h"
 #include "memwall/perf/efficiency.h"
 #include "memwall/train/estimate.h"
+#include "memwall/train/intervals.h"
 #include "memwall/train/request.h"
+#include "memwall/uncertainty/model.h"
 
 namespace memwall::cli {
 namespace {
@@ -86,14 +88,18 @@ int run_train(const GlobalOptions& g, TrainOptions o) {
       c.vpp > 1 ? fmt::format(", V {}", c.vpp) : std::string(), c.micro_batch, c.global_batch,
       c.seq, to_string(c.precision), train::to_string(c.recompute),
       c.sequence_parallel ? ", sequence parallel" : "", c.zero);
-  std::cout << fmt::format("  step time            {:10.3f} s  ({} micro-batches)\n",
-                           e.step_time.value(), e.micro_batches);
-  std::cout << fmt::format("  tokens/s             {:10.0f}  ({:.0f} per GPU)\n", e.tokens_per_s,
-                           e.tokens_per_s_per_gpu);
-  std::cout << fmt::format("  model TFLOP/s / GPU  {:10.1f}  MFU {:.1f} %  (hardware {:.1f}, HFU "
+  const Json iv = train::intervals_json(setup, e.config, e);
+  using uncertainty::range_text;
+  std::cout << fmt::format("  step time            {:10.3f} s {} ({} micro-batches)\n",
+                           e.step_time.value(), range_text(iv["step_time_s"], 1, 3),
+                           e.micro_batches);
+  std::cout << fmt::format("  tokens/s             {:10.0f} {} ({:.0f} per GPU {})\n",
+                           e.tokens_per_s, range_text(iv["tokens_per_s"], 1, 0),
+                           e.tokens_per_s_per_gpu, range_text(iv["tokens_per_s_per_gpu"], 1, 0));
+  std::cout << fmt::format("  model TFLOP/s / GPU  {:10.1f}  MFU {:.1f} % {} (hardware {:.1f}, HFU "
                            "{:.1f} %; peak {:.1f})\n",
-                           e.model_tflops_per_gpu, e.mfu * 100, e.hardware_tflops_per_gpu,
-                           e.hfu * 100, e.peak_per_gpu.value() / 1e12);
+                           e.model_tflops_per_gpu, e.mfu * 100, range_text(iv["mfu"], 100, 1),
+                           e.hardware_tflops_per_gpu, e.hfu * 100, e.peak_per_gpu.value() / 1e12);
   if (const auto prior = perf::efficiency_for(*setup.efficiency, gpu, c.precision); !prior.calibrated)
     std::cout << "  efficiency           UNCALIBRATED: " << prior.source << "\n";
   std::cout << fmt::format("  memory per GPU       {:10.1f} GiB of {:.1f} GiB{}\n",
@@ -143,6 +149,9 @@ int run_train(const GlobalOptions& g, TrainOptions o) {
   }
   for (const auto& x : a.assumptions) std::cout << "  assumption: " << x << "\n";
   for (const auto& n : e.notes) std::cout << "  note: " << n << "\n";
+  std::cout << uncertainty::interval_note(uncertainty::builtin_model().interval(
+                   train::regime(setup, e.config, e)))
+            << "\n";
   return 0;
 }
 

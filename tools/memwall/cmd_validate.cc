@@ -4,8 +4,12 @@
 #include <memory>
 #include <string>
 
+#include <fmt/format.h>
+
 #include "commands.h"
 #include "memwall/catalog/catalog.h"
+#include "memwall/core/version.h"
+#include "memwall/validate/breakdown.h"
 #include "memwall/validate/runner.h"
 
 namespace memwall::cli {
@@ -15,6 +19,7 @@ struct ValidateOptions {
   std::string file;
   std::string kind;
   bool markdown = false;
+  bool fit_uncertainty = false;
 };
 
 int run_validate(const ValidateOptions& o, const GlobalOptions& g) {
@@ -23,7 +28,14 @@ int run_validate(const ValidateOptions& o, const GlobalOptions& g) {
   const validate::Report r =
       o.file.empty() ? validate::run_cases(validate::builtin_cases("dev-cases.json"), catalog, o.kind)
                      : validate::run_file(o.file, catalog, o.kind);
-  if (g.json)
+  if (o.fit_uncertainty) {
+    const Json provenance{
+        {"command", "memwall validate" + (o.file.empty() ? std::string() : " " + o.file) +
+                        " --fit-uncertainty > data/uncertainty.json"},
+        {"cases", o.file.empty() ? "validation/dev-cases.json (built in)" : o.file},
+        {"memwall", fmt::format("{} (commit {})", version(), build_commit())}};
+    std::cout << validate::fit_uncertainty(r, provenance).dump(2) << "\n";
+  } else if (g.json)
     std::cout << validate::to_json(r).dump(2) << "\n";
   else if (o.markdown)
     std::cout << validate::to_markdown(r);
@@ -41,7 +53,12 @@ void register_validate(CLI::App& app, GlobalOptions& g, Runner& run) {
       "predicted vs measured, the absolute percentage error |p - m| / m per case, and the median\n"
       "and 90th percentile (nearest rank) per kind; cases that cannot be expressed are listed with\n"
       "the reason. With no file, the repository's own cases (validation/dev-cases.json, built\n"
-      "into the binary); with FILE, any file of that format (e.g. validation/extra-cases.json).");
+      "into the binary); with FILE, any file of that format (e.g. validation/extra-cases.json).\n"
+      "Then per kind, source and regime (bound, hardware, precision, engine, offload, scale,\n"
+      "ceilings, datasheet): the median signed error (p - m) / m, the median and p90 |error|, and\n"
+      "the coverage of the 80 % intervals fitted without the case's source (leave-one-source-out)\n"
+      "with their median width. --fit-uncertainty prints the uncertainty model fitted on the\n"
+      "cases (data/uncertainty.json; docs/validate.md says how to refit).");
   add_global_options(*sub, g);
   auto o = std::make_shared<ValidateOptions>();
   sub->add_option("file", o->file,
@@ -50,6 +67,9 @@ void register_validate(CLI::App& app, GlobalOptions& g, Runner& run) {
   sub->add_option("--kind", o->kind, "Only this kind: inference, training, microbench, memory")
       ->check(CLI::IsMember({"inference", "training", "microbench", "memory"}));
   sub->add_flag("--markdown", o->markdown, "Print the report as Markdown (validation/REPORT.md)");
+  sub->add_flag("--fit-uncertainty", o->fit_uncertainty,
+                "Fit the uncertainty model on these cases and print it (the content of\n"
+                "data/uncertainty.json: rebuild afterwards to compile it in)");
   sub->callback([&run, &g, o] { run = [&g, o] { return run_validate(*o, g); }; });
 }
 

@@ -9,6 +9,7 @@
 
 #include "memwall/core/error.h"
 #include "memwall/infer/continuous.h"
+#include "memwall/infer/intervals.h"
 #include "memwall/infer/memory_plan.h"
 
 namespace memwall::infer {
@@ -94,9 +95,13 @@ Answer answer(const Catalog& catalog, const Request& r) {
 
 Json to_json(const Answer& a, bool explain) {
   Json out = to_json(a.estimates.back(), a.deployment, explain);
+  out["intervals"] = intervals_json(a.deployment, a.estimates.back());
   if (a.sweep()) {
     Json rows = Json::array();
-    for (const auto& e : a.estimates) rows.push_back(to_json(e, a.deployment, false));
+    for (const auto& e : a.estimates) {
+      rows.push_back(to_json(e, a.deployment, false));
+      rows.back()["intervals"] = intervals_json(a.deployment, e);
+    }
     out["sweep"] = rows;
   }
   return out;

@@ -3,6 +3,8 @@
 #include <map>
 #include <string>
 
+#include "memwall/plan/intervals.h"
+
 namespace memwall::plan {
 namespace {
 
@@ -89,6 +91,7 @@ Json to_json(const Plan& p) {
   j["energy"] = energy_json(c);
   j["servers"] = c.servers;
   j["billed_devices"] = c.billed_devices;
+  j["intervals"] = intervals_json(p);
   return j;
 }
 

@@ -6,6 +6,7 @@
 
 #include "memwall/core/error.h"
 #include "memwall/plan/estimator.h"
+#include "memwall/plan/intervals.h"
 #include "memwall/plan/plan_json.h"
 
 namespace memwall::plan {
@@ -13,7 +14,9 @@ namespace memwall::plan {
 const char* const kPlanDefinitions =
     "Definitions: TTFT = arrival to first output token; TPOT = mean time between output tokens "
     "after the first; e2e = TTFT + (output - 1) x TPOT; throughput = generated tokens/s; "
-    "$/M tokens = deployment $/hour / generated tokens per hour x 1e6.";
+    "$/M tokens = deployment $/hour / generated tokens per hour x 1e6. (low-high) and "
+    "\"intervals\": 80 % intervals fitted on the validation errors (docs/validate.md); "
+    "--confidence c keeps plans whose SLA holds at the high end of their c interval.";
 
 namespace {
 
@@ -115,6 +118,10 @@ std::unique_ptr<const InferenceAnswer> answer_inference(const Catalog& catalog, 
   a->result = search_inference(a->model, w, space, constraints, a->options, factory, prices);
   a->search_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   if (constraints.budget_usd && a->result.plans.empty()) throw_if_prices_missing(a->result, *constraints.budget_usd);
+  if (q.confidence) {
+    a->confidence = q.confidence;
+    a->removed_by_confidence = require_confidence(a->result, w.sla, *q.confidence);
+  }
   a->top = std::min<int>(q.top, static_cast<int>(a->result.plans.size()));
   // 100 requests per closed-loop user (10,000 to 300,000) keeps the users' start inside the
   // simulated steady state; open loop: 20,000.
@@ -133,6 +140,11 @@ Json to_json(const InferenceAnswer& a) {
   Json out = search_result_json(a.result, a.model, a.workload, a.space, a.options.objective, a.top, a.checks);
   out["search_seconds"] = a.search_seconds;
   out["definitions"] = kPlanDefinitions;
+  if (a.confidence)
+    out["confidence"] = Json{{"level", *a.confidence},
+                             {"plans_removed", a.removed_by_confidence},
+                             {"rule", "the SLA must hold with TTFT, TPOT and e2e at the high end "
+                                      "of their interval at this level"}};
   return out;
 }
 

@@ -40,6 +40,8 @@ struct InferenceQuery {
   int top = 10;
   int verify = 0;                // re-check this many top plans in the serving simulator
   int64_t verify_requests = 0;   // 0: 100 per closed-loop user (10,000 to 300,000), else 20,000
+  // Keep only plans whose SLA holds at the pessimistic end of this interval (plan/intervals.h).
+  std::optional<double> confidence;
 };
 
 struct InferenceAnswer {
@@ -56,6 +58,8 @@ struct InferenceAnswer {
   int64_t verify_requests = 0;       // requests each check simulated
   int top = 0;                       // plans reported
   double search_seconds = 0;
+  std::optional<double> confidence;  // as asked
+  int removed_by_confidence = 0;     // feasible plans whose SLA fails at the pessimistic end
 };
 
 // InputError naming the field (model, rate/concurrency, input, output, sla, budget, power_cap_kw,

@@ -7,6 +7,7 @@
 #include "memwall/core/error.h"
 #include "memwall/infer/memory_plan.h"
 #include "memwall/infer/step.h"
+#include "memwall/serve/intervals.h"
 
 namespace memwall::serve {
 
@@ -93,6 +94,7 @@ ServingRun simulate_serving(const Catalog& catalog, const ServingOptions& o) {
   }
   const StepCost cost = [&d](const infer::StepBatch& b) { return infer::step_time(d, b); };
   run.result = simulate(c, cost);
+  run.intervals = intervals_json(d, run.result);
   return run;
 }
 
@@ -106,6 +108,7 @@ Json to_json(const ServingRun& run) {
            {"kv_capacity_tokens_per_replica", run.kv_capacity_tokens},
            {"kv_bytes_per_token_per_device", run.kv_bytes_per_token_per_device.value()}};
   j["assumptions"] = run.assumptions;
+  j["intervals"] = run.intervals;
   return j;
 }
 

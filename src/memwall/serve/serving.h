@@ -46,6 +46,7 @@ struct ServingRun {
   std::string model, gpu;
   int tp = 1, pp = 1;
   std::vector<std::string> assumptions;
+  Json intervals = Json::object();  // 80 % intervals of the figures (serve/intervals.h)
 };
 
 // Builds the deployment, sizes the KV cache from its memory plan and runs the simulation.

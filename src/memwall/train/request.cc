@@ -9,6 +9,7 @@
 #include "memwall/core/error.h"
 #include "memwall/perf/efficiency.h"
 #include "memwall/train/framework.h"
+#include "memwall/train/intervals.h"
 
 namespace memwall::train {
 
@@ -267,6 +268,7 @@ Json to_json(const Answer& a) {
     t["cost_usd"] = run.cost ? Json(run.cost->value()) : Json(nullptr);
     j["train"] = t;
   }
+  j["intervals"] = intervals_json(a.setup, e.config, e);
   j["conventions"] = kConventions;
   j["notes"] = e.notes;
   return j;

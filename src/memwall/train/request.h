@@ -26,7 +26,9 @@ inline constexpr const char* kConventions =
     "hardware FLOP/s per GPU / dense peak of the matmul precision (bf16, fp16 or fp8; no sparsity).\n"
     "Default node: the catalog node built from --gpu (e.g. hgx-a100 for A100 SXM, hgx-h100 for\n"
     "H100 SXM). Default fabric when the GPUs span nodes: ib-hdr for Ampere, ib-ndr for Hopper,\n"
-    "ib-xdr for Blackwell, ib-ndr otherwise.";
+    "ib-xdr for Blackwell, ib-ndr otherwise.\n"
+    "Intervals: (low-high) after a value and \"intervals\" in --json are 80 % intervals fitted on\n"
+    "the validation cases' errors, leaving each publication out (docs/validate.md).";
 
 struct Request {
   std::string model;  // built-in id or a Hugging Face config.json

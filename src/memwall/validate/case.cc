@@ -2,11 +2,19 @@
 
 #include <cmath>
 
+#include "memwall/uncertainty/model.h"
+
 namespace memwall::validate {
 
 double CaseResult::abs_pct_error() const {
   if (!predicted || measured == 0) return std::nan("");
   return std::fabs(*predicted - measured) / std::fabs(measured) * 100.0;
+}
+
+double CaseResult::signed_pct_error() const {
+  if (!predicted || measured == 0) return std::nan("");
+  const bool time = unit == "s" || unit == "ms" || unit == "us";
+  return (*predicted - measured) / std::fabs(measured) * (time ? -100.0 : 100.0);
 }
 
 bool has(const std::string& text, const char* word) { return text.find(word) != std::string::npos; }
@@ -28,6 +36,8 @@ CaseResult start_result(const Json& c) {
   r.kind = str_field(c, "kind");
   r.metric = str_field(c, "metric");
   r.unit = str_field(c, "unit");
+  r.source = uncertainty::source_key(str_field(c, "source"));
+  r.regime.kind = r.kind;
   auto v = c.find("value");
   if (v != c.end() && v->is_number()) r.measured = v->get<double>();
   return r;

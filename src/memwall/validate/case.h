@@ -1,23 +1,33 @@
-// A published, measured case (shared/validation/dev-cases.json format) and memwall's prediction
+// A published, measured case (validation/dev-cases.json format) and memwall's prediction
 // for it. Each kind has its own predictor; the runner collects errors per kind.
 #pragma once
 
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "memwall/catalog/catalog.h"
 #include "memwall/core/document.h"
+#include "memwall/uncertainty/model.h"
 
 namespace memwall::validate {
 
 struct CaseResult {
   std::string id, kind, metric, unit;
+  std::string source;               // the publication (source_key of the case's "source")
+  std::string group;                // the case's optional "group" (reported as "kind/group")
   double measured = 0;
   std::optional<double> predicted;  // in the case's unit; empty when the case cannot be expressed
   std::string skipped_reason;       // why not, when empty
   std::string assumptions;          // what memwall assumed that the source left unstated
+  uncertainty::Regime regime;       // what dominated the prediction (set by the predictor)
+  std::optional<uncertainty::Interval> held_out;  // 80 % interval fitted without its source
   double abs_pct_error() const;     // |predicted - measured| / measured x 100
+  // (predicted - measured) / measured x 100, negated for times (unit s, ms, us), so that > 0 always
+  // means optimistic: more throughput or less time than measured (too little hardware bought).
+  double signed_pct_error() const;
+  std::vector<std::string> workload;  // regimes_of() (runner.h): inference workload regimes
 };
 
 // One predictor per kind; each fills `predicted` or `skipped_reason`.

@@ -14,6 +14,7 @@
 #include "memwall/core/text.h"
 #include "memwall/infer/continuous.h"
 #include "memwall/infer/estimate.h"
+#include "memwall/infer/intervals.h"
 #include "memwall/validate/case.h"
 #include "memwall/validate/names.h"
 
@@ -110,6 +111,7 @@ CaseResult predict_inference_case(const Json& c, const Catalog& catalog) {
     auto output = int_field(cfg, "output_len");
     if (has(metric, "time to first token")) {
       const auto e = infer::estimate(d, {batch, input.value_or(0), 1});
+      r.regime = infer::regime(d, e, infer::Phase::prefill);
       r.predicted = e.ttft.value() * (unit == "ms" ? 1e3 : 1.0);
     } else if (has(metric, "prompt processing") || has(metric, "prefill")) {
       if (!input) {
@@ -118,6 +120,7 @@ CaseResult predict_inference_case(const Json& c, const Catalog& catalog) {
         return r;
       }
       const auto e = infer::estimate(d, {1, *input, 1});
+      r.regime = infer::regime(d, e, infer::Phase::prefill);
       r.predicted = double(*input) / e.ttft.value();
     } else if (has(metric, "decode") || has(metric, "text generation")) {
       if (!output) output = int_field(cfg, "gen_tokens");
@@ -127,6 +130,7 @@ CaseResult predict_inference_case(const Json& c, const Catalog& catalog) {
       }
       if (!input) input = 1;  // text generation from an empty prompt (BOS)
       const auto e = infer::estimate(d, {batch, *input, *output});
+      r.regime = infer::regime(d, e, infer::Phase::decode);
       r.predicted = double(batch) / e.tpot.value();
     } else if (has(metric, "throughput") && has(to_lower(str_field(cfg, "batching")), "continuous")) {
       // An endless queue (offline benchmark, infinite request rate): the continuous-batching
@@ -152,6 +156,7 @@ CaseResult predict_inference_case(const Json& c, const Catalog& catalog) {
     } else if (has(metric, "throughput")) {
       if (!input || !output) throw InputError("config: input_len and output_len are required");
       const auto e = infer::estimate(d, {batch, *input, *output});
+      r.regime = infer::regime(d, e, infer::Phase::whole);
       const bool per_gpu = has(unit, "per gpu") || has(unit, "/gpu") || has(unit, "per-gpu");
       if (!per_gpu && d.devices() > 1)
         note += "Unit does not say per GPU or total: per GPU assumed (the H100 table's header). ";

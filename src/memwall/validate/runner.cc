@@ -10,6 +10,7 @@
 #include "memwall/core/error.h"
 #include "memwall/core/text.h"
 #include "memwall/validate/names.h"
+#include "memwall/validate/breakdown.h"
 
 namespace memwall::validate {
 
@@ -56,31 +57,28 @@ Json builtin_cases(const std::string& name) {
 Report run_cases(const Json& cases, const Catalog& catalog, const std::string& kind) {
   if (!cases.is_array()) throw InputError("cases", cases.type_name(), "a JSON array of case objects");
   Report r;
-  std::map<std::string, std::vector<double>> errors, signed_errors;
+  std::map<std::string, std::vector<double>> errors;
   std::map<std::string, int> skipped;
-  // (kind, regime) -> signed errors, in first-seen order of the regimes.
-  std::map<std::pair<std::string, std::string>, std::vector<double>> regime_errors;
-  std::vector<std::pair<std::string, std::string>> regime_order;
   for (const auto& c : cases) {
     if (!c.is_object()) throw InputError("cases[]", c.dump().substr(0, 40), "an object");
     const std::string k = c.contains("kind") && c["kind"].is_string() ? c["kind"].get<std::string>() : "";
-    if (!kind.empty() && k != kind) continue;
     CaseResult res = predict_case(c, catalog);
+    // Offload to host memory is a regime only where a case says so ("all layers offloaded" in
+    // llama.cpp means the opposite: every layer on the GPU).
+    if (auto cfg = c.find("config"); cfg != c.end()) {
+      const std::string t = to_lower(cfg->dump());
+      for (const char* w : {"cpu offload", "offload to cpu", "offload_param", "offload_optimizer",
+                            "zero-offload", "zero-infinity", "nvme"})
+        if (has(t, w)) res.regime.set("offload", "host");
+    }
     // Cases of an optional "group" (e.g. frontier runs added later) are summarised apart from
     // their kind's original set, as "kind/group", so each set's error stays readable.
     const std::string group = str_field(c, "group");
     const std::string key = group.empty() ? k : k + "/" + group;
+    res.group = group;
+    res.workload = regimes_of(c, catalog);
     if (res.predicted && std::isfinite(res.abs_pct_error())) {
       errors[key].push_back(res.abs_pct_error());
-      // Signed so that > 0 always means optimistic: more throughput, or less time, than measured.
-      const bool time_unit = res.unit == "s" || res.unit == "ms" || res.unit == "us";
-      const double e = (*res.predicted / res.measured - 1) * (time_unit ? -100 : 100);
-      signed_errors[key].push_back(e);
-      for (const auto& g : regimes_of(c, catalog)) {
-        auto rk = std::make_pair(key, g);
-        if (!regime_errors.count(rk)) regime_order.push_back(rk);
-        regime_errors[rk].push_back(e);
-      }
     } else {
       if (res.predicted) {
         res.predicted.reset();
@@ -93,14 +91,18 @@ Report run_cases(const Json& cases, const Catalog& catalog, const std::string& k
   }
   for (const auto& [k, errs] : errors)
     r.kinds.push_back({k, static_cast<int>(errs.size()), skipped[k], median(errs),
-                       percentile90(errs), median(signed_errors[k])});
-  std::sort(regime_order.begin(), regime_order.end());
-  for (const auto& key : regime_order) {
-    const auto& e = regime_errors[key];
-    std::vector<double> abs_e;
-    for (double x : e) abs_e.push_back(std::fabs(x));
-    r.regimes.push_back({key.first, key.second, static_cast<int>(e.size()), median(abs_e),
-                         percentile90(abs_e), median(e)});
+                       percentile90(errs)});
+  // The held-out intervals use every kind (the new-source scale pools them), so `kind` only
+  // selects what is reported: the coverage is the same with and without it.
+  add_breakdown(r, uncertainty::builtin_model().widening);
+  if (!kind.empty()) {
+    // Summary rows of a case group are "kind/group".
+    auto other = [&kind](const auto& x) {
+      return x.kind != kind && x.kind.rfind(kind + "/", 0) != 0;
+    };
+    r.cases.erase(std::remove_if(r.cases.begin(), r.cases.end(), other), r.cases.end());
+    r.kinds.erase(std::remove_if(r.kinds.begin(), r.kinds.end(), other), r.kinds.end());
+    r.groups.erase(std::remove_if(r.groups.begin(), r.groups.end(), other), r.groups.end());
   }
   return r;
 }
@@ -147,14 +149,29 @@ Report run_file(const std::string& path, const Catalog& catalog, const std::stri
   return run_cases(load_document(path), catalog, kind);
 }
 
+const GroupSummary* whole_kind(const Report& r, const std::string& kind) {
+  for (const auto& g : r.groups)
+    if (g.kind == kind && g.dimension == "all") return &g;
+  return nullptr;
+}
+
 Json to_json(const Report& r) {
   Json cases = Json::array();
   for (const auto& c : r.cases) {
     Json j{{"id", c.id}, {"kind", c.kind}, {"metric", c.metric}, {"unit", c.unit},
            {"measured", c.measured}};
+    j["source"] = c.source;
     if (c.predicted) {
       j["predicted"] = *c.predicted;
       j["abs_pct_error"] = c.abs_pct_error();
+      j["signed_pct_error"] = c.signed_pct_error();
+      Json regime = Json::object();
+      for (const auto& [dim, value] : c.regime.dims) regime[dim] = value;
+      j["regime"] = regime;
+      if (c.held_out && c.held_out->known) {
+        j["interval_held_out"] = c.held_out->range(*c.predicted);
+        j["inside_interval"] = std::fabs(std::log(*c.predicted / c.measured)) <= c.held_out->half_width;
+      }
     } else {
       j["predicted"] = nullptr;
       j["skipped_reason"] = c.skipped_reason;
@@ -163,18 +180,18 @@ Json to_json(const Report& r) {
     cases.push_back(j);
   }
   Json kinds = Json::array();
-  for (const auto& k : r.kinds)
-    kinds.push_back({{"kind", k.kind}, {"predicted", k.predicted}, {"skipped", k.skipped},
-                     {"median_abs_pct_error", k.median_abs_pct_error},
-                     {"p90_abs_pct_error", k.p90_abs_pct_error},
-                     {"median_pct_error", k.median_pct_error}});
-  Json regimes = Json::array();
-  for (const auto& g : r.regimes)
-    regimes.push_back({{"kind", g.kind}, {"regime", g.regime}, {"predicted", g.predicted},
-                       {"median_abs_pct_error", g.median_abs_pct_error},
-                       {"p90_abs_pct_error", g.p90_abs_pct_error},
-                       {"median_pct_error", g.median_pct_error}});
-  return Json{{"cases", cases}, {"summary", kinds}, {"regimes", regimes}};
+  for (const auto& k : r.kinds) {
+    Json row{{"kind", k.kind}, {"predicted", k.predicted}, {"skipped", k.skipped},
+             {"median_abs_pct_error", k.median_abs_pct_error},
+             {"p90_abs_pct_error", k.p90_abs_pct_error}};
+    if (const GroupSummary* g = whole_kind(r, k.kind)) {
+      row["median_signed_pct_error"] = g->median_signed_pct_error;
+      row["coverage_80"] = g->coverage ? Json(*g->coverage) : Json(nullptr);
+      row["median_interval_width_pct"] = g->median_width_pct ? Json(*g->median_width_pct) : Json(nullptr);
+    }
+    kinds.push_back(row);
+  }
+  return Json{{"cases", cases}, {"summary", kinds}, {"groups", groups_json(r)}};
 }
 
 std::string to_text(const Report& r) {
@@ -189,35 +206,33 @@ std::string to_text(const Report& r) {
   for (const auto& c : r.cases)
     if (!c.predicted) out += fmt::format("  {}: {}\n", c.id, c.skipped_reason);
   out += fmt::format("\n{:<12} {:>9} {:>8} {:>16} {:>13} {:>15}\n", "kind", "predicted", "skipped",
-                     "median |error|", "p90 |error|", "median error");
+                     "median |error|", "p90 |error|", "median signed");
   for (const auto& k : r.kinds)
-    out += fmt::format("{:<12} {:>9} {:>8} {:>15.1f}% {:>12.1f}% {:>+14.1f}%\n", k.kind,
-                       k.predicted, k.skipped, k.median_abs_pct_error, k.p90_abs_pct_error,
-                       k.median_pct_error);
-  for (const auto& g : r.regimes)
-    out += fmt::format("  {:<10} {:>9} {:>8} {:>15.1f}% {:>12.1f}% {:>+14.1f}%\n",
-                       g.regime, g.predicted, "", g.median_abs_pct_error, g.p90_abs_pct_error,
-                       g.median_pct_error);
+    if (const GroupSummary* g = whole_kind(r, k.kind))
+      out += fmt::format("{:<12} {:>9} {:>8} {:>15.1f}% {:>12.1f}% {:>+14.1f}%\n", k.kind,
+                         k.predicted, k.skipped, k.median_abs_pct_error, k.p90_abs_pct_error,
+                         g->median_signed_pct_error);
+    else
+      out += fmt::format("{:<12} {:>9} {:>8} {:>15.1f}% {:>12.1f}% {:>15}\n", k.kind, k.predicted,
+                         k.skipped, k.median_abs_pct_error, k.p90_abs_pct_error, "-");
+  out += groups_text(r);
   return out;
 }
 
 std::string to_markdown(const Report& r) {
   std::string out =
       "## Summary\n\n| kind | predicted | skipped | median abs. error | p90 abs. error | median "
-      "signed error |\n|---|---:|---:|---:|---:|---:|\n";
-  for (const auto& k : r.kinds)
-    out += fmt::format("| {} | {} | {} | {:.1f} % | {:.1f} % | {:+.1f} % |\n", k.kind,
+      "signed error | 80 % interval coverage (leave-one-source-out) | median interval width "
+      "|\n|---|---:|---:|---:|---:|---:|---:|---:|\n";
+  for (const auto& k : r.kinds) {
+    const GroupSummary* g = whole_kind(r, k.kind);
+    out += fmt::format("| {} | {} | {} | {:.1f} % | {:.1f} % | {} | {} | {} |\n", k.kind,
                        k.predicted, k.skipped, k.median_abs_pct_error, k.p90_abs_pct_error,
-                       k.median_pct_error);
-  if (!r.regimes.empty()) {
-    out += "\n## By regime\n\nSigned error > 0: memwall is optimistic (predicts more throughput, or "
-           "less time, than measured); < 0: pessimistic.\n\n| kind | regime | predicted | median abs. error | "
-           "p90 abs. error | median signed error |\n|---|---|---:|---:|---:|---:|\n";
-    for (const auto& g : r.regimes)
-      out += fmt::format("| {} | {} | {} | {:.1f} % | {:.1f} % | {:+.1f} % |\n", g.kind, g.regime,
-                         g.predicted, g.median_abs_pct_error, g.p90_abs_pct_error,
-                         g.median_pct_error);
+                       g ? fmt::format("{:+.1f} %", g->median_signed_pct_error) : "-",
+                       g ? pct_or_dash(g->coverage, 100, " ") : "-",
+                       g ? pct_or_dash(g->median_width_pct, 1, " ") : "-");
   }
+  out += groups_markdown(r);
   out += "\n## Cases\n\n| case | kind | unit | measured | predicted | error | assumptions |\n|---|---|---|---:|---:|---:|---|\n";
   for (const auto& c : r.cases)
     if (c.predicted)

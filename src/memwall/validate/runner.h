@@ -2,6 +2,7 @@
 // error with the median and 90th percentile per kind, plus the cases it could not express and why.
 #pragma once
 
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -18,25 +19,29 @@ struct KindSummary {
   int skipped = 0;
   double median_abs_pct_error = 0;  // over predicted cases
   double p90_abs_pct_error = 0;     // nearest-rank 90th percentile
-  double median_pct_error = 0;      // signed: > 0 when optimistic (more throughput / less time)
 };
 
-// The same statistics over the predicted cases of one kind that share a regime (inference:
-// "output <= 256" / "output > 256", "tp 8", "fp8", "moe", "continuous" ...), so that an error that
-// is one-sided in one regime cannot hide in the kind's median.
-struct RegimeSummary {
-  std::string kind, regime;
+// One row of the report by source and regime (breakdown.h); dimension "all" is the whole kind.
+struct GroupSummary {
+  std::string kind, dimension, value;
   int predicted = 0;
-  double median_abs_pct_error = 0, p90_abs_pct_error = 0, median_pct_error = 0;
+  double median_signed_pct_error = 0;  // + optimistic, - pessimistic (CaseResult::signed_pct_error)
+  double median_abs_pct_error = 0;
+  double p90_abs_pct_error = 0;
+  // Share of cases inside their leave-one-source-out interval and those intervals' median width in
+  // % of the predicted value; empty when no case of the group has one (a source alone in its kind).
+  std::optional<double> coverage, median_width_pct;
 };
 
 struct Report {
   std::vector<CaseResult> cases;
   std::vector<KindSummary> kinds;
-  std::vector<RegimeSummary> regimes;
+  std::vector<GroupSummary> groups;  // filled by add_breakdown (breakdown.h)
 };
 
-// The regimes a case belongs to (inference cases only; empty for other kinds).
+// The workload regimes an inference case belongs to ("output <= 256", "tp 8", "fp8", the vendor,
+// "continuous", "moe"), reported as the "workload" dimension of the groups (breakdown.h) so that an
+// error that is one-sided in one regime cannot hide in the kind's median; empty for other kinds.
 std::vector<std::string> regimes_of(const Json& c, const Catalog& catalog);
 
 // Dispatches on the case's "kind" (inference, training, microbench, memory).
@@ -57,6 +62,9 @@ Json builtin_cases(const std::string& name);
 // Median and nearest-rank p90 of the values (0 for none).
 double median(std::vector<double> v);
 double percentile90(std::vector<double> v);
+
+// The group of dimension "all" of `kind` (the whole kind), null before add_breakdown.
+const GroupSummary* whole_kind(const Report& r, const std::string& kind);
 
 Json to_json(const Report& r);
 std::string to_text(const Report& r);      // the table for the terminal

@@ -1,6 +1,8 @@
 // Predictions for the "training" cases of the validation set, on the catalog's hardware.
 #include <optional>
 
+#include "memwall/train/estimate.h"
+#include "memwall/train/intervals.h"
 #include "memwall/train/setup.h"
 #include "memwall/validate/case.h"
 #include "memwall/validate/training_case.h"
@@ -17,6 +19,9 @@ CaseResult predict_training_case(const Json& c, const Catalog& catalog) {
     const train::TrainSetup setup = train::make_setup(
         tc.model, catalog.accelerator(tc.gpu), catalog.node(tc.node), fabric);
     r.predicted = predict_training_metric(tc, setup);
+    train::EstimateOptions opt;
+    opt.require_fit = false;  // the run happened; memory is not judged here
+    r.regime = train::regime(setup, tc.config, train::estimate_training(setup, tc.config, opt));
     r.assumptions = tc.assumptions;
   } catch (const std::exception& ex) {
     r.skipped_reason = ex.what();

@@ -1,0 +1,51 @@
+#include "memwall/plan/intervals.h"
+
+#include <gtest/gtest.h>
+
+#include "memwall/catalog/catalog.h"
+#include "memwall/core/error.h"
+
+namespace memwall::plan {
+namespace {
+
+Plan plan_with_tpot(double tpot_s) {
+  Plan p;
+  p.shape.accelerator = &Catalog::builtin().accelerator("h100");
+  p.point.batch = 8;
+  p.point.tpot = Seconds(tpot_s);
+  p.point.ttft_mean = Seconds(0.1);
+  p.point.ttft_p99 = Seconds(0.2);
+  p.point.e2e_mean = Seconds(1.0);
+  p.point.e2e_p99 = Seconds(2.0);
+  p.generated_tokens_per_s = 1000;
+  return p;
+}
+
+TEST(PlanIntervals, RowsCarryIntervalsAroundTheirValues) {
+  const Plan p = plan_with_tpot(0.02);
+  const Json j = intervals_json(p);
+  ASSERT_TRUE(j.contains("tpot_s"));
+  EXPECT_LT(j["tpot_s"][0].get<double>(), 0.02);
+  EXPECT_GT(j["tpot_s"][1].get<double>(), 0.02);
+  EXPECT_GT(j["throughput_tokens_per_s"][1].get<double>(), 1000);
+  // A higher confidence is a wider interval.
+  EXPECT_GT(interval(p, 0.95).half_width, interval(p, 0.8).half_width);
+}
+
+TEST(PlanIntervals, ConfidenceRemovesPlansThatFailAtThePessimisticEnd) {
+  InferenceSearchResult r;
+  const double f = interval(plan_with_tpot(0.02), 0.8).high(1.0);  // exp(+h)
+  ASSERT_GT(f, 1.0);
+  const Sla sla{Seconds(1.0), Seconds(0.05), std::nullopt};
+  r.plans = {plan_with_tpot(0.05 / f * 0.99), plan_with_tpot(0.05 / f * 1.01),
+             plan_with_tpot(0.01)};
+  r.cost_latency_front = {1, 2};
+  EXPECT_EQ(require_confidence(r, sla, 0.8), 1);
+  ASSERT_EQ(r.plans.size(), 2u);
+  EXPECT_DOUBLE_EQ(r.plans[1].point.tpot.value(), 0.01);
+  EXPECT_EQ(r.cost_latency_front, (std::vector<size_t>{1}));  // old 2 -> new 1; old 1 removed
+  EXPECT_THROW(require_confidence(r, sla, 1.5), InputError);
+}
+
+}  // namespace
+}  // namespace memwall::plan

@@ -1,0 +1,400 @@
+#include "memwall/uncertainty/model.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+#include <set>
+#include <utility>
+
+#include "memwall/core/embedded.h"
+#include "memwall/core/error.h"
+
+namespace memwall::uncertainty {
+
+double Interval::low(double value) const {
+  return value * std::exp(-half_width);
+}
+double Interval::high(double value) const {
+  return value * std::exp(half_width);
+}
+Json Interval::range(double value) const {
+  return Json::array({low(value), high(value)});
+}
+Json Interval::fraction_range(double value) const {
+  return Json::array({std::min(1.0, low(value)), std::min(1.0, high(value))});
+}
+
+namespace {
+
+// The smallest |r| whose cumulative weight reaches the split-conformal level
+// ceil((n + 1) level) / n (Lei et al. 2018 eq. 3), weights normalised; 0 for no values.
+double conformal_quantile(std::vector<std::pair<double, double>> abs_weight, double level) {
+  if (abs_weight.empty()) return 0;
+  std::sort(abs_weight.begin(), abs_weight.end());
+  const double n = double(abs_weight.size());
+  const double target = std::min(1.0, std::ceil((n + 1) * level) / n);
+  double total = 0;
+  for (const auto& [a, w] : abs_weight) total += w;
+  double cum = 0;
+  for (const auto& [a, w] : abs_weight) {
+    cum += w / total;
+    if (cum >= target - 1e-12) return a;
+  }
+  return abs_weight.back().first;
+}
+
+// Below this half-width a fit says more than a handful of cases can (1 %, ln units).
+constexpr double kMinHalfWidth = 0.01;
+constexpr double kMaxHalfWidth = 5.0;
+
+}  // namespace
+
+namespace {
+
+// Per kind: the half-width and the regime factors from `residuals`; the support (the regime
+// values, device counts and model sizes the cases cover) from `support`, the whole case set, so
+// a held-out source's values are not "outside the cases" in leave-one-source-out.
+Model fit_kinds(const std::vector<Residual>& residuals, const std::vector<Residual>& support,
+                const FitOptions& o, const Widening& widening) {
+  Model m;
+  m.level = o.level;
+  m.options = o;
+  m.widening = widening;
+  std::map<std::string, std::vector<const Residual*>> by_kind;
+  for (const auto& r : residuals)
+    if (std::isfinite(r.log_ratio)) by_kind[r.regime.kind].push_back(&r);
+  auto abs_values = [](const std::vector<const Residual*>& sel) {
+    std::vector<std::pair<double, double>> v;
+    for (const auto* r : sel) v.emplace_back(std::fabs(r->log_ratio), 1.0);
+    return v;
+  };
+  for (const auto& [kind, rs] : by_kind) {
+    KindModel k;
+    std::set<std::string> sources;
+    for (const auto* r : rs) sources.insert(r->source);
+    k.cases = static_cast<int>(rs.size());
+    k.sources = static_cast<int>(sources.size());
+    k.half_width = std::max(kMinHalfWidth, conformal_quantile(abs_values(rs), o.level));
+    std::map<std::string, std::map<std::string, std::vector<const Residual*>>> groups;
+    for (const auto* r : rs)
+      for (const auto& [dim, value] : r->regime.dims)
+        if (!value.empty()) groups[dim][value].push_back(r);
+    for (const auto& [dim, values] : groups)
+      for (const auto& [value, sel] : values) {
+        const double q = std::max(kMinHalfWidth, conformal_quantile(abs_values(sel), o.level));
+        const double n = double(sel.size());
+        const double keep = n / (n + o.shrinkage_cases);
+        k.factors[dim][value] = {std::exp(keep * std::log(q / k.half_width)),
+                                 static_cast<int>(sel.size())};
+      }
+    for (const auto& r : support) {
+      if (r.regime.kind != kind) continue;
+      for (const auto& [dim, value] : r.regime.dims)
+        if (!value.empty()) k.support[dim].insert(value);
+      k.max_devices = std::max(k.max_devices, r.regime.devices);
+      if (r.regime.parameters > 0) {
+        k.min_parameters = k.min_parameters > 0 ? std::min(k.min_parameters, r.regime.parameters)
+                                                : r.regime.parameters;
+        k.max_parameters = std::max(k.max_parameters, r.regime.parameters);
+      }
+    }
+    m.kinds[kind] = std::move(k);
+  }
+  return m;
+}
+
+// The new-source scale of `residuals`: each source held out in turn, its cases' |r| over the
+// half-width fitted without it; the conformal `level` quantile of those scores, pooled over kinds
+// (a source alone in its kind gives none).
+double new_source_scale(const std::vector<Residual>& residuals,
+                        const std::vector<Residual>& support, const FitOptions& o,
+                        const Widening& widening) {
+  std::set<std::string> sources;
+  for (const auto& r : residuals) sources.insert(r.source);
+  std::vector<std::pair<double, double>> scores;
+  for (const auto& s : sources) {
+    std::vector<Residual> rest;
+    for (const auto& r : residuals)
+      if (r.source != s) rest.push_back(r);
+    const Model m = fit_kinds(rest, support, o, widening);
+    for (const auto& r : residuals) {
+      if (r.source != s) continue;
+      const Interval i = m.interval(r.regime);
+      if (i.known && i.half_width > 0)
+        scores.emplace_back(std::fabs(r.log_ratio) / i.half_width, 1.0);
+    }
+  }
+  return scores.empty() ? 1.0 : conformal_quantile(scores, o.level);
+}
+
+Model fit_with_support(const std::vector<Residual>& residuals, const std::vector<Residual>& support,
+                       const FitOptions& o, const Widening& widening) {
+  Model m = fit_kinds(residuals, support, o, widening);
+  m.new_source_scale = new_source_scale(residuals, support, o, widening);
+  return m;
+}
+
+}  // namespace
+
+Model fit(const std::vector<Residual>& residuals, const FitOptions& o, const Widening& widening) {
+  return fit_with_support(residuals, residuals, o, widening);
+}
+
+Interval Model::interval(const Regime& r) const {
+  Interval out;
+  out.level = level;
+  auto it = kinds.find(r.kind);
+  if (it == kinds.end()) return out;
+  const KindModel& k = it->second;
+  out.known = true;
+  // Regime factors: the geometric mean over the dimensions the regime and the fit share.
+  double log_sum = 0;
+  int n = 0;
+  for (const auto& [dim, value] : r.dims) {
+    auto d = k.factors.find(dim);
+    if (d == k.factors.end()) continue;
+    auto v = d->second.find(value);
+    if (v == d->second.end()) continue;
+    log_sum += std::log(v->second.factor);
+    ++n;
+  }
+  double h = k.half_width * (n > 0 ? std::exp(log_sum / n) : 1.0) * new_source_scale;
+  for (const auto& dim : options.support_dimensions) {
+    const std::string value = r.value(dim);
+    if (value.empty()) continue;
+    auto d = k.support.find(dim);
+    if (d != k.support.end() && d->second.count(value)) continue;
+    h *= widening.unseen_value;
+    ++out.unseen;
+    out.reasons.push_back(
+        fmt::format("widened: {} '{}' outside the validated {} cases", dim, value, r.kind));
+  }
+  if (k.max_devices > 0 && r.devices > k.max_devices) {
+    h *= std::pow(widening.beyond_scale,
+                  std::log(double(r.devices) / double(k.max_devices)) / std::log(8.0));
+    out.reasons.push_back(fmt::format("widened: {} devices, beyond the largest validated case ({})",
+                                      r.devices, k.max_devices));
+  }
+  if (r.parameters > 0 && k.max_parameters > 0 &&
+      (r.parameters > k.max_parameters || r.parameters < k.min_parameters)) {
+    const double ratio = r.parameters > k.max_parameters ? r.parameters / k.max_parameters
+                                                         : k.min_parameters / r.parameters;
+    h *= std::pow(widening.outside_parameters, std::log(ratio) / std::log(8.0));
+    out.reasons.push_back(
+        fmt::format("widened: {:.3g} B parameters, outside the validated {:.3g}-{:.3g} B",
+                    r.parameters / 1e9, k.min_parameters / 1e9, k.max_parameters / 1e9));
+  }
+  if (r.probe_calibrated) {
+    h *= widening.probe_calibrated;
+    out.reasons.push_back("narrowed: a probe profile of this device sets its ceilings");
+  }
+  // Beyond e^5 (a factor of 148 either way) an interval says nothing; extreme extrapolation
+  // (or a hand-edited model) stops there instead of overflowing.
+  if (!(h <= kMaxHalfWidth)) {
+    h = kMaxHalfWidth;
+    out.reasons.push_back("capped: the estimate is far outside what was validated");
+  }
+  out.half_width = h;
+  return out;
+}
+
+std::vector<Held> leave_one_source_out(const std::vector<Residual>& residuals, const FitOptions& o,
+                                       const Widening& widening) {
+  std::set<std::string> sources;
+  for (const auto& r : residuals) sources.insert(r.source);
+  std::map<std::string, Model> models;
+  for (const auto& s : sources) {
+    std::vector<Residual> rest;
+    for (const auto& r : residuals)
+      if (r.source != s) rest.push_back(r);
+    // Nested: the held-out source informs neither the widths nor the new-source scale.
+    models[s] = fit_with_support(rest, residuals, o, widening);
+  }
+  std::vector<Held> out;
+  for (const auto& r : residuals) {
+    Held h{r, models[r.source].interval(r.regime), false};
+    h.inside = h.interval.known && std::fabs(r.log_ratio) <= h.interval.half_width;
+    out.push_back(std::move(h));
+  }
+  return out;
+}
+
+std::string source_key(const std::string& source) {
+  const std::string first = source.substr(0, source.find(' '));
+  if (first.find('/') != std::string::npos && first.find('/') + 1 < first.size()) return first;
+  size_t end = std::min(source.find(','), source.find(" ("));
+  std::string key = source.substr(0, end);
+  while (!key.empty() && key.back() == ' ') key.pop_back();
+  return key.empty() ? "unknown" : key;
+}
+
+namespace {
+
+// The standard normal quantile by bisection on erfc (|error| < 1e-9 for p in (1e-12, 1 - 1e-12)).
+double normal_quantile(double p) {
+  double lo = -10, hi = 10;
+  for (int k = 0; k < 100; ++k) {
+    const double mid = (lo + hi) / 2;
+    if (0.5 * std::erfc(-mid / std::sqrt(2.0)) < p)
+      lo = mid;
+    else
+      hi = mid;
+  }
+  return (lo + hi) / 2;
+}
+
+}  // namespace
+
+Interval scale_to_level(Interval i, double level) {
+  if (level == i.level || !(level > 0 && level < 1)) return i;
+  i.half_width *= normal_quantile((1 + level) / 2) / normal_quantile((1 + i.level) / 2);
+  i.level = level;
+  return i;
+}
+
+std::string range_text(const Json& range, double scale, int decimals) {
+  if (!range.is_array() || range.size() != 2 || !range[0].is_number() || !range[1].is_number())
+    return {};
+  return fmt::format("({:.{}f}-{:.{}f})", range[0].get<double>() * scale, decimals,
+                     range[1].get<double>() * scale, decimals);
+}
+
+std::string interval_note(const Interval& i) {
+  if (!i.known) return "(low-high): unknown, no uncertainty model for this kind of estimate";
+  std::string out = fmt::format(
+      "(low-high): {:.0f} % interval, value x/÷ {:.2f}, fitted on the validation cases' errors "
+      "(memwall validate; docs/validate.md)",
+      i.level * 100, std::exp(i.half_width));
+  for (size_t k = 0; k < i.reasons.size(); ++k) out += (k ? "; " : "; ") + i.reasons[k];
+  return out;
+}
+
+Json to_json(const Model& m) {
+  Json kinds = Json::object();
+  for (const auto& [name, k] : m.kinds) {
+    Json factors = Json::object();
+    for (const auto& [dim, values] : k.factors)
+      for (const auto& [value, f] : values)
+        factors[dim][value] = Json{{"factor", f.factor}, {"cases", f.cases}};
+    Json support = Json::object();
+    for (const auto& [dim, values] : k.support) support[dim] = values;
+    kinds[name] = Json{{"half_width", k.half_width},
+                       {"cases", k.cases},
+                       {"sources", k.sources},
+                       {"max_devices", k.max_devices},
+                       {"min_parameters", k.min_parameters},
+                       {"max_parameters", k.max_parameters},
+                       {"factors", factors},
+                       {"support", support}};
+  }
+  const Widening& w = m.widening;
+  return Json{{"uncertainty", Json{{"level", m.level},
+                                   {"new_source_scale", m.new_source_scale},
+                                   {"provenance", m.provenance},
+                                   {"shrinkage_cases", m.options.shrinkage_cases},
+                                   {"support_dimensions", m.options.support_dimensions},
+                                   {"widening", Json{{"unseen_value", w.unseen_value},
+                                                     {"beyond_scale", w.beyond_scale},
+                                                     {"outside_parameters", w.outside_parameters},
+                                                     {"probe_calibrated", w.probe_calibrated}}},
+                                   {"kinds", kinds}}}};
+}
+
+namespace {
+
+double number(const Json& obj, const char* key, const std::string& where, double lo, double hi) {
+  auto it = obj.find(key);
+  if (it == obj.end() || !it->is_number())
+    throw InputError(where + "." + key, it == obj.end() ? "(missing)" : it->dump(), "a number");
+  const double v = it->get<double>();
+  if (!(v >= lo && v <= hi))
+    throw InputError(where + "." + key, fmt::format("{}", v),
+                     fmt::format("a number in [{}, {}]", lo, hi));
+  return v;
+}
+
+const Json& object(const Json& obj, const char* key, const std::string& where) {
+  auto it = obj.find(key);
+  if (it == obj.end() || !it->is_object())
+    throw InputError(where + "." + key, it == obj.end() ? "(missing)" : it->dump().substr(0, 40),
+                     "an object");
+  return *it;
+}
+
+}  // namespace
+
+Model model_from_json(const Json& doc, const std::string& where) {
+  if (!doc.is_object())
+    throw InputError(where, doc.type_name(), "an object with key 'uncertainty'");
+  const std::string w0 = where + ": uncertainty";
+  const Json& u = object(doc, "uncertainty", where);
+  Model m;
+  m.level = number(u, "level", w0, 0.01, 0.99);
+  m.options.level = m.level;
+  m.options.shrinkage_cases = number(u, "shrinkage_cases", w0, 0, 1e6);
+  m.new_source_scale = number(u, "new_source_scale", w0, 0.01, 100);
+  if (auto it = u.find("provenance"); it != u.end()) m.provenance = *it;
+  if (auto it = u.find("support_dimensions"); it != u.end()) {
+    if (!it->is_array())
+      throw InputError(w0 + ".support_dimensions", it->dump(), "a list of names");
+    m.options.support_dimensions.clear();
+    for (const auto& d : *it) {
+      if (!d.is_string()) throw InputError(w0 + ".support_dimensions[]", d.dump(), "a name");
+      m.options.support_dimensions.push_back(d.get<std::string>());
+    }
+  }
+  const Json& w = object(u, "widening", w0);
+  const std::string ww = w0 + ".widening";
+  m.widening = {number(w, "unseen_value", ww, 0.01, 100), number(w, "beyond_scale", ww, 0.01, 100),
+                number(w, "outside_parameters", ww, 0.01, 100),
+                number(w, "probe_calibrated", ww, 0.01, 100)};
+  for (const auto& [name, k] : object(u, "kinds", w0).items()) {
+    const std::string wk = w0 + ".kinds." + name;
+    if (!k.is_object()) throw InputError(wk, k.dump().substr(0, 40), "an object");
+    KindModel km;
+    km.half_width = number(k, "half_width", wk, 0, 100);
+    km.cases = static_cast<int>(number(k, "cases", wk, 0, 1e9));
+    km.sources = static_cast<int>(number(k, "sources", wk, 0, 1e9));
+    km.max_devices = static_cast<int64_t>(number(k, "max_devices", wk, 0, 1e12));
+    km.min_parameters = number(k, "min_parameters", wk, 0, 1e18);
+    km.max_parameters = number(k, "max_parameters", wk, 0, 1e18);
+    for (const auto& [dim, values] : object(k, "factors", wk).items()) {
+      if (!values.is_object())
+        throw InputError(wk + ".factors." + dim, values.dump().substr(0, 40), "an object");
+      for (const auto& [value, f] : values.items()) {
+        const std::string wf = wk + ".factors." + dim + "." + value;
+        if (!f.is_object()) throw InputError(wf, f.dump().substr(0, 40), "an object");
+        km.factors[dim][value] = {number(f, "factor", wf, 1e-3, 1e3),
+                                  static_cast<int>(number(f, "cases", wf, 0, 1e9))};
+      }
+    }
+    if (auto sp = k.find("support"); sp != k.end()) {
+      if (!sp->is_object())
+        throw InputError(wk + ".support", sp->dump().substr(0, 40), "an object");
+      for (const auto& [dim, values] : sp->items()) {
+        if (!values.is_array())
+          throw InputError(wk + ".support." + dim, values.dump().substr(0, 40), "a list");
+        for (const auto& v : values) {
+          if (!v.is_string()) throw InputError(wk + ".support." + dim + "[]", v.dump(), "a name");
+          km.support[dim].insert(v.get<std::string>());
+        }
+      }
+    }
+    m.kinds[name] = std::move(km);
+  }
+  return m;
+}
+
+const Model& builtin_model() {
+  static const Model model = [] {
+    for (const auto& f : data::embedded_files())
+      if (std::string(f.path) == "uncertainty.json")
+        return model_from_json(parse_document(f.content, "built-in data/uncertainty.json"),
+                               "built-in data/uncertainty.json");
+    return Model{};
+  }();
+  return model;
+}
+
+}  // namespace memwall::uncertainty

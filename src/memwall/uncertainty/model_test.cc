@@ -1,0 +1,146 @@
+#include "memwall/uncertainty/model.h"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+
+#include "memwall/core/error.h"
+
+namespace memwall::uncertainty {
+namespace {
+
+Residual res(const std::string& id, const std::string& source, double log_ratio,
+             const std::string& hardware = "Hopper") {
+  Residual r;
+  r.id = id;
+  r.source = source;
+  r.regime.kind = "inference";
+  r.regime.set("hardware", hardware);
+  r.regime.devices = 1;
+  r.log_ratio = log_ratio;
+  return r;
+}
+
+// Ten cases of one source with |r| = 0.01 .. 0.10: the split-conformal 80 % quantile is the
+// ceil(11 x 0.8) = 9th smallest, 0.09.
+TEST(Uncertainty, HalfWidthIsTheConformalQuantile) {
+  std::vector<Residual> rs;
+  for (int i = 1; i <= 10; ++i)
+    rs.push_back(res("c" + std::to_string(i), "s", (i % 2 ? 1 : -1) * 0.01 * i));
+  const Model m = fit(rs);
+  ASSERT_TRUE(m.kinds.count("inference"));
+  EXPECT_NEAR(m.kinds.at("inference").half_width, 0.09, 1e-12);
+  const Interval i = m.interval(rs[0].regime);
+  EXPECT_TRUE(i.known);
+  EXPECT_NEAR(i.half_width, 0.09, 1e-12);  // the only hardware value: factor 1
+  // Symmetric in log space: low x high = value^2, so a time and its rate get the same width.
+  EXPECT_NEAR(i.low(20.0) * i.high(20.0), 400.0, 1e-9);
+  EXPECT_NEAR(i.high(1.0), std::exp(0.09), 1e-12);
+}
+
+TEST(Uncertainty, WidensOutsideTheCasesAndNarrowsWithAProbeProfile) {
+  std::vector<Residual> rs;
+  for (int i = 1; i <= 10; ++i) rs.push_back(res("c" + std::to_string(i), "s", 0.01 * i));
+  Widening w;
+  w.unseen_value = 2;
+  w.probe_calibrated = 0.5;
+  const Model m = fit(rs, {}, w);
+  Regime known = rs[0].regime;
+  Regime other = known;
+  other.set("hardware", "CDNA 3");
+  const Interval a = m.interval(known), b = m.interval(other);
+  EXPECT_NEAR(b.half_width, 2 * a.half_width, 1e-12);
+  EXPECT_EQ(b.unseen, 1);
+  ASSERT_EQ(b.reasons.size(), 1u);
+  EXPECT_NE(b.reasons[0].find("CDNA 3"), std::string::npos);
+  Regime probed = known;
+  probed.probe_calibrated = true;
+  EXPECT_NEAR(m.interval(probed).half_width, 0.5 * a.half_width, 1e-12);
+  Regime big = known;
+  big.devices = 64;  // 64x the largest case (1): two factors of 8
+  EXPECT_NEAR(m.interval(big).half_width, a.half_width * w.beyond_scale * w.beyond_scale, 1e-12);
+  Regime huge = known;
+  huge.devices = int64_t{1} << 50;
+  Widening wild = w;
+  wild.beyond_scale = 100;
+  EXPECT_DOUBLE_EQ(fit(rs, {}, wild).interval(huge).half_width, 5.0);  // capped, not infinite
+  Regime training = known;
+  training.kind = "training";
+  EXPECT_FALSE(m.interval(training).known);
+  EXPECT_EQ(m.interval(training).range(5.0), Json::array({5.0, 5.0}));
+}
+
+TEST(Uncertainty, RegimeFactorsAreShrunkTowardsOne) {
+  std::vector<Residual> rs;
+  for (int i = 0; i < 10; ++i) rs.push_back(res("h" + std::to_string(i), "s", 0.05, "Hopper"));
+  for (int i = 0; i < 10; ++i) rs.push_back(res("a" + std::to_string(i), "s", 0.20, "Ampere"));
+  FitOptions o;
+  o.shrinkage_cases = 10;  // each keeps half of its own log ratio
+  const Model m = fit(rs, o);
+  const auto& k = m.kinds.at("inference");
+  const double hopper = k.factors.at("hardware").at("Hopper").factor;
+  EXPECT_NEAR(hopper, std::sqrt(0.05 / k.half_width), 1e-9);
+  EXPECT_LT(hopper, 1.0);
+  // The kind's quantile (the 17th of 20) lies among the Ampere cases: their factor is 1.
+  EXPECT_NEAR(k.factors.at("hardware").at("Ampere").factor, 1.0, 1e-12);
+}
+
+TEST(Uncertainty, LeaveOneSourceOutUsesOnlyTheOtherSources) {
+  std::vector<Residual> rs;
+  for (int i = 0; i < 5; ++i) rs.push_back(res("a" + std::to_string(i), "A", 0.02));
+  for (int i = 0; i < 5; ++i) rs.push_back(res("b" + std::to_string(i), "B", 0.30));
+  const auto held = leave_one_source_out(rs);
+  ASSERT_EQ(held.size(), 10u);
+  // One source left in the fit: no source to measure a new-source scale on (scale 1).
+  EXPECT_TRUE(held[0].inside);   // A judged by B's width 0.30
+  EXPECT_FALSE(held[9].inside);  // B judged by A's width 0.02
+  EXPECT_NEAR(held[9].interval.half_width, 0.02, 1e-12);
+}
+
+// Two sources with the same errors: a held-out source scores |r| / h = 1 or less, so the
+// new-source scale is at most 1; a source twice as far off as the other raises it.
+TEST(Uncertainty, NewSourceScaleMeasuresHowFarANewSourceFalls) {
+  std::vector<Residual> rs;
+  for (int i = 1; i <= 5; ++i) rs.push_back(res("a" + std::to_string(i), "A", 0.02 * i));
+  for (int i = 1; i <= 5; ++i) rs.push_back(res("b" + std::to_string(i), "B", 0.02 * i));
+  EXPECT_LE(fit(rs).new_source_scale, 1.0);
+  for (int i = 1; i <= 5; ++i) rs.push_back(res("c" + std::to_string(i), "C", 0.06 * i));
+  EXPECT_GT(fit(rs).new_source_scale, 1.5);
+}
+
+TEST(Uncertainty, OtherLevelsScaleByNormalQuantiles) {
+  Interval i;
+  i.known = true;
+  i.half_width = 0.1;
+  i.level = 0.8;
+  EXPECT_NEAR(scale_to_level(i, 0.95).half_width, 0.1 * 1.959964 / 1.281552, 1e-5);
+  EXPECT_NEAR(scale_to_level(i, 0.8).half_width, 0.1, 1e-12);
+}
+
+TEST(Uncertainty, JsonRoundTripAndBadInput) {
+  std::vector<Residual> rs;
+  for (int i = 1; i <= 10; ++i) rs.push_back(res("c" + std::to_string(i), "s", 0.01 * i));
+  const Model m = fit(rs);
+  const Model back = model_from_json(to_json(m), "test");
+  EXPECT_NEAR(back.interval(rs[0].regime).half_width, m.interval(rs[0].regime).half_width, 1e-12);
+  Json bad = to_json(m);
+  bad["uncertainty"]["level"] = 2;
+  EXPECT_THROW(model_from_json(bad, "test"), InputError);
+  EXPECT_THROW(model_from_json(Json::array(), "test"), InputError);
+}
+
+TEST(Uncertainty, SourceKeys) {
+  EXPECT_EQ(source_key("NVIDIA/TensorRT-LLM docs/source/performance.md (v0.6.1 tables)"),
+            "NVIDIA/TensorRT-LLM");
+  EXPECT_EQ(source_key("Kwon et al. 2023 (vLLM, SOSP'23), Table 1"), "Kwon et al. 2023");
+  EXPECT_EQ(source_key("Narayanan et al. 2021, 'Efficient Large-Scale'"), "Narayanan et al. 2021");
+  EXPECT_EQ(source_key(""), "unknown");
+}
+
+TEST(Uncertainty, RangeText) {
+  EXPECT_EQ(range_text(Json::array({0.0198, 0.0246}), 1e3, 1), "(19.8-24.6)");
+  EXPECT_EQ(range_text(Json("x"), 1, 1), "");
+}
+
+}  // namespace
+}  // namespace memwall::uncertainty
