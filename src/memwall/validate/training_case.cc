@@ -179,11 +179,21 @@ TrainingCase translate_training_case(const Json& c) {
   } else if (has(gpu, "h800")) {
     tc.gpu = "nvidia-h800-sxm";
     tc.node = "hgx-h800";
+  } else if (has(gpu, "ascend 910b")) {
+    // Published Ascend runs rarely name the 910B variant: the family row (commonly cited
+    // 910B3-class figures) in an Atlas 800T A2-class node is the stated reading.
+    tc.gpu = "huawei-ascend-910b";
+    tc.node = "ascend-910b-8";
+    if (!has(gpu, "910b1") && !has(gpu, "910b2") && !has(gpu, "910b3") && !has(gpu, "910b4"))
+      assume("Ascend 910B variant not stated: the 910B family row");
   } else {
     throw InputError(id + ": GPU '" + str(hw, "gpu") + "' has no training mapping");
   }
   if (has(net, "hdr")) {
     tc.fabric = "ib-hdr";
+  } else if (has(net, "omni-path")) {
+    tc.fabric = "roce-100";  // Omni-Path 100 Gb/s links modelled as 100 Gb/s RoCE-class NICs
+    assume("Omni-Path modelled as 100 Gb/s RoCE-class NICs, one per GPU of the node");
   } else if (has(net, "ndr") || (has(net, "infiniband") && has(net, "400"))) {
     tc.fabric = "ib-ndr";
   } else if (has(net, "roce")) {
@@ -305,6 +315,7 @@ TrainingCase translate_training_case(const Json& c) {
     assume("pipeline interleaving not stated: non-interleaved 1F1B");
   }
   t.dp = num(cfg, "dp") ? int(*num(cfg, "dp")) : gpus / (t.tp * t.pp);
+  if (auto z = num(cfg, "zero")) t.zero = int(*z);  // e.g. ZeRO-1 under Megatron-DeepSpeed
   if (auto g = num(cfg, "global_batch")) t.global_batch = int64_t(*g);
   else t.global_batch = t.micro_batch * t.dp;
 
