@@ -205,15 +205,15 @@ std::string to_text(const Report& r) {
   out += "\nskipped:\n";
   for (const auto& c : r.cases)
     if (!c.predicted) out += fmt::format("  {}: {}\n", c.id, c.skipped_reason);
-  out += fmt::format("\n{:<12} {:>9} {:>8} {:>16} {:>13} {:>15}\n", "kind", "predicted", "skipped",
+  out += fmt::format("\n{:<24} {:>9} {:>8} {:>16} {:>13} {:>15}\n", "kind", "predicted", "skipped",
                      "median |error|", "p90 |error|", "median signed");
   for (const auto& k : r.kinds)
     if (const GroupSummary* g = whole_kind(r, k.kind))
-      out += fmt::format("{:<12} {:>9} {:>8} {:>15.1f}% {:>12.1f}% {:>+14.1f}%\n", k.kind,
+      out += fmt::format("{:<24} {:>9} {:>8} {:>15.1f}% {:>12.1f}% {:>+14.1f}%\n", k.kind,
                          k.predicted, k.skipped, k.median_abs_pct_error, k.p90_abs_pct_error,
                          g->median_signed_pct_error);
     else
-      out += fmt::format("{:<12} {:>9} {:>8} {:>15.1f}% {:>12.1f}% {:>15}\n", k.kind, k.predicted,
+      out += fmt::format("{:<24} {:>9} {:>8} {:>15.1f}% {:>12.1f}% {:>15}\n", k.kind, k.predicted,
                          k.skipped, k.median_abs_pct_error, k.p90_abs_pct_error, "-");
   out += groups_text(r);
   return out;
