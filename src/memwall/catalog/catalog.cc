@@ -11,14 +11,15 @@
 #include "memwall/core/embedded.h"
 #include "memwall/core/error.h"
 #include "memwall/core/text.h"
+#include "memwall/hw/host_io.h"
 #include "memwall/hw/hw_io.h"
 #include "memwall/model/zoo.h"
 
 namespace memwall {
 namespace {
 
-constexpr std::array<std::string_view, 4> kEntryKinds = {"accelerators", "nodes", "fabrics",
-                                                         "models"};
+constexpr std::array<std::string_view, 5> kEntryKinds = {"accelerators", "nodes", "fabrics",
+                                                         "models", "hosts"};
 // Top-level keys a user file may carry that this loader does not read: a free-text description
 // the price list read by the cost module and the software facts read by the scorecard.
 constexpr std::array<std::string_view, 3> kOtherKeys = {"description", "prices", "ecosystem"};
@@ -34,7 +35,8 @@ bool ends_with(std::string_view s, std::string_view suffix) {
   return s.size() >= suffix.size() && to_lower(s.substr(s.size() - suffix.size())) == suffix;
 }
 
-bool names_match(const Accelerator& a, std::string_view name) {
+template <class T>  // Accelerator or Host: an id and aliases
+bool names_match(const T& a, std::string_view name) {
   if (same_name(a.id, name)) return true;
   return std::any_of(a.aliases.begin(), a.aliases.end(),
                      [&](const std::string& alias) { return same_name(alias, name); });
@@ -151,6 +153,8 @@ void Catalog::load(const Json& doc, const std::string& origin) {
         add(std::move(n));
       } else if (kind == "fabrics") {
         add(fabric_from_json(e, where));
+      } else if (kind == "hosts") {
+        add(host_from_json(e, where));
       } else {
         add(model_from_json(e, where));
       }
@@ -237,6 +241,14 @@ void Catalog::add(Fabric f) {
 void Catalog::add(ModelSpec m) {
   add_or_replace(models_, std::move(m));
 }
+void Catalog::add(Host h) {
+  for (const auto& other : hosts_)
+    for (const auto& alias : h.aliases)
+      if (!same_name(other.id, h.id) && names_match(other, alias))
+        throw InputError(fmt::format("host '{}': the name '{}' already names host '{}'", h.id,
+                                     alias, other.id));
+  add_or_replace(hosts_, std::move(h));
+}
 
 const Accelerator* Catalog::find_accelerator(std::string_view name) const {
   for (const auto& a : accelerators_)
@@ -252,12 +264,25 @@ const Fabric* Catalog::find_fabric(std::string_view name) const {
 const ModelSpec* Catalog::find_model(std::string_view name) const {
   return find_by_id(models_, name);
 }
+const Host* Catalog::find_host(std::string_view name) const {
+  for (const auto& h : hosts_)
+    if (names_match(h, name)) return &h;
+  return nullptr;
+}
 
 std::vector<std::string> Catalog::accelerator_names() const {
   std::vector<std::string> out;
   for (const auto& a : accelerators_) {
     out.push_back(a.id);
     out.insert(out.end(), a.aliases.begin(), a.aliases.end());
+  }
+  return out;
+}
+std::vector<std::string> Catalog::host_names() const {
+  std::vector<std::string> out;
+  for (const auto& h : hosts_) {
+    out.push_back(h.id);
+    out.insert(out.end(), h.aliases.begin(), h.aliases.end());
   }
   return out;
 }
@@ -274,6 +299,11 @@ std::vector<std::string> Catalog::model_names() const {
 const Accelerator& Catalog::accelerator(std::string_view name) const {
   if (const auto* a = find_accelerator(name)) return *a;
   throw InputError::unknown_name("--gpu", std::string(name), accelerator_names());
+}
+
+const Host& Catalog::host(std::string_view name) const {
+  if (const auto* h = find_host(name)) return *h;
+  throw InputError::unknown_name("--cpu", std::string(name), host_names());
 }
 
 const Node& Catalog::node(std::string_view name) const {

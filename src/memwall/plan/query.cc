@@ -91,6 +91,9 @@ std::unique_ptr<const InferenceAnswer> answer_inference(const Catalog& catalog, 
       : w.load.concurrency
           ? std::clamp<int64_t>(static_cast<int64_t>(100 * *w.load.concurrency), 10'000, 300'000)
           : 20'000;
+  if (q.offload)
+    a->offload_plans =
+        search_offload(catalog, a->model, w, space, prices, a->options.cost, std::min(q.top, 5));
   for (int i = 0; i < std::min(q.verify, a->top); ++i)
     a->checks.push_back(verify_plan(a->model, a->result.plans[static_cast<size_t>(i)], w, a->lengths, factory,
                                     a->verify_requests));
@@ -101,6 +104,7 @@ Json to_json(const InferenceAnswer& a) {
   Json out = search_result_json(a.result, a.model, a.workload, a.space, a.options.objective, a.top, a.checks);
   out["search_seconds"] = a.search_seconds;
   out["definitions"] = kPlanDefinitions;
+  out["offload_plans"] = offload_plans_json(a.offload_plans);
   return out;
 }
 
