@@ -14,12 +14,12 @@ namespace memwall {
 namespace {
 
 // clang-format off
-constexpr std::array<std::string_view, 25> kFields = {
+constexpr std::array<std::string_view, 23> kFields = {
     "id", "aliases", "vendor", "name", "kind", "sockets", "cores_per_socket", "base_clock_ghz",
     "memory_type", "memory_channels_per_socket", "memory_mt_s", "memory_bandwidth_gbps_per_socket",
     "installed_memory_gb_per_socket", "max_memory_gb_per_socket", "simd", "flop_per_cycle_per_core",
     "pcie_generation", "pcie_lanes_per_socket", "gpu_link", "gpu_link_bandwidth_per_direction_gbps",
-    "nvme_read_gbps", "sources", "notes", "description", "price_usd"};
+    "nvme_read_gbps", "sources", "notes"};
 // clang-format on
 
 std::string shown(const Json& v) { return v.dump(-1, ' ', false, Json::error_handler_t::replace); }
@@ -120,33 +120,33 @@ Host host_from_json(const Json& e, const std::string& where) {
 }
 
 Json host_to_json(const Host& h) {
-  const auto bw = h.memory_bandwidth();
-  auto peak = [&](Precision p) {
-    const auto f = h.peak(p);
-    return f ? Json(f->value() / kTera) : Json(nullptr);
-  };
-  return Json{{"id", h.id},
-              {"aliases", h.aliases},
-              {"vendor", h.vendor},
-              {"name", h.name},
-              {"kind", h.kind},
-              {"sockets", h.sockets},
-              {"cores", h.cores()},
-              {"base_clock_ghz", h.base_clock_ghz ? Json(*h.base_clock_ghz) : Json(nullptr)},
-              {"memory_type", h.memory_type},
-              {"memory_bandwidth_gbps", in_unit(bw, kGiga)},
-              {"installed_memory_gib", in_unit(h.installed_memory(), kGiB)},
-              {"max_memory_gib", in_unit(h.max_memory(), kGiB)},
-              {"simd", h.simd},
-              {"peak_tflops", {{"fp32", peak(Precision::fp32)}, {"bf16", peak(Precision::bf16)},
-                               {"int8", peak(Precision::int8)}}},
-              {"pcie_generation", h.pcie_generation ? Json(*h.pcie_generation) : Json(nullptr)},
-              {"gpu_link", h.gpu_link},
-              {"gpu_link_bandwidth_per_direction_gbps",
-               in_unit(h.gpu_link_bandwidth_per_direction, kGiga)},
-              {"nvme_read_gbps", in_unit(h.nvme_read_bandwidth, kGiga)},
-              {"sources", h.sources},
-              {"notes", h.notes}};
+  auto opt = [](const auto& v) { return v ? Json(*v) : Json(nullptr); };
+  return Json{
+      {"id", h.id},
+      {"aliases", h.aliases},
+      {"vendor", h.vendor},
+      {"name", h.name},
+      {"kind", h.kind},
+      {"sockets", h.sockets},
+      {"cores_per_socket", opt(h.cores_per_socket)},
+      {"base_clock_ghz", opt(h.base_clock_ghz)},
+      {"memory_type", h.memory_type},
+      {"memory_channels_per_socket", opt(h.memory_channels_per_socket)},
+      {"memory_mt_s", opt(h.memory_mt_s)},
+      {"memory_bandwidth_gbps_per_socket", in_unit(h.memory_bandwidth_per_socket_stated, kGiga)},
+      {"installed_memory_gb_per_socket", in_unit(h.installed_memory_per_socket, kGiB)},
+      {"max_memory_gb_per_socket", in_unit(h.max_memory_per_socket, kGiB)},
+      {"simd", h.simd},
+      {"flop_per_cycle_per_core",
+       {{"fp32", opt(h.fp32_per_cycle)}, {"bf16", opt(h.bf16_per_cycle)},
+        {"int8", opt(h.int8_per_cycle)}}},
+      {"pcie_generation", opt(h.pcie_generation)},
+      {"pcie_lanes_per_socket", opt(h.pcie_lanes_per_socket)},
+      {"gpu_link", h.gpu_link},
+      {"gpu_link_bandwidth_per_direction_gbps", in_unit(h.gpu_link_bandwidth_per_direction, kGiga)},
+      {"nvme_read_gbps", in_unit(h.nvme_read_bandwidth, kGiga)},
+      {"sources", h.sources},
+      {"notes", h.notes}};
 }
 
 }  // namespace memwall

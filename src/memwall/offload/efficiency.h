@@ -10,20 +10,26 @@ namespace memwall::offload {
 
 struct HostEfficiency {
   // Decode GEMVs on the CPU (llama.cpp ggml and KTransformers' llamafile kernels, quantised
-  // weights): bytes read / DRAM peak. KTransformers on one socket reads its routed experts at
-  // 0.40 (Xeon Gold 6454S, 8 x DDR5-4800), 0.43 (EPYC 9654, 12 x DDR5-4800, issue #314) and
-  // 0.58-0.66 (EPYC 7773X, 8 x DDR4-3200) of the peak; llama.cpp CPU-only 0.47 on the 7773X.
-  // STREAM triad reaches 0.75-0.85 of peak on the same parts (AMD and Intel tuning guides),
-  // the gap being the dequantisation work between loads.
+  // weights): bytes read / DRAM peak. The dev set's decode runs imply 0.44 (KTransformers, Xeon
+  // Gold 6454S, 8 x DDR5-4800), ~0.5 (KTransformers, EPYC 9654, 12 x DDR5-4800) and 0.57-0.70
+  // (KTransformers and llama.cpp, EPYC 7773X, 8 x DDR4-3200); 0.5 gives the lowest median error
+  // over them (0.55: 17.7 % median, 42.8 % p90; 0.5: 17.0 %, 33.6 %). STREAM triad reaches
+  // 0.75-0.85 of peak on the same parts; the gap is the dequantisation work between loads.
   double cpu_memory_bandwidth_fraction = 0.5;
   // Prompt-processing GEMMs on the CPU with AVX-512/AVX2 int8 dot products (not AMX): achieved
-  // / peak int8 operations. KTransformers V0.2 prefill of routed experts reaches 0.12 (6454S)
-  // to 0.19 (7773X) of the VNNI/AVX2 peak, llama.cpp CPU-only 0.10 (7773X).
+  // / peak int8 operations. KTransformers prefill of routed experts reaches ~0.13 (6454S) to
+  // ~0.19 (7773X) of the VNNI/AVX2 peak, llama.cpp CPU-only ~0.11 (7773X).
   double cpu_gemm_fraction = 0.13;
-  // A second socket adds this fraction of its DRAM bandwidth and cores: remote-NUMA reads and
-  // the cross-socket barrier per operator. KTransformers V0.2 decode goes from 8.73 to 12.21
-  // tokens/s from one to two 6454S sockets (expert time 1.44x faster for 2x the sockets).
+  // A second socket adds this fraction of its DRAM bandwidth and cores when the engine keeps a
+  // copy of the CPU-side weights on every NUMA node (KTransformers USE_NUMA: 1 TB for two
+  // sockets): the cross-socket barrier per operator remains. KTransformers V0.2 decode goes from
+  // 8.73 to 12.21 tokens/s from one to two 6454S sockets (expert time 1.44x faster for 2x).
   double second_socket_fraction = 0.45;
+  // Engines that keep one copy (llama.cpp: mmap'd weights land on the node that first touches
+  // them; --numa distribute spreads threads, not pages) read from one node's DRAM and use one
+  // socket's cores at full rate: the KTransformers table's llama.cpp on 2 x 6454S decodes at
+  // 4.51 tokens/s, about what one socket's bandwidth gives.
+  double second_socket_fraction_single_copy = 0.0;
   // Per operator on the CPU: the thread pool's barrier (ggml_barrier / KTransformers' backend
   // sync), tens of microseconds with 32-128 threads.
   Seconds cpu_op_overhead = us(20);

@@ -146,6 +146,14 @@ HostSetup resolve_host(const Catalog& catalog, const Accelerator& gpu, const Hos
 
 Json host_setup_json(const HostSetup& s) {
   Json j = host_to_json(s.host);
+  auto peak = [&](Precision p) {
+    const auto f = s.host.peak(p);
+    return f ? Json(f->value()) : Json(nullptr);
+  };
+  j["cores"] = s.host.cores();
+  j["peak_flops_per_s"] = {{"fp32", peak(Precision::fp32)},
+                           {"bf16", peak(Precision::bf16)},
+                           {"int8", peak(Precision::int8)}};
   j["memory_bytes"] = s.memory.value();
   j["dram_bandwidth_bytes_per_s"] = s.dram_peak.value();
   j["dram_bandwidth_measured"] = s.dram_measured;

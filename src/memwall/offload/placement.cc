@@ -164,7 +164,10 @@ StepSplit time_step(const infer::Deployment& d, const HostSetup& h, const Placem
                     const infer::StepBatch& batch, const HostEfficiency& e) {
   const infer::StepCost c = infer::step_cost(d, batch);
   const double sockets = std::max(1, h.host.sockets);
-  const double socket_scale = (1.0 + (sockets - 1.0) * e.second_socket_fraction) / sockets;
+  // llama.cpp keeps one copy of the weights (no per-NUMA-node replicas).
+  const double second = d.engine == "llama.cpp" ? e.second_socket_fraction_single_copy
+                                                : e.second_socket_fraction;
+  const double socket_scale = (1.0 + (sockets - 1.0) * second) / sockets;
   const double bw_fraction = h.dram_measured
                                  ? e.cpu_memory_bandwidth_fraction / kStreamFractionOfPeak
                                  : e.cpu_memory_bandwidth_fraction;

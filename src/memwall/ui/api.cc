@@ -9,6 +9,7 @@
 #include "memwall/cost/prices.h"
 #include "memwall/infer/request.h"
 #include "memwall/net/request.h"
+#include "memwall/offload/request.h"
 #include "memwall/plan/query.h"
 #include "memwall/serve/request.h"
 
@@ -81,7 +82,12 @@ Json infer_json(const Catalog& c, const Json& r) {
   q.batch.sizes = {count(r, "batch", 16, 1, 1 << 20)};
   q.input_tokens = count(r, "input", 1024, 1, 1 << 22);
   q.output_tokens = count(r, "output", 256, 1, 1 << 22);
-  return infer::to_json(infer::answer(c, q), true);
+  // With an offload, the placement per tensor class and the host (docs/offload.md).
+  offload::Request o{q, offload::parse_strategy(text(r, "offload", "none"), "offload"), {}};
+  if (auto gb = number(r, "host_memory_gb")) o.host.host_memory_gb = *gb;
+  const std::string cpu = text(r, "cpu", "");
+  if (!cpu.empty()) o.host.cpu = cpu;
+  return offload::to_json(offload::answer(c, o), true);
 }
 
 Json plan_json(const Catalog& c, const Json& r) {
