@@ -243,7 +243,7 @@ void register_probe(CLI::App& app, GlobalOptions& g, Runner& run) {
   sub->add_option("--threads", o->threads, "Host threads (default: hardware concurrency)");
   sub->add_option("--size-mb", o->size_mb,
                   "MB (10^6 bytes) per STREAM array and of the sweep's weight matrix "
-                  "(default: 4 x last-level cache, at least 64)");
+                  "(default: 4 x last-level cache, at least 64, capped at 256 with a note)");
   sub->add_option("--device", o->device, "What to measure: all, host, gpu")->capture_default_str();
   sub->add_option("--out", o->out, "Write the calibration profile (JSON) to FILE");
   sub->add_option("--gpu", o->gpu,

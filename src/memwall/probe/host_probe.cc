@@ -57,8 +57,26 @@ HostProbeSizes choose_host_sizes(int threads, std::optional<double> size_mb, boo
     array_bytes = *size_mb * 1e6;
   else if (quick)
     array_bytes = 8e6;
-  else
-    array_bytes = llc ? std::max(4 * llc->value(), 64e6) : 256e6;
+  else {
+    array_bytes = llc ? std::max(4 * llc->value(), 64e6) : kDefaultArrayCapBytes;
+    if (array_bytes > kDefaultArrayCapBytes) {
+      // A sequential sweep over a working set larger than an LRU cache misses on every line, so
+      // three capped arrays larger together than the cache still measure memory, not cache.
+      const double together = 3 * kDefaultArrayCapBytes;
+      s.sizing_note = fmt::format(
+          "STREAM arrays capped at {:.0f} MB each (STREAM's rule, 4 x the {:.0f} MB last-level "
+          "cache, asks for {:.0f} MB); {}; --size-mb {:.0f} follows the rule in full",
+          kDefaultArrayCapBytes / 1e6, llc->value() / 1e6, array_bytes / 1e6,
+          together > 1.2 * llc->value()
+              ? fmt::format("the three arrays together ({:.0f} MB) still exceed the cache",
+                            together / 1e6)
+              : fmt::format("the three arrays together ({:.0f} MB) fit in the cache, so these "
+                            "figures may be cache bandwidth",
+                            together / 1e6),
+          array_bytes / 1e6);
+      array_bytes = kDefaultArrayCapBytes;
+    }
+  }
   s.stream_elements = std::max<int64_t>(1024, static_cast<int64_t>(array_bytes / sizeof(double)));
   // A square fp32 weight matrix of about the same size, a multiple of 64 on each side.
   const auto side = static_cast<int64_t>(std::sqrt(array_bytes / 4.0)) / 64 * 64;
@@ -113,6 +131,7 @@ HostReport run_host_probe(const HostProbeSizes& s) {
   HostReport r;
   r.sizes = s;
   r.last_level_cache = last_level_cache();
+  if (!s.sizing_note.empty()) r.notes.push_back(s.sizing_note);
   r.blas = blas_description();
   r.stream = run_stream({s.threads, s.stream_elements, s.stream_repetitions});
   if (!r.stream.validated)

@@ -28,11 +28,18 @@ struct HostProbeSizes {
   int64_t sweep_rows = 4096, sweep_depth = 4096;  // the fp32 weight matrix
   int64_t sweep_max_columns = 512;
   int sweep_repetitions = 3;
+  std::string sizing_note;  // why the default sizes depart from STREAM's rule; empty when they don't
 };
 
+// The default STREAM array and sweep-matrix size is capped here, so that `memwall probe` with no
+// options stays near 0.8 GB resident (3 arrays) and well under a minute on a small machine.
+inline constexpr double kDefaultArrayCapBytes = 256e6;
+
 // STREAM's rule (McCalpin, STREAM FAQ): each array at least 4x the last-level cache, so no kernel
-// runs from cache; 64 MB at least; 256 MB when the cache size is unknown. The sweep's weight matrix
-// has the same size. Square GEMMs are 2048 (4096 above 8 threads). `size_mb` (10^6 bytes per
+// runs from cache; 64 MB at least; 256 MB when the cache size is unknown; capped at
+// kDefaultArrayCapBytes (a VM may report its host's whole L3, e.g. 512 MB, which would make 2 GB
+// arrays and 6 GB resident), with the cap stated in `sizing_note`. The sweep's weight matrix has
+// the same size. Square GEMMs are 2048 (4096 above 8 threads). `size_mb` (10^6 bytes per
 // array) overrides; `quick` uses 8 MB arrays and small GEMMs (cache-resident: a smoke test, not a
 // measurement). InputError for threads outside [1, 4096] or size_mb outside [1, 65536].
 HostProbeSizes choose_host_sizes(int threads, std::optional<double> size_mb, bool quick,
