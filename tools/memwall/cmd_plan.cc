@@ -192,6 +192,12 @@ void print_requirements(const plan::InferenceAnswer& p) {
 }
 
 
+// Exit 3 (nothing can run it) unless an all-GPU plan or an offload plan meets the SLA.
+bool offload_meets_sla(const plan::InferenceAnswer& p) {
+  return std::any_of(p.offload_plans.begin(), p.offload_plans.end(),
+                     [](const plan::OffloadPlan& x) { return x.meets_sla; });
+}
+
 // One GPU with the model partly in host memory (docs/offload.md), beside the all-GPU plans.
 void print_offload_plans(const plan::InferenceAnswer& p) {
   if (p.offload_plans.empty()) return;
@@ -226,7 +232,7 @@ int run_plan_infer(const PlanInferOptions& o, const GlobalOptions& g) {
   const double seconds = p.search_seconds;
   if (g.json) {
     std::cout << plan::to_json(p).dump(2) << "\n";
-    return r.plans.empty() && p.offload_plans.empty() ? kExitInfeasible : 0;
+    return r.plans.empty() && !offload_meets_sla(p) ? kExitInfeasible : 0;
   }
 
   print_requirements(p);
@@ -243,7 +249,7 @@ int run_plan_infer(const PlanInferOptions& o, const GlobalOptions& g) {
     fmt::print("  none. Why each accelerator fails (first reason):\n");
     for (const auto& [id, why] : plan::first_rejection(r)) fmt::print("  {}: {}\n", id, why);
     print_offload_plans(p);
-    return p.offload_plans.empty() ? kExitInfeasible : 0;
+    return offload_meets_sla(p) ? 0 : kExitInfeasible;
   }
   std::vector<std::vector<std::string>> rows;
   for (int i = 0; i < top; ++i) {

@@ -12,7 +12,8 @@
 namespace memwall::plan {
 namespace {
 
-// Hosts tried for a GPU: its default, then a one-socket EPYC Genoa server (768 GiB installed).
+// Hosts tried for a GPU: its default, then one- and two-socket EPYC Genoa servers (768 GiB per
+// socket installed); the first that holds the model in DRAM, else the fastest with NVMe.
 const char* const kServerHosts[] = {"amd-epyc-9654", "2xamd-epyc-9654"};
 
 std::string binding_of(const offload::Estimate& e) {
@@ -64,9 +65,10 @@ std::vector<OffloadPlan> search_offload(const Catalog& catalog, const ModelSpec&
           OffloadPlan plan{a->id, p, h, e, batch, double(batch) / e.infer.tpot.value(), false,
                            binding_of(e), {}};
           plan.meets_sla = e.infer.ttft <= w.sla.ttft_p99 && e.infer.tpot <= w.sla.tpot_p99;
+          const bool in_dram = e.placement.disk_used.value() <= 0;
           if (!best || plan.generated_tokens_per_s > best->generated_tokens_per_s)
             best = std::move(plan);
-          break;  // the first host that holds it: more sockets only when needed
+          if (in_dram) break;  // the first host that holds it in DRAM: bigger ones only if needed
         } catch (const InfeasibleError&) {
           continue;
         } catch (const InputError&) {
