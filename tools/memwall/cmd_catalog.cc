@@ -141,13 +141,14 @@ void list_hosts(const Catalog& c) {
     rows.push_back({h.id, fmt::format("{}", fmt::join(h.aliases, ", ")), h.kind,
                     fmt::format("{}", h.cores()), h.memory_type,
                     bw ? fmt::format("{:.1f}", bw->value() / kGiga) : kUnknown,
-                    peak ? fmt::format("{:.1f}", peak->value() / kTera) : kUnknown,
+                    peak ? fmt::format("{:.1f} ({})", peak->value() / kTera, h.peak_path(Precision::int8))
+                         : kUnknown,
                     h.pcie_generation ? fmt::format("Gen{}", *h.pcie_generation) : kUnknown,
                     h.installed_memory() ? fmt::format("{:.0f}", h.installed_memory()->value() / kGiB)
                                          : kUnknown});
   }
   fmt::print("Hosts ({}): per socket; --cpu NxID for N sockets (docs/offload.md)\n", rows.size());
-  print_table({"ID", "ALIASES", "KIND", "CORES", "DRAM", "DRAM GB/s", "INT8 TOPS", "PCIE",
+  print_table({"ID", "ALIASES", "KIND", "CORES", "DRAM", "DRAM GB/s", "GEMM TOPS (path)", "PCIE",
                "INSTALLED GiB"},
               rows);
 }
