@@ -205,26 +205,31 @@ void Catalog::add_accelerator_entry(const Json& e, const std::string& where) {
   add_from_here(accelerator_from_json(merged, where));
 }
 
-void Catalog::add(Accelerator a) {
-  Accelerator* old = find_by_id(accelerators_, a.id);
-  if (old && a.aliases.empty()) a.aliases = old->aliases;
-  // Every id and alias must name exactly one accelerator.
-  std::vector<std::string> names = a.aliases;
-  names.push_back(a.id);
-  for (const auto& name : names) {
-    for (const auto& other : accelerators_) {
-      if (&other == old) continue;
-      if (names_match(other, name))
-        throw InputError(fmt::format(
-            "accelerator '{}': the name '{}' already names accelerator '{}'; choose another alias",
-            a.id, name, other.id));
-    }
-  }
+namespace {
+
+// Every id and alias must name exactly one entry of `v` (`old`: the entry `x` replaces).
+template <class T>
+void check_names(const std::vector<T>& v, const T* old, const T& x, const char* what) {
+  std::vector<std::string> names = x.aliases;
+  names.push_back(x.id);
+  for (const auto& name : names)
+    for (const auto& other : v)
+      if (&other != old && names_match(other, name))
+        throw InputError(fmt::format("{} '{}': the name '{}' already names {} '{}'; choose another "
+                                     "alias",
+                                     what, x.id, name, what, other.id));
   for (size_t i = 0; i < names.size(); ++i)
     for (size_t j = 0; j < i; ++j)
       if (same_name(names[i], names[j]))
-        throw InputError(
-            fmt::format("accelerator '{}': the name '{}' is given twice", a.id, names[i]));
+        throw InputError(fmt::format("{} '{}': the name '{}' is given twice", what, x.id, names[i]));
+}
+
+}  // namespace
+
+void Catalog::add(Accelerator a) {
+  Accelerator* old = find_by_id(accelerators_, a.id);
+  if (old && a.aliases.empty()) a.aliases = old->aliases;
+  check_names(accelerators_, old, a, "accelerator");
   if (old) {
     *old = std::move(a);
   } else {
@@ -242,11 +247,9 @@ void Catalog::add(ModelSpec m) {
   add_or_replace(models_, std::move(m));
 }
 void Catalog::add(Host h) {
-  for (const auto& other : hosts_)
-    for (const auto& alias : h.aliases)
-      if (!same_name(other.id, h.id) && names_match(other, alias))
-        throw InputError(fmt::format("host '{}': the name '{}' already names host '{}'", h.id,
-                                     alias, other.id));
+  Host* old = find_by_id(hosts_, h.id);
+  if (old && h.aliases.empty()) h.aliases = old->aliases;
+  check_names(hosts_, old, h, "host");
   add_or_replace(hosts_, std::move(h));
 }
 

@@ -32,7 +32,7 @@ struct Host {
   // FLOPs (int8: operations) per cycle per core of the widest unit for the element type.
   std::optional<double> fp32_per_cycle, bf16_per_cycle, int8_per_cycle;
   std::optional<int> pcie_generation, pcie_lanes_per_socket;
-  std::string gpu_link = "PCIe";  // or "NVLink-C2C"
+  std::string gpu_link = "PCIe";                                   // or "NVLink-C2C"
   std::optional<BytesPerSecond> gpu_link_bandwidth_per_direction;  // C2C; PCIe comes from the GPU
   std::optional<BytesPerSecond> nvme_read_bandwidth;
   std::vector<std::string> sources;

@@ -1,14 +1,16 @@
 // Host entries of data/hw/hosts.json. Fields are checked by name; numbers must be positive and
 // plausible (typing errors exit 2, naming the field).
+#include "memwall/hw/host_io.h"
+
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <array>
 #include <cmath>
 #include <string_view>
 
-#include <fmt/format.h>
-
 #include "memwall/core/error.h"
-#include "memwall/hw/host_io.h"
+#include "memwall/hw/hw_io.h"
 
 namespace memwall {
 namespace {
@@ -22,7 +24,9 @@ constexpr std::array<std::string_view, 23> kFields = {
     "nvme_read_gbps", "sources", "notes"};
 // clang-format on
 
-std::string shown(const Json& v) { return v.dump(-1, ' ', false, Json::error_handler_t::replace); }
+std::string shown(const Json& v) {
+  return v.dump(-1, ' ', false, Json::error_handler_t::replace);
+}
 
 std::optional<double> number(const Json& e, const char* key, const std::string& where, double lo,
                              double hi) {
@@ -31,7 +35,8 @@ std::optional<double> number(const Json& e, const char* key, const std::string& 
   const std::string allowed = fmt::format("a number in ({:g}, {:g}] or null (unknown)", lo, hi);
   if (!it->is_number()) throw InputError(where + "." + key, shown(*it), allowed);
   const double v = it->get<double>();
-  if (!std::isfinite(v) || v <= lo || v > hi) throw InputError(where + "." + key, shown(*it), allowed);
+  if (!std::isfinite(v) || v <= lo || v > hi)
+    throw InputError(where + "." + key, shown(*it), allowed);
   return v;
 }
 
@@ -61,11 +66,6 @@ std::vector<std::string> texts(const Json& e, const char* key, const std::string
   return out;
 }
 
-template <class Q>
-Json in_unit(const std::optional<Q>& q, double unit) {
-  return q ? Json(q->value() / unit) : Json(nullptr);
-}
-
 }  // namespace
 
 Host host_from_json(const Json& e, const std::string& where) {
@@ -73,8 +73,8 @@ Host host_from_json(const Json& e, const std::string& where) {
     throw InputError(fmt::format("{}: expected an object, got {}", where, e.type_name()));
   for (const auto& [key, value] : e.items())
     if (std::find(kFields.begin(), kFields.end(), key) == kFields.end())
-      throw InputError(fmt::format("{}: unknown field '{}'; allowed: {}", where, key,
-                                   fmt::join(kFields, ", ")));
+      throw InputError(
+          fmt::format("{}: unknown field '{}'; allowed: {}", where, key, fmt::join(kFields, ", ")));
   Host h;
   h.id = require_string(e, "id", where);
   h.aliases = texts(e, "aliases", where);
@@ -121,32 +121,34 @@ Host host_from_json(const Json& e, const std::string& where) {
 
 Json host_to_json(const Host& h) {
   auto opt = [](const auto& v) { return v ? Json(*v) : Json(nullptr); };
-  return Json{
-      {"id", h.id},
-      {"aliases", h.aliases},
-      {"vendor", h.vendor},
-      {"name", h.name},
-      {"kind", h.kind},
-      {"sockets", h.sockets},
-      {"cores_per_socket", opt(h.cores_per_socket)},
-      {"base_clock_ghz", opt(h.base_clock_ghz)},
-      {"memory_type", h.memory_type},
-      {"memory_channels_per_socket", opt(h.memory_channels_per_socket)},
-      {"memory_mt_s", opt(h.memory_mt_s)},
-      {"memory_bandwidth_gbps_per_socket", in_unit(h.memory_bandwidth_per_socket_stated, kGiga)},
-      {"installed_memory_gb_per_socket", in_unit(h.installed_memory_per_socket, kGiB)},
-      {"max_memory_gb_per_socket", in_unit(h.max_memory_per_socket, kGiB)},
-      {"simd", h.simd},
-      {"flop_per_cycle_per_core",
-       {{"fp32", opt(h.fp32_per_cycle)}, {"bf16", opt(h.bf16_per_cycle)},
-        {"int8", opt(h.int8_per_cycle)}}},
-      {"pcie_generation", opt(h.pcie_generation)},
-      {"pcie_lanes_per_socket", opt(h.pcie_lanes_per_socket)},
-      {"gpu_link", h.gpu_link},
-      {"gpu_link_bandwidth_per_direction_gbps", in_unit(h.gpu_link_bandwidth_per_direction, kGiga)},
-      {"nvme_read_gbps", in_unit(h.nvme_read_bandwidth, kGiga)},
-      {"sources", h.sources},
-      {"notes", h.notes}};
+  return Json{{"id", h.id},
+              {"aliases", h.aliases},
+              {"vendor", h.vendor},
+              {"name", h.name},
+              {"kind", h.kind},
+              {"sockets", h.sockets},
+              {"cores_per_socket", opt(h.cores_per_socket)},
+              {"base_clock_ghz", opt(h.base_clock_ghz)},
+              {"memory_type", h.memory_type},
+              {"memory_channels_per_socket", opt(h.memory_channels_per_socket)},
+              {"memory_mt_s", opt(h.memory_mt_s)},
+              {"memory_bandwidth_gbps_per_socket",
+               json_in_unit(h.memory_bandwidth_per_socket_stated, kGiga)},
+              {"installed_memory_gb_per_socket", json_in_unit(h.installed_memory_per_socket, kGiB)},
+              {"max_memory_gb_per_socket", json_in_unit(h.max_memory_per_socket, kGiB)},
+              {"simd", h.simd},
+              {"flop_per_cycle_per_core",
+               {{"fp32", opt(h.fp32_per_cycle)},
+                {"bf16", opt(h.bf16_per_cycle)},
+                {"int8", opt(h.int8_per_cycle)}}},
+              {"pcie_generation", opt(h.pcie_generation)},
+              {"pcie_lanes_per_socket", opt(h.pcie_lanes_per_socket)},
+              {"gpu_link", h.gpu_link},
+              {"gpu_link_bandwidth_per_direction_gbps",
+               json_in_unit(h.gpu_link_bandwidth_per_direction, kGiga)},
+              {"nvme_read_gbps", json_in_unit(h.nvme_read_bandwidth, kGiga)},
+              {"sources", h.sources},
+              {"notes", h.notes}};
 }
 
 }  // namespace memwall

@@ -1,9 +1,9 @@
 #include "memwall/offload/host_setup.h"
 
+#include <fmt/format.h>
+
 #include <cctype>
 #include <cmath>
-
-#include <fmt/format.h>
 
 #include "memwall/core/error.h"
 #include "memwall/core/text.h"
@@ -56,18 +56,23 @@ const Json* find_path(const Json& j, std::initializer_list<const char*> keys) {
 
 std::optional<BytesPerSecond> pcie_x16_bandwidth(int generation) {
   switch (generation) {
-    case 3: return gb_per_s(15.75);
-    case 4: return gb_per_s(31.5);
-    case 5: return gb_per_s(63.0);
-    case 6: return gb_per_s(121.0);
-    default: return std::nullopt;
+    case 3:
+      return gb_per_s(15.75);
+    case 4:
+      return gb_per_s(31.5);
+    case 5:
+      return gb_per_s(63.0);
+    case 6:
+      return gb_per_s(121.0);
+    default:
+      return std::nullopt;
   }
 }
 
 HostSetup resolve_host(const Catalog& catalog, const Accelerator& gpu, const HostOptions& o) {
   HostSetup s;
-  if (o.host_memory_gb && (!std::isfinite(*o.host_memory_gb) || *o.host_memory_gb <= 0 ||
-                           *o.host_memory_gb > 65536))
+  if (o.host_memory_gb &&
+      (!std::isfinite(*o.host_memory_gb) || *o.host_memory_gb <= 0 || *o.host_memory_gb > 65536))
     throw InputError("--host-memory", fmt::format("{:g}", *o.host_memory_gb),
                      "a positive number of GiB up to 65536");
   if (o.cpu) {
@@ -83,9 +88,11 @@ HostSetup resolve_host(const Catalog& catalog, const Accelerator& gpu, const Hos
         !grace)
       id = kServerHost;
     s.host = catalog.host(id);
-    s.notes.push_back(fmt::format(
-        "host: {} ({}), the default for {}{}; choose another with --cpu", s.host.id, s.host.name,
-        gpu.id, id == kServerHost && consumer_card(gpu) ? " asked for more memory than a desktop holds" : ""));
+    s.notes.push_back(fmt::format("host: {} ({}), the default for {}{}; choose another with --cpu",
+                                  s.host.id, s.host.name, gpu.id,
+                                  id == kServerHost && consumer_card(gpu)
+                                      ? " asked for more memory than a desktop holds"
+                                      : ""));
   }
   const Host& h = s.host;
   if (o.host_memory_gb) {
@@ -97,9 +104,10 @@ HostSetup resolve_host(const Catalog& catalog, const Accelerator& gpu, const Hos
           *o.host_memory_gb, h.id, h.sockets, h.max_memory()->value() / kGiB));
   } else if (h.installed_memory()) {
     s.memory = *h.installed_memory();
-    s.notes.push_back(fmt::format("host memory: {:.0f} GiB installed (the catalog's "
-                                  "configuration of {}); set it with --host-memory",
-                                  s.memory.value() / kGiB, h.id));
+    s.notes.push_back(
+        fmt::format("host memory: {:.0f} GiB installed (the catalog's "
+                    "configuration of {}); set it with --host-memory",
+                    s.memory.value() / kGiB, h.id));
   } else {
     throw InputError("host " + h.id + ": installed memory unknown; give --host-memory GB");
   }

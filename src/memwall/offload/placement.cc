@@ -1,10 +1,10 @@
 #include "memwall/offload/placement.h"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <array>
 #include <cmath>
-
-#include <fmt/format.h>
 
 #include "memwall/core/error.h"
 #include "memwall/infer/memory_plan.h"
@@ -27,8 +27,7 @@ ClassBytes class_bytes(const infer::Deployment& d) {
   const ParameterCounts c = count_parameters(d.model);
   const double w = d.weight_bytes_per_element;
   return {Bytes((c.attention + c.dense_mlp + c.shared_experts + c.router + c.norms) * w),
-          Bytes(c.routed_experts * w),
-          Bytes((c.embedding + c.lm_head) * d.head_bytes_per_element),
+          Bytes(c.routed_experts * w), Bytes((c.embedding + c.lm_head) * d.head_bytes_per_element),
           infer::kv_bytes_per_token_per_device(d)};
 }
 
@@ -39,8 +38,12 @@ int64_t blocks_of(int64_t tokens) {
 bool is_head_op(std::string_view n) {
   return n == "embedding" || n == "final_norm" || n == "lm_head" || n == "sampling";
 }
-bool is_expert_op(std::string_view n) { return n.substr(0, 11) == "moe_expert_"; }
-bool is_attention_op(std::string_view n) { return n.substr(0, 10) == "attention_"; }
+bool is_expert_op(std::string_view n) {
+  return n.substr(0, 11) == "moe_expert_";
+}
+bool is_attention_op(std::string_view n) {
+  return n.substr(0, 10) == "attention_";
+}
 
 bool head_on_gpu(const Placement& p) {
   return !p.cpu_only && (p.stream || p.gpu_layers == p.layers);
@@ -59,13 +62,20 @@ double cpu_share(const Placement& p, std::string_view name) {
 
 std::string strategy_word(Strategy s) {
   switch (s) {
-    case Strategy::none: return "none";
-    case Strategy::auto_search: return "auto";
-    case Strategy::layers: return "layers";
-    case Strategy::experts: return "experts";
-    case Strategy::kv: return "kv";
-    case Strategy::weights_stream: return "weights-stream";
-    case Strategy::cpu: return "cpu";
+    case Strategy::none:
+      return "none";
+    case Strategy::auto_search:
+      return "auto";
+    case Strategy::layers:
+      return "layers";
+    case Strategy::experts:
+      return "experts";
+    case Strategy::kv:
+      return "kv";
+    case Strategy::weights_stream:
+      return "weights-stream";
+    case Strategy::cpu:
+      return "cpu";
   }
   return "none";
 }
@@ -103,12 +113,17 @@ Fit place(const infer::Deployment& d, const HostSetup& h, Strategy s, int gpu_la
   const char* cpu_side = p.stream ? "gpu (streamed from host)" : "cpu";
   const char* layer_compute = p.cpu_only ? "cpu" : (gpu_frac >= 1 ? "gpu" : "gpu + cpu");
   split("layer_weights", b.layer, gpu_frac,
-        gpu_frac <= 0 ? cpu_side : (gpu_frac >= 1 ? "gpu" : (p.stream ? "gpu (part streamed)" : layer_compute)));
+        gpu_frac <= 0
+            ? cpu_side
+            : (gpu_frac >= 1 ? "gpu" : (p.stream ? "gpu (part streamed)" : layer_compute)));
   if (b.experts.value() > 0)
     split("expert_weights", b.experts, p.experts_on_cpu ? 0.0 : gpu_frac,
-          p.experts_on_cpu ? "cpu" : (gpu_frac >= 1 ? "gpu" : (p.stream ? "gpu (part streamed)" : layer_compute)));
+          p.experts_on_cpu
+              ? "cpu"
+              : (gpu_frac >= 1 ? "gpu" : (p.stream ? "gpu (part streamed)" : layer_compute)));
   split("head_weights", b.head, head_on_gpu(p) ? 1.0 : 0.0, head_on_gpu(p) ? "gpu" : "cpu");
-  const double kv_gpu = p.cpu_only || p.kv_on_host ? 0.0 : (p.stream || p.experts_on_cpu ? 1.0 : gpu_frac);
+  const double kv_gpu =
+      p.cpu_only || p.kv_on_host ? 0.0 : (p.stream || p.experts_on_cpu ? 1.0 : gpu_frac);
   split("kv_cache", kv, kv_gpu, kv_gpu >= 1 ? "gpu" : (kv_gpu <= 0 ? "cpu" : "gpu + cpu"));
   split("activations", act, p.cpu_only ? 0.0 : 1.0, p.cpu_only ? "cpu" : "gpu");
   if (p.stream && gpu_frac < 1) {
@@ -131,11 +146,12 @@ Fit place(const infer::Deployment& d, const HostSetup& h, Strategy s, int gpu_la
     for (const auto& t : p.classes)
       if (t.name.find("weights") != std::string::npos) host_weights += t.host;
     if (spill > host_weights || !h.nvme) {
-      f.why = fmt::format("host memory: {:.1f} GiB needed, {:.1f} GiB usable ({:.0f}% of {:.0f} "
-                          "GiB){}",
-                          p.host_used.value() / kGiB, p.host_usable.value() / kGiB,
-                          e.host_memory_usable_fraction * 100, h.memory.value() / kGiB,
-                          h.nvme ? "" : ", and no NVMe bandwidth is known to spill to");
+      f.why = fmt::format(
+          "host memory: {:.1f} GiB needed, {:.1f} GiB usable ({:.0f}% of {:.0f} "
+          "GiB){}",
+          p.host_used.value() / kGiB, p.host_usable.value() / kGiB,
+          e.host_memory_usable_fraction * 100, h.memory.value() / kGiB,
+          h.nvme ? "" : ", and no NVMe bandwidth is known to spill to");
       return f;
     }
     const double share = spill / host_weights;
@@ -165,8 +181,8 @@ StepSplit time_step(const infer::Deployment& d, const HostSetup& h, const Placem
   const infer::StepCost c = infer::step_cost(d, batch);
   const double sockets = std::max(1, h.host.sockets);
   // llama.cpp keeps one copy of the weights (no per-NUMA-node replicas).
-  const double second = d.engine == "llama.cpp" ? e.second_socket_fraction_single_copy
-                                                : e.second_socket_fraction;
+  const double second =
+      d.engine == "llama.cpp" ? e.second_socket_fraction_single_copy : e.second_socket_fraction;
   const double socket_scale = (1.0 + (sockets - 1.0) * second) / sockets;
   const double bw_fraction = h.dram_measured
                                  ? e.cpu_memory_bandwidth_fraction / kStreamFractionOfPeak
@@ -266,8 +282,8 @@ StepSplit time_step(const infer::Deployment& d, const HostSetup& h, const Placem
     wall[kNvme] += s.disk.value();
   }
   s.total = s.gpu + s.cpu + s.transfer + s.disk + s.overhead;
-  static const char* names[kWalls] = {"GPU FLOP/s", "HBM bandwidth", "CPU FLOP/s",
-                                      "DRAM bandwidth", "link", "NVMe", "overhead"};
+  static const char* names[kWalls] = {"GPU FLOP/s", "HBM bandwidth", "CPU FLOP/s", "DRAM bandwidth",
+                                      "link",       "NVMe",          "overhead"};
   const auto i = size_t(std::max_element(wall.begin(), wall.end()) - wall.begin());
   s.bound = i == kLink ? (h.link.rfind("NVLink", 0) == 0 ? "NVLink-C2C" : "PCIe") : names[i];
   if (i == kHbm && d.gpu.memory_type.rfind("GDDR", 0) == 0) s.bound = "GDDR bandwidth";
@@ -285,8 +301,8 @@ Estimate evaluate(const infer::Deployment& d, const HostSetup& h, const Fit& f,
   const Placement& p = out.placement;
   const int64_t steps = w.output_tokens - 1;
   out.prefill = time_step(d, h, p, infer::prefill_batch(w.batch, w.input_tokens), e);
-  const auto mean_ctx = static_cast<int64_t>(
-      std::llround(double(w.input_tokens) + (double(steps) + 1) / 2));
+  const auto mean_ctx =
+      static_cast<int64_t>(std::llround(double(w.input_tokens) + (double(steps) + 1) / 2));
   if (steps > 0) out.decode = time_step(d, h, p, infer::decode_batch(w.batch, mean_ctx), e);
   infer::Estimate& r = out.infer;
   r.workload = w;
@@ -315,16 +331,19 @@ Estimate evaluate(const infer::Deployment& d, const HostSetup& h, const Fit& f,
   m.capacity = p.cpu_only ? Bytes(0) : infer::device_capacity(d.gpu);
   m.runtime_reserve = m.capacity * (1.0 - d.memory_utilization);
   for (const auto& t : p.classes) {
-    if (t.name == "kv_cache") m.kv_used = t.gpu;
-    else if (t.name == "activations") m.activations = t.gpu;
-    else m.weights += t.gpu;
+    if (t.name == "kv_cache")
+      m.kv_used = t.gpu;
+    else if (t.name == "activations")
+      m.activations = t.gpu;
+    else
+      m.weights += t.gpu;
   }
   m.kv_bytes_per_token = infer::kv_bytes_per_token_per_device(d);
   m.kv_budget = p.gpu_usable - m.weights - m.activations;
-  m.kv_capacity_tokens = m.kv_bytes_per_token.value() > 0
-                             ? static_cast<int64_t>(std::max(0.0, m.kv_budget.value()) /
-                                                    m.kv_bytes_per_token.value())
-                             : 0;
+  m.kv_capacity_tokens =
+      m.kv_bytes_per_token.value() > 0
+          ? static_cast<int64_t>(std::max(0.0, m.kv_budget.value()) / m.kv_bytes_per_token.value())
+          : 0;
   r.overlap =
       p.stream ? "streamed weights: the next layer's copy overlaps this layer's compute (FlexGen); "
                  "GPU and CPU otherwise work in turn"
@@ -361,9 +380,9 @@ void check_applies(const infer::Deployment& d, Strategy s, std::optional<int> n)
                      "a strategy for a dense model (" + d.model.id +
                          " has no routed experts): layers:N, kv, weights-stream, cpu or auto");
   if (n && (*n < 0 || *n > d.model.layers))
-    throw InputError("--offload", fmt::format("layers:{}", *n),
-                     fmt::format("layers:N with 0 <= N <= {} (the layers of {})", d.model.layers,
-                                 d.model.id));
+    throw InputError(
+        "--offload", fmt::format("layers:{}", *n),
+        fmt::format("layers:N with 0 <= N <= {} (the layers of {})", d.model.layers, d.model.id));
 }
 
 // The most GPU layers that fit for strategy `s` (-1 when none does).
@@ -468,11 +487,15 @@ Json to_json(const Estimate& e, const HostSetup& h) {
                        {"disk_bytes", t.disk.value()},
                        {"compute", t.compute}};
   auto split = [](const StepSplit& s) {
-    return Json{{"time_s", s.total.value()},          {"gpu_s", s.gpu.value()},
-                {"cpu_s", s.cpu.value()},             {"transfer_s", s.transfer.value()},
-                {"disk_s", s.disk.value()},           {"overhead_s", s.overhead.value()},
+    return Json{{"time_s", s.total.value()},
+                {"gpu_s", s.gpu.value()},
+                {"cpu_s", s.cpu.value()},
+                {"transfer_s", s.transfer.value()},
+                {"disk_s", s.disk.value()},
+                {"overhead_s", s.overhead.value()},
                 {"transfer_bytes", s.transfer_bytes.value()},
-                {"disk_bytes", s.disk_bytes.value()}, {"bound", s.bound}};
+                {"disk_bytes", s.disk_bytes.value()},
+                {"bound", s.bound}};
   };
   return Json{{"strategy", to_string(p.strategy)},
               {"gpu_layers", p.gpu_layers},

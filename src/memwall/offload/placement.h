@@ -46,7 +46,7 @@ std::string to_string(const StrategySpec& s);
 
 // Where one tensor class lives and which device computes on it.
 struct TensorClass {
-  std::string name;     // layer_weights | expert_weights | head_weights | kv_cache | activations
+  std::string name;  // layer_weights | expert_weights | head_weights | kv_cache | activations
   Bytes gpu, host, disk;
   std::string compute;  // gpu | cpu | gpu (streamed) | -
 };
@@ -54,10 +54,10 @@ struct TensorClass {
 struct Placement {
   StrategySpec strategy;  // the resolved preset (auto resolved to the one chosen)
   int layers = 0;
-  int gpu_layers = 0;            // layers whose non-expert weights are on the GPU
-  bool experts_on_cpu = false;   // routed experts in DRAM, computed by the CPU
-  bool kv_on_host = false;       // KV in DRAM, attention on the CPU
-  bool stream = false;           // CPU-side weights stream to the GPU instead of CPU compute
+  int gpu_layers = 0;           // layers whose non-expert weights are on the GPU
+  bool experts_on_cpu = false;  // routed experts in DRAM, computed by the CPU
+  bool kv_on_host = false;      // KV in DRAM, attention on the CPU
+  bool stream = false;          // CPU-side weights stream to the GPU instead of CPU compute
   bool cpu_only = false;
   std::vector<TensorClass> classes;
   Bytes gpu_used, gpu_usable, host_used, host_usable, disk_used;
@@ -82,8 +82,7 @@ struct Estimate {
 // apply (experts on a dense model, a replica of more than one device, N out of range);
 // InfeasibleError when it does not fit in GPU memory, DRAM and NVMe, with the numbers.
 Estimate estimate(const infer::Deployment& d, const HostSetup& h, const StrategySpec& s,
-                  const infer::Workload& w,
-                  const HostEfficiency& e = default_host_efficiency());
+                  const infer::Workload& w, const HostEfficiency& e = default_host_efficiency());
 
 // auto: every strategy that applies, the most GPU layers that fit for each, the fastest
 // end-to-end one that fits. InfeasibleError when none fits.

@@ -103,8 +103,10 @@ TEST(Offload, DeepSeekV3ExpertsInDramOnOneConsumerCard) {
 
 TEST(Offload, WeightsBeyondDramSpillToNvmeAndCostItsBandwidth) {
   const auto d = deployment("deepseek-v3", "4090");
-  const Estimate in_dram = estimate(d, host("4090", "genoa", 768.0), {Strategy::experts, {}}, {1, 64, 16});
-  const Estimate spilled = estimate(d, host("4090", "genoa", 256.0), {Strategy::experts, {}}, {1, 64, 16});
+  const Estimate in_dram =
+      estimate(d, host("4090", "genoa", 768.0), {Strategy::experts, {}}, {1, 64, 16});
+  const Estimate spilled =
+      estimate(d, host("4090", "genoa", 256.0), {Strategy::experts, {}}, {1, 64, 16});
   EXPECT_EQ(in_dram.placement.disk_used.value(), 0);
   EXPECT_GT(spilled.placement.disk_used.value(), 0);
   EXPECT_GT(spilled.infer.tpot.value(), in_dram.infer.tpot.value());

@@ -13,8 +13,8 @@ std::optional<std::string> suggestion(const Catalog& catalog, const Request& r) 
     const infer::Deployment d = infer::make_deployment(catalog, r.infer.deployment);
     if (d.devices_per_replica() != 1) return std::nullopt;
     const HostSetup h = resolve_host(catalog, d.gpu, r.host);
-    const int64_t batch = r.infer.batch.max || r.infer.batch.sizes.empty() ? 1
-                                                                            : r.infer.batch.sizes[0];
+    const int64_t batch =
+        r.infer.batch.max || r.infer.batch.sizes.empty() ? 1 : r.infer.batch.sizes[0];
     const Estimate e = best(d, h, {batch, r.infer.input_tokens, r.infer.output_tokens});
     const Placement& p = e.placement;
     return fmt::format(
@@ -64,9 +64,8 @@ Answer answer(const Catalog& catalog, const Request& r) {
   std::string last_error;
   for (int64_t b : a.batches) {
     try {
-      a.estimates.push_back(
-          estimate(a.deployment, *a.host, r.strategy, {b, r.infer.input_tokens,
-                                                       r.infer.output_tokens}));
+      a.estimates.push_back(estimate(a.deployment, *a.host, r.strategy,
+                                     {b, r.infer.input_tokens, r.infer.output_tokens}));
     } catch (const InfeasibleError& err) {
       if (a.batches.size() == 1) throw;
       last_error = err.what();

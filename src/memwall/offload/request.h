@@ -22,9 +22,9 @@ struct Request {
 
 struct Answer {
   infer::Deployment deployment;
-  std::optional<HostSetup> host;       // with an offload
+  std::optional<HostSetup> host;  // with an offload
   std::vector<int64_t> batches;
-  std::vector<Estimate> estimates;     // with an offload: one per batch that fits
+  std::vector<Estimate> estimates;        // with an offload: one per batch that fits
   std::optional<infer::Answer> gpu_only;  // without
 };
 

@@ -1,9 +1,9 @@
 #include "memwall/plan/offload_plans.h"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <cmath>
-
-#include <fmt/format.h>
 
 #include "memwall/core/error.h"
 #include "memwall/infer/deployment.h"
@@ -18,11 +18,11 @@ const char* const kServerHosts[] = {"amd-epyc-9654", "2xamd-epyc-9654"};
 
 std::string binding_of(const offload::Estimate& e) {
   const offload::StepSplit& s = e.decode;
-  return fmt::format("{} binds: a decode step takes {:.1f} ms (GPU {:.1f}, CPU {:.1f}, transfers "
-                     "{:.1f}, NVMe {:.1f}) with {} on the CPU side",
-                     s.bound, s.total.value() * 1e3, s.gpu.value() * 1e3, s.cpu.value() * 1e3,
-                     s.transfer.value() * 1e3, s.disk.value() * 1e3,
-                     offload::to_string(e.placement.strategy));
+  return fmt::format(
+      "{} binds: a decode step takes {:.1f} ms (GPU {:.1f}, CPU {:.1f}, transfers "
+      "{:.1f}, NVMe {:.1f}) with {} on the CPU side",
+      s.bound, s.total.value() * 1e3, s.gpu.value() * 1e3, s.cpu.value() * 1e3,
+      s.transfer.value() * 1e3, s.disk.value() * 1e3, offload::to_string(e.placement.strategy));
 }
 
 }  // namespace
@@ -33,8 +33,9 @@ std::vector<OffloadPlan> search_offload(const Catalog& catalog, const ModelSpec&
                                         const cost::CostOverrides& overrides, int top) {
   std::vector<OffloadPlan> out;
   const int64_t batch =
-      w.load.concurrency ? std::max<int64_t>(1, static_cast<int64_t>(std::ceil(*w.load.concurrency)))
-                         : 1;
+      w.load.concurrency
+          ? std::max<int64_t>(1, static_cast<int64_t>(std::ceil(*w.load.concurrency)))
+          : 1;
   const int64_t input = std::max<int64_t>(1, std::llround(w.input.mean));
   const int64_t output = std::max<int64_t>(2, std::llround(w.output.mean));
   for (const Accelerator* a : space.accelerators) {
@@ -62,8 +63,9 @@ std::vector<OffloadPlan> search_offload(const Catalog& catalog, const ModelSpec&
         try {
           const offload::HostSetup h = offload::resolve_host(catalog, *a, ho);
           const offload::Estimate e = offload::best(*d, h, {batch, input, output});
-          OffloadPlan plan{a->id, p, h, e, batch, double(batch) / e.infer.tpot.value(), false,
-                           binding_of(e), {}};
+          OffloadPlan plan{
+              a->id,         p, h, e, batch, double(batch) / e.infer.tpot.value(), false,
+              binding_of(e), {}};
           plan.meets_sla = e.infer.ttft <= w.sla.ttft_p99 && e.infer.tpot <= w.sla.tpot_p99;
           const bool in_dram = e.placement.disk_used.value() <= 0;
           if (!best || plan.generated_tokens_per_s > best->generated_tokens_per_s)
@@ -115,9 +117,8 @@ Json offload_plans_json(const std::vector<OffloadPlan>& plans) {
          {"disk_bytes", e.placement.disk_used.value()},
          {"cost",
           {{"gpu_per_hour_usd", opt(p.cost.per_hour)},
-           {"usd_per_million_tokens_gpu_only", p.cost.usd_per_million_tokens
-                                                   ? Json(*p.cost.usd_per_million_tokens)
-                                                   : Json(nullptr)},
+           {"usd_per_million_tokens_gpu_only",
+            p.cost.usd_per_million_tokens ? Json(*p.cost.usd_per_million_tokens) : Json(nullptr)},
            {"gpu_capex_usd", opt(p.cost.capex_total)},
            {"host_priced", false},
            {"note", "the GPU's cost; the host's CPU, DRAM and NVMe are not priced"}}}});

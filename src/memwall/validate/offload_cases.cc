@@ -59,7 +59,8 @@ CaseResult predict_offload_case(const Json& c, const Catalog& catalog) {
     ho.cpu = fmt::format("{}x{}", sockets, str_field(hw, "cpu"));
     if (auto gb = int_field(hw, "host_memory_gb")) ho.host_memory_gb = double(*gb);
     const offload::HostSetup h = offload::resolve_host(catalog, d.gpu, ho);
-    const offload::StrategySpec s = offload::parse_strategy(str_field(cfg, "offload"), "config.offload");
+    const offload::StrategySpec s =
+        offload::parse_strategy(str_field(cfg, "offload"), "config.offload");
     const int64_t batch = int_field(cfg, "batch_size").value_or(1);
     const auto input = int_field(cfg, "input_len");
     const auto output = int_field(cfg, "output_len");
@@ -74,8 +75,8 @@ CaseResult predict_offload_case(const Json& c, const Catalog& catalog) {
       r.skipped_reason = "metric '" + r.metric + "' is not an offload metric memwall predicts";
       return r;
     }
-    note += fmt::format("Placement {} ({} bound in decode). ", offload::to_string(e.placement.strategy),
-                        e.decode.bound);
+    note += fmt::format("Placement {} ({} bound in decode). ",
+                        offload::to_string(e.placement.strategy), e.decode.bound);
     r.assumptions = note;
   } catch (const InputError& e) {
     r.skipped_reason = std::string("cannot express: ") + e.what();
