@@ -1,7 +1,8 @@
 // Fuzzes user catalog files (--catalog FILE): arbitrary bytes, read as JSON and as YAML, loaded on
 // top of the built-in catalog. Any input must load or raise InputError, never crash or hang; what
 // is accepted must be findable by every id and alias and survive a round trip through the file
-// format unchanged.
+// format unchanged. The same file's "support" key (the support matrix) must load or raise
+// InputError too, and what it accepts must answer every query.
 #include <cstddef>
 #include <cstdint>
 #include <cstdlib>
@@ -12,6 +13,7 @@
 #include "memwall/core/error.h"
 #include "memwall/hw/host_io.h"
 #include "memwall/hw/hw_io.h"
+#include "memwall/hw/support.h"
 
 namespace {
 
@@ -45,6 +47,19 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
       continue;
     }
     check_accepted(c);
+  }
+  try {
+    memwall::SupportMatrix m;
+    m.load(memwall::parse_document(text, "fuzz/support.json"), "fuzz/support.json");
+    const memwall::Catalog& c = memwall::Catalog::builtin();
+    for (const auto& a : c.accelerators()) {
+      for (const auto& engine : m.engines_for(a)) {
+        (void)m.weights(a, memwall::Precision::int4, engine).describe();
+        (void)m.kv(a, memwall::Precision::fp8_e4m3, engine).describe();
+        (void)m.feature(a, "paged_kv", engine).describe();
+      }
+    }
+  } catch (const memwall::InputError&) {
   }
   return 0;
 }

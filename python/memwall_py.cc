@@ -163,14 +163,17 @@ py::object infer_py(const std::string& model, const std::string& gpu, int64_t in
 py::object train_py(const std::string& model, const std::string& gpu, int gpus,
                     int64_t micro_batch, int64_t global_batch, int64_t seq, int tp, int pp, int cp,
                     int ep, const std::optional<int>& dp, int vpp, const std::string& precision_name,
-                    const std::string& recompute, bool sequence_parallel, int zero,
+                    const std::optional<std::string>& recompute,
+                    const std::optional<bool>& sequence_parallel, const std::optional<int>& zero,
+                    const std::optional<std::string>& framework,
                     const std::optional<std::string>& node,
                     const std::optional<std::string>& fabric,
                     const std::optional<double>& tokens,
                     const std::optional<double>& price_per_gpu_hour,
                     const std::optional<double>& pue,
                     const std::optional<std::string>& calibration, bool flash_attention,
-                    int flash_attention_version, bool fused_elementwise, bool dropout,
+                    const std::optional<int>& flash_attention_version, bool fused_elementwise,
+                    bool dropout,
                     bool fp32_grad_accumulation, bool overlap_tp_comm, bool overlap_grad_reduce,
                     bool overlap_param_gather, const std::optional<Files>& catalog) {
   train::Request r;
@@ -194,11 +197,13 @@ py::object train_py(const std::string& model, const std::string& gpu, int gpus,
   c.global_batch = global_batch;
   c.seq = seq;
   c.precision = parse_precision_or_throw(precision_name, "precision");
-  c.recompute = train::parse_recompute(recompute, "recompute");
-  c.sequence_parallel = sequence_parallel;
-  c.zero = zero;
+  // Not given (None): the framework defaults, chosen and stated as `memwall train` does.
+  r.recompute = recompute;
+  r.flash_attention_version = flash_attention_version;
+  r.sequence_parallel = sequence_parallel;
+  r.zero = zero;
+  r.framework = framework;
   c.flash_attention = flash_attention;
-  c.flash_attention_version = flash_attention_version;
   c.fused_elementwise = fused_elementwise;
   c.dropout = dropout;
   c.fp32_grad_accumulation = fp32_grad_accumulation;
@@ -518,10 +523,10 @@ PYBIND11_MODULE(memwall, m) {
         arg("model"), arg("gpu"), py::kw_only(), arg("gpus"), arg("micro_batch"),
         arg("global_batch"), arg("seq"), arg("tp") = 1, arg("pp") = 1, arg("cp") = 1,
         arg("ep") = 1, arg("dp") = none, arg("vpp") = 1, arg("precision") = "bf16",
-        arg("recompute") = "none", arg("sequence_parallel") = false, arg("zero") = 0,
-        arg("node") = none, arg("fabric") = none, arg("tokens") = none,
+        arg("recompute") = none, arg("sequence_parallel") = none, arg("zero") = none,
+        arg("framework") = none, arg("node") = none, arg("fabric") = none, arg("tokens") = none,
         arg("price_per_gpu_hour") = none, arg("pue") = none, arg("calibration") = none,
-        arg("flash_attention") = true, arg("flash_attention_version") = 3,
+        arg("flash_attention") = true, arg("flash_attention_version") = none,
         arg("fused_elementwise") = true, arg("dropout") = false,
         arg("fp32_grad_accumulation") = false, arg("overlap_tp_comm") = false,
         arg("overlap_grad_reduce") = true, arg("overlap_param_gather") = true,

@@ -158,6 +158,18 @@ class TrainTest(unittest.TestCase):
         self.assertAlmostEqual(r["mfu"], r["model_tflops_per_gpu"] / 312.0, delta=1e-12)
         self.assertAlmostEqual(r["train"]["cost_usd"], 2 * r["train"]["gpu_hours"], delta=1e-6)
 
+    def test_framework_defaults_as_the_cli(self):
+        args = ["--model", "gpt3-175b", "--gpu", "a100", "--gpus", "1024", "--tp", "8", "--pp",
+                "8", "--micro-batch", "1", "--global-batch", "1536", "--seq", "2048"]
+        py = memwall.train(model="gpt3-175b", gpu="a100", gpus=1024, tp=8, pp=8, micro_batch=1,
+                           global_batch=1536, seq=2048)
+        cli = cli_json("train", *args)
+        self.assertEqual(py["config"], cli["config"])
+        self.assertEqual(py["assumptions"], cli["assumptions"])
+        self.assertEqual(py["config"]["zero"], 1)
+        self.assertTrue(py["config"]["sequence_parallel"])
+        self.assertTrue(py["defaults_applied"]["recompute_auto"])
+
     def test_errors(self):
         with self.assertRaises(memwall.InfeasibleError):
             self.run_py(precision="fp8")  # the A100 has no fp8 path

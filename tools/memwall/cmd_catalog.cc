@@ -272,6 +272,15 @@ void show_accelerator(const Accelerator& a) {
   row("price", price);
   row("confidence", text_or_unknown(a.confidence));
   if (!a.notes.empty()) row("notes", a.notes);
+  if (!a.figure_sources.empty()) {
+    fmt::print("  figure sources (per figure: confidence, published range, source)\n");
+    for (const auto& [key, f] : a.figure_sources) {
+      const std::string range =
+          f.low && f.high ? fmt::format(", range {:g}-{:g}", *f.low, *f.high) : std::string();
+      fmt::print("    {:<20}{}{}: {}\n", key, f.confidence.empty() ? "unrated" : f.confidence, range,
+                 f.source);
+    }
+  }
   fmt::print("  sources\n");
   for (size_t i = 0; i < a.sources.size(); ++i) fmt::print("    [{}] {}\n", i + 1, a.sources[i]);
   if (a.sources.empty()) fmt::print("    none given\n");

@@ -15,12 +15,12 @@ using memwall::cli_test::run;
 
 std::string run_stderr(const std::string& args) { return run(args, "2>&1 >/dev/null").out; }
 
-TEST(CatalogCli, ListGpusJsonHasAll46ReferenceRowsAndTheAddedThree) {
+TEST(CatalogCli, ListGpusJsonHasAll46ReferenceRowsAndTheAddedNine) {
   const Result r = run("catalog list gpus --json");
   ASSERT_EQ(r.status, 0);
   const auto j = nlohmann::json::parse(r.out);  // exactly one JSON object on stdout
   ASSERT_TRUE(j.is_object());
-  ASSERT_EQ(j["accelerators"].size(), 49u);
+  ASSERT_EQ(j["accelerators"].size(), 55u);
   EXPECT_EQ(j["accelerators"][0]["id"], "nvidia-v100-sxm2-32gb");
   EXPECT_FALSE(j.contains("models"));
 }
@@ -42,9 +42,19 @@ TEST(CatalogCli, ShowH100PrintsDatasheetValuesAndSources) {
 }
 
 TEST(CatalogCli, UnknownValuesPrintAsUnknown) {
-  const Result r = run("catalog show mlu590");
+  const Result r = run("catalog show enflame-s60");
   ASSERT_EQ(r.status, 0);
   EXPECT_NE(r.out.find("memory bandwidth      unknown"), std::string::npos) << r.out;
+}
+
+TEST(CatalogCli, Show910bPrintsBandwidthAndPeaksWithTheirSources) {
+  const Result r = run("catalog show 910b");
+  ASSERT_EQ(r.status, 0);
+  EXPECT_NE(r.out.find("memory bandwidth      1600 GB/s"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("313 TFLOP/s"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("figure sources"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("tflops.bf16"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("low, range 280-414"), std::string::npos) << r.out;
 }
 
 TEST(CatalogCli, ImportPrintsPublishedParameterCounts) {
@@ -71,7 +81,7 @@ TEST(CatalogCli, UserCatalogFileAddsAnAccelerator) {
                             "/fuzz/corpus/catalog/new-npu.yaml gpus --json");
   ASSERT_EQ(listed.status, 0);
   const auto all = nlohmann::json::parse(listed.out);
-  EXPECT_EQ(all["accelerators"].size(), 50u);
+  EXPECT_EQ(all["accelerators"].size(), 56u);
   EXPECT_FALSE(all.contains("models"));
   EXPECT_EQ(run(std::string("catalog list --catalog ") + MEMWALL_SOURCE_DIR +
                 "/fuzz/corpus/catalog/negative.json")

@@ -60,6 +60,8 @@ void print_estimate(const infer::Estimate& e, const infer::Deployment& d) {
              e.mfu * 100, e.prefill.mfu * 100, e.decode.mfu * 100, e.mbu * 100);
   fmt::print("  bound            {} (prefill: {}, decode: {})\n", e.bound, e.prefill.bound,
              e.decode.bound.empty() ? "-" : e.decode.bound);
+  if (!d.ceilings.calibrated)
+    fmt::print("  efficiency       UNCALIBRATED: {}\n", d.ceilings.efficiency_source);
   const auto& m = e.memory;
   fmt::print("memory per device: {} used of {}: weights {}, KV cache {}, activations+workspace {}, "
              "runtime reserve {}\n",

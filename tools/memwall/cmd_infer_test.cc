@@ -33,6 +33,20 @@ TEST(InferCli, JsonHasTheContractFields) {
   EXPECT_DOUBLE_EQ(j["memory"]["kv_cache_bytes"].get<double>(), 8.0 * 640 * 81920);
 }
 
+// Families without evidence run on their vendor's conservative prior and say so (docs/infer.md
+// "Uncalibrated families"); NVIDIA parts stay calibrated.
+TEST(InferCli, UncalibratedFamiliesAreMarked) {
+  const Result ascend = run("infer --model llama-3.1-8b --gpu 910b --tp 1 --batch 8 --input 512 --output 128 --json");
+  ASSERT_EQ(ascend.status, 0);
+  const auto a = nlohmann::json::parse(ascend.out);
+  EXPECT_EQ(a["efficiency"], "uncalibrated");
+  EXPECT_NE(a["deployment"]["ceilings"]["efficiency_source"].get<std::string>().find("Ascend"), std::string::npos);
+  const Result h100 = run("infer --model llama-3.1-8b --gpu h100 --tp 1 --batch 8 --input 512 --output 128 --json");
+  EXPECT_EQ(nlohmann::json::parse(h100.out)["efficiency"], "calibrated");
+  const Result text = run("infer --model llama-3.1-8b --gpu gaudi3 --tp 1 --batch 8 --input 512 --output 128");
+  EXPECT_NE(text.out.find("UNCALIBRATED"), std::string::npos) << text.out;
+}
+
 TEST(InferCli, BatchMaxAndSweep) {
   const Result m = run("infer --model llama-3.1-8b --gpu h100 --batch max --input 1024 "
                        "--output 1024 --json");
@@ -65,8 +79,10 @@ TEST(ValidateCli, JsonSummary) {
                        "/validation/dev-cases.json --kind microbench --json");
   ASSERT_EQ(r.status, 0);
   const auto j = nlohmann::json::parse(r.out);
-  ASSERT_EQ(j["summary"].size(), 1u);
+  // The original microbench set, and the all-to-all cases reported apart as their group.
+  ASSERT_EQ(j["summary"].size(), 2u);
   EXPECT_EQ(j["summary"][0]["kind"], "microbench");
+  EXPECT_EQ(j["summary"][1]["kind"], "microbench/alltoall");
   EXPECT_EQ(run("validate /nonexistent.json").status, 2);
 }
 

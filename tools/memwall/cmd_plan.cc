@@ -51,6 +51,9 @@ struct PlanInferOptions {
   std::optional<double> price_per_gpu_hour, capex, electricity, pue, life_years, hosting,
       idle_power_fraction;
   double tco_years = 3;
+  std::optional<double> min_ecosystem;
+  bool risk_averse = false;
+  std::string engine;
   int verify = 0;  // re-check this many top plans in the serving simulator
   int64_t verify_requests = 0;  // 0: 100 per closed-loop user (10,000 to 300,000), else 20,000
 };
@@ -146,12 +149,17 @@ plan::InferenceQuery query_from(const PlanInferOptions& o) {
   q.top = o.top;
   q.verify = o.verify;
   q.verify_requests = o.verify_requests;
+  q.min_ecosystem = o.min_ecosystem;
+  q.risk_averse = o.risk_averse;
+  q.engine = o.engine;
   return q;
 }
 
 void prepare(const PlanInferOptions& o, const GlobalOptions& g, Prepared& p) {
   p.catalog = std::make_unique<const CommandCatalog>(g);
-  p.answer = plan::answer_inference(**p.catalog, cost::PriceBook::with_user_files(g.catalog_files), query_from(o));
+  plan::InferenceQuery q = query_from(o);
+  q.catalog_files = g.catalog_files;
+  p.answer = plan::answer_inference(**p.catalog, cost::PriceBook::with_user_files(g.catalog_files), q);
 }
 
 void print_requirements(const plan::InferenceAnswer& p) {
@@ -264,18 +272,35 @@ int run_plan_infer(const PlanInferOptions& o, const GlobalOptions& g) {
                     fmt::format("{:.0f}", pl.generated_tokens_per_s), money(c.usd_per_million_tokens, 3),
                     money(value_of(c.per_hour)), money(value_of(c.tco), 0),
                     c.facility_power ? fmt::format("{:.1f}", c.facility_power->value() / 1e3) : "unknown",
-                    cost::to_string(c.device.basis), prefill_cell(pl)});
+                    c.tokens_per_joule ? fmt::format("{:.2f}", *c.tokens_per_joule) : "unknown",
+                    cost::to_string(c.device.basis),
+                    pl.software.engine.empty() ? "?" : pl.software.engine,
+                    pl.software.ecosystem ? fmt::format("{:.1f}", *pl.software.ecosystem) : "?",
+                    pl.software.risks.empty() ? (pl.software.efficiency_calibrated ? "-" : "uncal")
+                                              : fmt::format("FLAG{}", pl.software.efficiency_calibrated ? "" : "+uncal"),
+                    prefill_cell(pl)});
   }
   print_table({"#", "ACCELERATOR", "NODE", "TPxPP", "W/KV", "BATCH", "REPL", "DEVICES", "TTFT99 s",
-               "TPOT ms", "TOK/S", "$/M TOK", "$/HOUR", fmt::format("TCO {:g}y $", o.tco_years), "kW", "PRICING",
-               "PREFILL POOL"},
+               "TPOT ms", "TOK/S", "$/M TOK", "$/HOUR", fmt::format("TCO {:g}y $", o.tco_years), "kW", "TOK/J",
+               "PRICING", "ENGINE", "ECO", "RISK", "PREFILL POOL"},
               rows);
+  fmt::print("  ECO = ecosystem score 0-10 (docs/compare.md); RISK: FLAG = immature stack or unknown support\n"
+             "  (listed below; --risk-averse drops them), uncal = efficiencies from the vendor's conservative\n"
+             "  prior, not measured on this family. DEVICES counts devices in use; owned plans buy whole servers.\n");
   fmt::print("  ~ = within 2% of the plan above (a near-tie). BATCH = sequences in flight per replica.\n"
              "  PREFILL POOL: '-' = aggregated (prompts and decodes share each replica); otherwise the\n"
              "  separate prefill replicas of a disaggregated plan (ACCELERATOR ... REPL are then its decode\n"
              "  pool; DEVICES and costs count both pools).\n\n");
-  fmt::print("3. The wall each plan stands against\n");
-  for (int i = 0; i < top; ++i) fmt::print("  {}. {}: {}\n", i + 1, r.plans[i].describe(), r.plans[i].binding);
+  fmt::print("3. The wall each plan stands against, and its software risk\n");
+  for (int i = 0; i < top; ++i) {
+    const auto& pl = r.plans[i];
+    fmt::print("  {}. {}: {}\n", i + 1, pl.describe(), pl.binding);
+    for (const auto& risk : pl.software.risks) fmt::print("     risk: {}\n", risk);
+    if (!pl.software.efficiency_calibrated)
+      fmt::print("     uncalibrated: {}\n", pl.software.efficiency_source);
+  }
+  fmt::print("\n   Why plan 1:\n");
+  for (const auto& line : plan::explain_first(r)) fmt::print("   {}\n", line);
   if (!checks.empty()) {
     fmt::print("\n   Re-checked in the serving simulator ({} requests each, same step times):\n", requests);
     for (size_t i = 0; i < checks.size(); ++i) {
@@ -318,7 +343,9 @@ int run_plan_infer(const PlanInferOptions& o, const GlobalOptions& g) {
   fmt::print("\nAssumptions: steady-state analytic model (aggregated: continuous batching, prefill "
              "time-shared with decode, M/M/1 prefill queue; disaggregated: one prompt at a time per "
              "prefill replica in an M/M/1 queue, KV moved over --fabric, decode-only replicas); power = GPU board power at the modelled activity x PUE "
-             "(host CPUs excluded); owned = capex/life + energy + colocation per provisioned kW.\n{}\n",
+             "(with the host's share when the node is known: node wall power, or TDP + host power; sources per "
+             "plan); owned = whole servers bought (devices + host platform + one switch port and optics per NIC, "
+             "or the server's own price) / life + energy + colocation per provisioned kW.\n{}\n",
              plan::kPlanDefinitions);
   return 0;
 }
@@ -329,12 +356,14 @@ struct PlanTrainOptions {
   double days = 30;
   std::optional<double> budget;
   int64_t seq = 4096;
-  double batch_tokens = 4.0 * 1024 * 1024;
+  std::optional<double> batch_tokens;  // not given: plan::TrainGoal's default, stated
   int max_gpus = 4096;
   std::string gpus, vendors;
   bool domestic_only = false;
   std::string fabric = "ib-ndr", cheaper_fabric = "roce-200";
   int top = 10;
+  std::optional<double> min_ecosystem;
+  bool risk_averse = false;
   PlanInferOptions cost;  // only the cost fields are used
 };
 
@@ -347,7 +376,8 @@ int run_plan_train(const PlanTrainOptions& o, const GlobalOptions& g) {
   goal.days = o.days;
   goal.budget_usd = o.budget;
   goal.seq = o.seq;
-  goal.batch_tokens = o.batch_tokens;
+  const bool batch_given = o.batch_tokens.has_value();
+  if (o.batch_tokens) goal.batch_tokens = *o.batch_tokens;
   goal.max_gpus = o.max_gpus;
   goal.validate();
   if (o.top < 1 || o.top > 10000) throw InputError("--top", std::to_string(o.top), "1 to 10000");
@@ -364,6 +394,12 @@ int run_plan_train(const PlanTrainOptions& o, const GlobalOptions& g) {
   space.cheaper_fabric = cheaper;
   space.vendors = split_list(o.vendors);
   space.domestic_only = o.domestic_only;
+  if (o.min_ecosystem && !(*o.min_ecosystem >= 0 && *o.min_ecosystem <= 10))
+    throw InputError("--min-ecosystem", std::to_string(*o.min_ecosystem), "a score from 0 to 10");
+  space.min_ecosystem = o.min_ecosystem;
+  space.risk_averse = o.risk_averse;
+  const score::EcosystemBook ecosystem = score::EcosystemBook::with_user_files(g.catalog_files);
+  space.ecosystem = &ecosystem;
   const cost::CostOverrides overrides = overrides_from(o.cost);
 
   const auto start = std::chrono::steady_clock::now();
@@ -371,10 +407,13 @@ int run_plan_train(const PlanTrainOptions& o, const GlobalOptions& g) {
   const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   const int top = std::min<int>(o.top, static_cast<int>(r.plans.size()));
   auto cfg = [](const train::TrainConfig& c) {
-    return fmt::format("TP{} PP{}{} CP{} DP{}{} mb{} gb{} {} recompute={} ZeRO-{}", c.tp, c.pp,
-                       c.vpp > 1 ? fmt::format(" vpp{}", c.vpp) : "", c.cp, c.data_parallel(),
+    const bool fp8 = c.precision != Precision::bf16 && c.precision != Precision::fp16;
+    return fmt::format("TP{} PP{}{} CP{} DP{}{} mb{} gb{} {}{} recompute={} ZeRO-{} schedule={}", c.tp,
+                       c.pp, c.vpp > 1 ? fmt::format(" vpp{}", c.vpp) : "", c.cp, c.data_parallel(),
                        c.ep > 1 ? fmt::format(" EP{}", c.ep) : "", c.micro_batch, c.global_batch,
-                       to_string(c.precision), train::to_string(c.recompute), c.zero);
+                       to_string(c.precision),
+                       fp8 ? fmt::format(" ({})", train::to_string(c.fp8_recipe)) : std::string(),
+                       train::to_string(c.recompute), c.zero, train::to_string(c.schedule));
   };
   if (g.json) {
     Json plans = Json::array();
@@ -386,7 +425,9 @@ int run_plan_train(const PlanTrainOptions& o, const GlobalOptions& g) {
                        {"ep", c.ep}, {"micro_batch", c.micro_batch}, {"global_batch", c.global_batch},
                        {"seq", c.seq}, {"precision", std::string(to_string(c.precision))},
                        {"recompute", std::string(train::to_string(c.recompute))}, {"zero", c.zero},
-                       {"sequence_parallel", c.sequence_parallel}, {"mfu", p.mfu},
+                       {"sequence_parallel", c.sequence_parallel},
+                       {"schedule", std::string(train::to_string(c.schedule))},
+                       {"fp8_recipe", std::string(train::to_string(c.fp8_recipe))}, {"mfu", p.mfu},
                        {"tokens_per_s", p.tokens_per_s}, {"days", p.days}, {"gpu_hours", p.gpu_hours},
                        {"energy_kwh", p.energy_kwh ? Json(*p.energy_kwh) : Json(nullptr)},
                        {"cost_usd", p.cost_usd ? Json(*p.cost_usd) : Json(nullptr)},
@@ -394,19 +435,31 @@ int run_plan_train(const PlanTrainOptions& o, const GlobalOptions& g) {
                        {"memory_per_gpu_bytes", p.memory_per_gpu.value()}, {"network", p.network},
                        {"cheaper_network", cheaper ? Json(cheaper->id) : Json(nullptr)},
                        {"cheaper_network_days", p.cheaper_network_days ? Json(*p.cheaper_network_days) : Json(nullptr)},
-                       {"near_tie", p.near_tie}, {"unknown", p.device.unknown}});
+                       {"near_tie", p.near_tie}, {"unknown", p.device.unknown},
+                       {"servers", p.servers}, {"energy_usd", p.energy_usd ? Json(*p.energy_usd) : Json(nullptr)},
+                       {"tokens_per_joule", p.tokens_per_joule ? Json(*p.tokens_per_joule) : Json(nullptr)},
+                       {"power_source", p.device.power_source.empty() ? Json(nullptr) : Json(p.device.power_source)},
+                       {"ecosystem_score", p.ecosystem ? Json(*p.ecosystem) : Json(nullptr)},
+                       {"risks", p.risks},
+                       {"efficiency", p.efficiency_calibrated ? "calibrated" : "uncalibrated"},
+                       {"efficiency_source", p.efficiency_source},
+                       {"sources", p.device.sources}});
     }
     std::cout << Json{{"model", model.id}, {"tokens", goal.tokens}, {"days", goal.days},
                       {"plans", plans}, {"not_feasible", r.rejected},
+                      {"batch_tokens_target", goal.batch_tokens},
+                      {"batch_tokens_given", batch_given},
+                      {"needs_larger_batch", r.larger_batch},
                       {"configurations_evaluated", r.configurations}, {"search_seconds", seconds}}
                      .dump(2)
               << "\n";
     return r.plans.empty() ? kExitInfeasible : 0;
   }
   fmt::print("memwall plan train: {} on {:.3g} tokens within {:g} days{} (sequences of {} tokens, "
-             "~{:.1f}M tokens per step)\n",
+             "at most {:.1f}M tokens per step{})\n",
              model.id, goal.tokens, goal.days, goal.budget_usd ? fmt::format(", budget ${:.0f}", *goal.budget_usd) : "",
-             goal.seq, goal.batch_tokens / 1e6);
+             goal.seq, goal.batch_tokens / 1e6,
+             batch_given ? "" : ": chosen, none was given (--batch-tokens)");
   fmt::print("{} configurations timed in {:.2f} s; the cheapest run per accelerator that meets the deadline:\n\n",
              r.configurations, seconds);
   if (r.plans.empty()) {
@@ -422,24 +475,38 @@ int run_plan_train(const PlanTrainOptions& o, const GlobalOptions& g) {
                     fmt::format("{:.1f}", p.days), fmt::format("{:.0f}", p.gpu_hours),
                     p.energy_kwh ? fmt::format("{:.0f}", *p.energy_kwh / 1e3) : "unknown",
                     money(p.cost_usd, 0), cost::to_string(p.device.basis),
+                    p.tokens_per_joule ? fmt::format("{:.2f}", *p.tokens_per_joule) : "unknown",
+                    p.ecosystem ? fmt::format("{:.1f}", *p.ecosystem) : "?",
+                    p.risks.empty() ? (p.efficiency_calibrated ? "-" : "uncal")
+                                    : fmt::format("FLAG{}", p.efficiency_calibrated ? "" : "+uncal"),
                     p.cheaper_network_days ? fmt::format("{:+.1f}", *p.cheaper_network_days - p.days) : "-"});
   }
-  print_table({"#", "ACCELERATOR", "GPUS", "MFU %", "DAYS", "GPU-HOURS", "MWh", "COST $", "PRICING",
-               fmt::format("DAYS ON {}", cheaper ? cheaper->id : "-")},
+  print_table({"#", "ACCELERATOR", "GPUS", "MFU %", "DAYS", "GPU-HOURS", "MWh", "COST $", "PRICING", "TOK/J",
+               "ECO", "RISK", fmt::format("DAYS ON {}", cheaper ? cheaper->id : "-")},
               rows);
   fmt::print("\nConfigurations and networks:\n");
   for (int i = 0; i < top; ++i) {
     const auto& p = r.plans[i];
     fmt::print("  {}. {} x {}: {}; {:.1f} GB per GPU\n     network: {}\n", i + 1, p.config.gpus,
                p.accelerator->id, cfg(p.config), p.memory_per_gpu.value() / 1e9, p.network);
+    fmt::print("     {} servers of {}; ecosystem {}\n", p.servers, p.node->id,
+               p.ecosystem_summary.empty() ? "unknown" : p.ecosystem_summary);
+    for (const auto& risk : p.risks) fmt::print("     risk: {}\n", risk);
+    if (!p.efficiency_calibrated) fmt::print("     uncalibrated: {}\n", p.efficiency_source);
+    if (!p.device.sources.empty()) fmt::print("     prices: {}\n", fmt::join(p.device.sources, "; "));
   }
   if (!r.rejected.empty()) {
     fmt::print("\nNo feasible run:\n");
     for (const auto& why : r.rejected) fmt::print("  {}\n", why);
   }
+  if (!r.larger_batch.empty()) {
+    fmt::print("\nFaster with a larger batch than the target (not planned; --batch-tokens to allow):\n");
+    for (const auto& why : r.larger_batch) fmt::print("  {}\n", why);
+  }
   fmt::print("\nMFU = model FLOP/s per GPU / dense peak of the matmul precision (model FLOPs = 6 x active "
              "parameters per token + attention, Narayanan et al. 2021 eq. 3, no recomputation). Energy = "
-             "board power at the modelled activity x PUE; cost = GPU-hours x $/GPU-hour (docs/cost.md).\n");
+             "device power (node wall power / devices, or TDP + host share) at the modelled activity x PUE; cost = "
+             "GPU-hours x $/GPU-hour, owned = whole servers amortised (docs/cost.md).\n");
   return 0;
 }
 
@@ -465,7 +532,7 @@ void register_plan(CLI::App& app, GlobalOptions& g, Runner& run) {
   infer->add_option("--budget", o.budget, "Total cost over the TCO horizon, $");
   infer->add_option("--power-cap", o.power_cap_kw, "Facility power cap for the deployment, kW");
   infer->add_option("--vendors", o.vendors, "Allowed vendors, comma list (nvidia,amd,huawei,intel,...)");
-  infer->add_flag("--domestic-only", o.domestic_only, "Only Chinese domestic accelerators (Huawei, Cambricon, Hygon)");
+  infer->add_flag("--domestic-only", o.domestic_only, "Only Chinese domestic accelerators (Huawei, Cambricon, Hygon, Kunlunxin, Moore Threads, MetaX, Biren, Enflame)");
   infer->add_option("--max-gpus", o.max_gpus, "At most this many devices in total");
   infer->add_option("--objective", o.objective, "cost ($/M tokens), capex, power, gpus")->capture_default_str();
   infer->add_option("--top", o.top, "Plans to print")->capture_default_str();
@@ -481,6 +548,14 @@ void register_plan(CLI::App& app, GlobalOptions& g, Runner& run) {
                     "decode pools, hardware may differ) or both")
       ->capture_default_str();
   add_cost_options(infer, o);
+  infer->add_option("--min-ecosystem", o.min_ecosystem,
+                    "Drop plans whose software-ecosystem score (0-10, docs/compare.md) is below this or unknown");
+  infer->add_option("--engine", o.engine,
+                    "Only plans this engine supports (vllm, sglang, trtllm, mindie, vllm-ascend, lmdeploy, "
+                    "llama.cpp, tgi); default: any engine in the support matrix");
+  infer->add_flag("--risk-averse", o.risk_averse,
+                  "Drop plans flagged as risky (immature stack: ecosystem < 6/10 or unknown; a precision or "
+                  "engine whose support is unknown). Default: rank by cost and flag them");
   infer->add_option("--verify", o.verify, "Re-check the top N plans in the serving simulator (0: off)")
       ->capture_default_str();
   infer->add_option("--verify-requests", o.verify_requests,
@@ -497,15 +572,20 @@ void register_plan(CLI::App& app, GlobalOptions& g, Runner& run) {
   train_cmd->add_option("--days", t.days, "Deadline in days")->capture_default_str();
   train_cmd->add_option("--budget", t.budget, "At most this many $ for the run");
   train_cmd->add_option("--seq", t.seq, "Tokens per sequence")->capture_default_str();
-  train_cmd->add_option("--batch-tokens", t.batch_tokens, "Tokens per optimizer step (default 4M, Llama 3)");
+  train_cmd->add_option("--batch-tokens", t.batch_tokens, "Most tokens per optimizer step; the planner never exceeds it (default 4M = 2^22, "
+                        "the order of GPT-3 175B's 3.2M, Brown et al. 2020 Table 2.1)");
   train_cmd->add_option("--max-gpus", t.max_gpus, "Largest cluster considered")->capture_default_str();
   train_cmd->add_option("--gpus", t.gpus, "Only these accelerators (comma list)");
   train_cmd->add_option("--vendors", t.vendors, "Only these vendors (comma list)");
-  train_cmd->add_flag("--domestic-only", t.domestic_only, "Only Huawei, Cambricon, Hygon");
+  train_cmd->add_flag("--domestic-only", t.domestic_only, "Only Chinese domestic accelerators (Huawei, Cambricon, Hygon, Kunlunxin, Moore Threads, MetaX, Biren, Enflame)");
   train_cmd->add_option("--fabric", t.fabric, "Cluster network assumed")->capture_default_str();
   train_cmd->add_option("--cheaper-fabric", t.cheaper_fabric, "Re-time the chosen runs on this network (empty: off)")
       ->capture_default_str();
   train_cmd->add_option("--top", t.top, "Runs to print")->capture_default_str();
+  train_cmd->add_option("--min-ecosystem", t.min_ecosystem,
+                        "Drop accelerators whose software-ecosystem score (0-10) is below this or unknown");
+  train_cmd->add_flag("--risk-averse", t.risk_averse,
+                      "Drop accelerators on immature stacks (ecosystem < 6/10 or unknown)");
   add_cost_options(train_cmd, t.cost);
   train_cmd->callback([&run, &g] { run = [&g] { return run_plan_train(t, g); }; });
 

@@ -74,19 +74,44 @@ TEST(PlanCli, TrainJsonReportsMfuTimeEnergyCostAndNetwork) {
   EXPECT_FALSE(p["network"].get<std::string>().empty());
 }
 
-TEST(CompareCli, ScorecardHasFourDimensionsPlusCostAndFlagsUnknowns) {
-  const Result r = run("compare --gpus h100,mi300x,910b --json");
+TEST(PlanCli, BudgetWithAMissingPriceNamesItAndExits3) {
+  const Result r = run("plan infer --model llama-3.1-70b --gpus 910c --concurrency 50 --budget 500000", "2>&1");
+  EXPECT_EQ(r.status, 3);
+  EXPECT_NE(r.out.find("capex of huawei-ascend-910c"), std::string::npos) << r.out;
+  EXPECT_EQ(run("plan infer --model llama-3.1-8b --concurrency 5 --engine vllm-gpu", "2>&1").status, 2);
+  EXPECT_EQ(run("plan infer --model llama-3.1-8b --concurrency 5 --min-ecosystem 12", "2>&1").status, 2);
+}
+
+TEST(PlanCli, DomesticTrainingPlansOnServersWithPrices) {
+  const Result r = run("plan train --model llama-3.1-8b --domestic-only --tokens 1e12 --days 30 --top 3 --json");
   ASSERT_EQ(r.status, 0);
   const auto j = nlohmann::json::parse(r.out);
-  ASSERT_EQ(j["rows"].size(), 3u);
+  const auto& p = j["plans"][0];
+  EXPECT_TRUE(p["cost_usd"].is_number());
+  EXPECT_GT(p["servers"].get<int>(), 0);
+  EXPECT_EQ(p["efficiency"], "uncalibrated");
+  EXPECT_TRUE(p["ecosystem_score"].is_number());
+  EXPECT_TRUE(p["tokens_per_joule"].is_number());
+  EXPECT_FALSE(p["sources"].empty());
+}
+
+TEST(CompareCli, ScorecardHasFourDimensionsPlusCostAndFlagsUnknowns) {
+  const Result r = run("compare --gpus h100,mi300x,910b,enflame-s60 --json");
+  ASSERT_EQ(r.status, 0);
+  const auto j = nlohmann::json::parse(r.out);
+  ASSERT_EQ(j["rows"].size(), 4u);
   for (const auto& row : j["rows"]) {
     for (const char* d : {"memory", "interconnect", "ecosystem", "energy", "cost"}) {
       ASSERT_TRUE(row.contains(d)) << d;
       EXPECT_FALSE(row[d]["basis"].get<std::string>().empty());
     }
-    if (row["accelerator"] == "huawei-ascend-910b") {
-      EXPECT_TRUE(row["memory"]["score"].is_null());  // bandwidth unknown in the catalog
+    if (row["accelerator"] == "enflame-s60") {
+      EXPECT_TRUE(row["memory"]["score"].is_null());  // no sourced figure in the catalog
       EXPECT_FALSE(row["flags"].empty());
+      EXPECT_TRUE(row["ecosystem"]["score"].is_null());
+    }
+    if (row["accelerator"] == "huawei-ascend-910b") {  // sourced (low-confidence) figures now
+      EXPECT_TRUE(row["memory"]["score"].is_number());
       EXPECT_TRUE(row["ecosystem"]["score"].is_number());
     }
   }

@@ -12,6 +12,7 @@
 #include "memwall/catalog/catalog.h"
 #include "memwall/core/document.h"
 #include "memwall/core/error.h"
+#include "memwall/perf/efficiency.h"
 #include "memwall/train/estimate.h"
 #include "memwall/train/request.h"
 
@@ -20,8 +21,12 @@ namespace {
 
 struct TrainOptions {
   std::string model, gpu, node, fabric, calibration;
-  std::string precision = "bf16", recompute = "none";
-  int zero = 0;
+  std::string precision = "bf16", schedule = "1f1b", fp8_recipe = "tensorwise";
+  std::optional<std::string> recompute;  // not given: auto
+  std::optional<int> zero;               // not given: ZeRO-1 when DP x CP > 1
+  std::optional<std::string> framework;  // not given: megatron
+  std::optional<int> flash_attention_version;  // not given: the framework's
+  bool sequence_parallel = false, no_sequence_parallel = false;
   double tokens = 0;   // 0: not asked
   double price = 0;    // 0: not given
   double pue = 0;      // 0: default
@@ -39,14 +44,22 @@ int run_train(const GlobalOptions& g, TrainOptions o) {
   if (!o.fabric.empty()) r.fabric = o.fabric;
   if (!o.calibration.empty()) r.calibration_file = o.calibration;
   r.config = o.config;
-  train::TrainConfig& c = r.config;
-  c.precision = parse_precision_or_throw(o.precision, "precision");
-  c.recompute = train::parse_recompute(o.recompute, "recompute");
-  c.zero = o.zero;
-  c.flash_attention = !o.no_flash;
-  c.fused_elementwise = !o.unfused;
-  c.overlap_grad_reduce = !o.no_overlap_grad;
-  c.overlap_param_gather = !o.no_overlap_param;
+  train::TrainConfig& asked = r.config;
+  asked.precision = parse_precision_or_throw(o.precision, "precision");
+  r.recompute = o.recompute;
+  r.zero = o.zero;
+  r.framework = o.framework;
+  r.flash_attention_version = o.flash_attention_version;
+  if (o.sequence_parallel && o.no_sequence_parallel)
+    throw InputError("--sequence-parallel and --no-sequence-parallel contradict each other");
+  if (o.sequence_parallel) r.sequence_parallel = true;
+  if (o.no_sequence_parallel) r.sequence_parallel = false;
+  asked.schedule = train::parse_schedule(o.schedule, "schedule");
+  asked.fp8_recipe = train::parse_fp8_recipe(o.fp8_recipe, "fp8-recipe");
+  asked.flash_attention = !o.no_flash;
+  asked.fused_elementwise = !o.unfused;
+  asked.overlap_grad_reduce = !o.no_overlap_grad;
+  asked.overlap_param_gather = !o.no_overlap_param;
   if (o.tokens != 0) r.tokens = o.tokens;
   if (o.price != 0) r.price_per_gpu_hour = o.price;
   if (o.pue != 0) r.pue = o.pue;
@@ -56,6 +69,7 @@ int run_train(const GlobalOptions& g, TrainOptions o) {
     return 0;
   }
   const train::TrainEstimate& e = a.estimate;
+  const train::TrainConfig& c = e.config;  // as evaluated, defaults filled in
   const train::TrainSetup& setup = a.setup;
   const ModelSpec& model = setup.model;
   const Accelerator& gpu = setup.gpu;
@@ -80,8 +94,13 @@ int run_train(const GlobalOptions& g, TrainOptions o) {
                            "{:.1f} %; peak {:.1f})\n",
                            e.model_tflops_per_gpu, e.mfu * 100, e.hardware_tflops_per_gpu,
                            e.hfu * 100, e.peak_per_gpu.value() / 1e12);
-  std::cout << fmt::format("  memory per GPU       {:10.1f} GiB of {:.1f} GiB\n",
-                           e.memory.total().value() / kGiB, e.memory.capacity.value() / kGiB);
+  if (const auto prior = perf::efficiency_for(*setup.efficiency, gpu, c.precision); !prior.calibrated)
+    std::cout << "  efficiency           UNCALIBRATED: " << prior.source << "\n";
+  std::cout << fmt::format("  memory per GPU       {:10.1f} GiB of {:.1f} GiB{}\n",
+                           e.memory.total().value() / kGiB, e.memory.capacity.value() / kGiB,
+                           c.pp > 1 ? fmt::format(" (worst: pipeline stage {} of {})",
+                                                  e.memory.stage, c.pp)
+                                    : std::string());
   if (o.explain) {
     const auto& b = e.breakdown;
     const double t = e.step_time.value();
@@ -122,6 +141,7 @@ int run_train(const GlobalOptions& g, TrainOptions o) {
     if (run->cost) std::cout << fmt::format(", ${:.3g}", run->cost->value());
     std::cout << "\n";
   }
+  for (const auto& x : a.assumptions) std::cout << "  assumption: " << x << "\n";
   for (const auto& n : e.notes) std::cout << "  note: " << n << "\n";
   return 0;
 }
@@ -151,9 +171,24 @@ void register_train(CLI::App& app, GlobalOptions& g, Runner& run) {
   sub->add_option("--global-batch", c.global_batch, "Sequences per optimizer step")->required();
   sub->add_option("--seq", c.seq, "Sequence length in tokens")->required();
   sub->add_option("--precision", o->precision, "bf16 | fp16 | fp8 (default bf16)");
-  sub->add_option("--recompute", o->recompute, "none | selective | full (default none)");
-  sub->add_flag("--sequence-parallel", c.sequence_parallel, "Megatron sequence parallelism");
-  sub->add_option("--zero", o->zero, "ZeRO stage 0 | 1 | 2 | 3 (3 = FSDP full shard; default 0)");
+  sub->add_option("--recompute", o->recompute,
+                  "none | selective | full | auto (default auto: the cheapest that fits, stated)");
+  sub->add_flag("--sequence-parallel", o->sequence_parallel,
+                "Megatron sequence parallelism (default: on when TP > 1)");
+  sub->add_flag("--no-sequence-parallel", o->no_sequence_parallel,
+                "Turn off the default sequence parallelism");
+  sub->add_option("--zero", o->zero,
+                  "ZeRO stage 0 | 1 | 2 | 3 (3 = FSDP full shard; default 1, the distributed "
+                  "optimizer, when DP x CP > 1, else 0)");
+  sub->add_option("--decoder-first-pipeline-num-layers", c.first_stage_layers,
+                  "Transformer layers on the first pipeline stage (default: even split, or one "
+                  "fewer on the first and last stages when the layers do not divide)");
+  sub->add_option("--decoder-last-pipeline-num-layers", c.last_stage_layers,
+                  "Transformer layers on the last pipeline stage");
+  sub->add_flag("--account-for-embedding-in-pipeline-split", c.account_for_embedding,
+                "Count the embedding as one layer of the first stage when splitting");
+  sub->add_flag("--account-for-loss-in-pipeline-split", c.account_for_loss,
+                "Count the loss (LM head) as one layer of the last stage when splitting");
   sub->add_option("--node", o->node, "Node id (default: the catalog node of --gpu)");
   sub->add_option("--fabric", o->fabric, "Fabric id (default by GPU generation, see above)");
   sub->add_option("--tokens", o->tokens, "Tokens to train: adds time, GPU-hours, energy, cost");
@@ -165,8 +200,13 @@ void register_train(CLI::App& app, GlobalOptions& g, Runner& run) {
       ->check(CLI::ExistingFile);
   sub->add_flag("--no-flash-attention", o->no_flash,
                 "Unfused attention that materialises the s x s scores");
-  sub->add_option("--flash-attention-version", c.flash_attention_version,
-                  "1 (FA1/Triton), 2 (FA2) or 3 (FA3/cuDNN, Hopper-native; default 3)");
+  sub->add_option("--flash-attention-version", o->flash_attention_version,
+                  "1 (FA1/Triton), 2 (FA2) or 3 (FA3/cuDNN, Hopper-native; default: the "
+                  "framework's, 3 for megatron/nemo)");
+  sub->add_option("--framework", o->framework,
+                  "Training framework: megatron (default) | nemo | fsdp | fsdp-compiled | "
+                  "deepspeed | nanotron | mindspeed; sets kernels, overlaps and default sharding "
+                  "(data/frameworks/training.json)");
   sub->add_flag("--unfused-elementwise", o->unfused,
                 "Element-wise ops run one by one (eager PyTorch, FSDP) instead of fused kernels");
   sub->add_flag("--dropout", c.dropout, "The model trains with dropout layers");
@@ -178,6 +218,22 @@ void register_train(CLI::App& app, GlobalOptions& g, Runner& run) {
                 "Reduce DP gradients after the backward pass instead of during it");
   sub->add_flag("--no-overlap-param-gather", o->no_overlap_param,
                 "Gather ZeRO-sharded parameters without prefetching");
+  sub->add_option("--schedule", o->schedule,
+                  "Pipeline schedule: 1f1b (interleaved when --vpp > 1; default) | dualpipe "
+                  "(DeepSeek-V3: all-to-all and pipeline transfers overlapped, 2 parameter copies)");
+  sub->add_option("--fp8-recipe", o->fp8_recipe,
+                  "FP8 scaling with --precision fp8: tensorwise (default) | blockwise (DeepSeek "
+                  "1x128 / 128x128, fp8 dispatch) | mxfp8 (Blackwell)");
+  sub->add_option("--moe-imbalance", c.moe_imbalance,
+                  "Tokens of the busiest expert-parallel rank / the mean (dropless routing; "
+                  "default 1 = balanced)");
+  sub->add_option("--moe-node-limit", c.moe_node_limit,
+                  "Node-limited routing: each token reaches experts on at most this many nodes and "
+                  "crosses the network once per node (DeepSeek-V3: 4; default 0 = no limit)");
+  sub->add_option("--mtp-layers", c.mtp_layers,
+                  "Multi-token-prediction modules on the last stage (DeepSeek-V3: 1; default 0)");
+  sub->add_flag("--overlap-ep-comm", c.overlap_ep_comm,
+                "Hide the expert all-to-all behind another micro-batch's compute");
   sub->add_flag("--explain", o->explain, "Print the step-time and memory breakdowns");
   sub->callback([&run, &g, o] { run = [&g, o] { return run_train(g, *o); }; });
 }

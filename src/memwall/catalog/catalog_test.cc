@@ -30,34 +30,41 @@ std::string message_of(const std::function<void()>& f) {
 
 TEST(Catalog, BuiltinHasEveryReferenceAcceleratorWithItsValues) {
   const Catalog& c = Catalog::builtin();
-  // The 46 reference rows plus the three the validation cases name (L40, RTX 6000 Ada, GH200).
-  ASSERT_EQ(c.accelerators().size(), 49u);
+  // The 46 reference rows, the three the validation cases name (L40, RTX 6000 Ada, GH200) and the
+  // domestic and other accelerators a buyer shortlists (Kunlun P800, MTT S4000, MetaX C500, Biren
+  // BR100/BR104, Enflame S60).
+  ASSERT_EQ(c.accelerators().size(), 55u);
   const Json ref = load_document(MEMWALL_SOURCE_DIR "/data/reference/accelerators.json");
   ASSERT_EQ(ref.size(), 46u);
-  auto same = [](const Json& v, const auto& q, double unit) {
-    if (v.is_null()) return !q.has_value();
-    return q.has_value() &&
-           std::abs(q->value() - v.get<double>() * unit) <= 1e-9 * v.get<double>() * unit;
-  };
   for (const auto& row : ref) {
     const std::string id = row["id"];
     const Accelerator* a = c.find_accelerator(id);
     ASSERT_NE(a, nullptr) << id;
+    // A reference figure is kept; an unknown one may be filled only with its own source and
+    // confidence (figure_sources), never silently.
+    auto same_or_sourced = [a](const std::string& key) {
+      return [a, key](const Json& v, const auto& q, double unit) {
+        if (v.is_null()) return !q.has_value() || a->figure_sources.count(key) > 0;
+        return q.has_value() &&
+               std::abs(q->value() - v.get<double>() * unit) <= 1e-9 * v.get<double>() * unit;
+      };
+    };
+    const auto same = same_or_sourced("");
     EXPECT_EQ(a->id, id);
     // The reference figure is kept; its bytes follow the unit the vendor means (GiB for HBM/GDDR).
-    EXPECT_TRUE(same(row["memory_gb"], a->memory, memory_unit_bytes(a->memory_unit))) << id;
-    if (!row["memory_gb"].is_null()) {
+    EXPECT_TRUE(same_or_sourced("memory_gb")(row["memory_gb"], a->memory, memory_unit_bytes(a->memory_unit))) << id;
+    if (a->memory) {
       EXPECT_EQ(a->memory_unit, "GiB") << id;
     }
-    EXPECT_TRUE(same(row["mem_bw_gbps"], a->memory_bandwidth, 1e9)) << id;
-    EXPECT_TRUE(same(row["tdp_w"], a->tdp, 1.0)) << id;
+    EXPECT_TRUE(same_or_sourced("mem_bw_gbps")(row["mem_bw_gbps"], a->memory_bandwidth, 1e9)) << id;
+    EXPECT_TRUE(same_or_sourced("tdp_w")(row["tdp_w"], a->tdp, 1.0)) << id;
     EXPECT_TRUE(same(row["price_usd"], a->price, 1.0)) << id;
     EXPECT_TRUE(
         same(row["scaleup_bw_per_direction_gbps_derived"], a->scaleup_bandwidth_per_direction, 1e9))
         << id;
     for (const auto& [key, v] : row["tflops"].items()) {
       ASSERT_TRUE(a->dense_peak.count(key)) << id << " " << key;
-      EXPECT_TRUE(same(v, a->dense_peak.at(key), 1e12)) << id << " " << key;
+      EXPECT_TRUE(same_or_sourced("tflops." + key)(v, a->dense_peak.at(key), 1e12)) << id << " " << key;
     }
     EXPECT_EQ(a->unsupported_precisions,
               row["unsupported_precisions"].get<std::vector<std::string>>());
@@ -137,12 +144,47 @@ TEST(Catalog, HostLinkFollowsPcieGeneration) {
 
 TEST(Catalog, UnknownValuesStayUnknown) {
   const Catalog& c = Catalog::builtin();
-  const Accelerator& mlu590 = c.accelerator("mlu590");
-  EXPECT_FALSE(mlu590.memory.has_value());
-  EXPECT_FALSE(mlu590.memory_bandwidth.has_value());
-  EXPECT_FALSE(mlu590.peak(Precision::bf16).has_value());
-  EXPECT_FALSE(c.accelerator("910b").peak(Precision::fp16).has_value());
+  const Accelerator& s60 = c.accelerator("enflame-s60");  // no sourced figure found
+  EXPECT_FALSE(s60.memory.has_value());
+  EXPECT_FALSE(s60.memory_bandwidth.has_value());
+  EXPECT_FALSE(s60.peak(Precision::bf16).has_value());
+  EXPECT_FALSE(c.accelerator("910b").tdp.has_value());
+  EXPECT_FALSE(c.accelerator("moorethreads-mtt-s4000").tdp.has_value());
   EXPECT_DOUBLE_EQ(c.accelerator("910b3").peak(Precision::fp16)->value(), 313e12);
+}
+
+// Figures the reference table left unknown are filled only with their own source, confidence and
+// published range (data/hw/accelerators.json figure_sources).
+TEST(Catalog, AscendFiguresCarryTheirSources) {
+  const Catalog& c = Catalog::builtin();
+  const Accelerator& b = c.accelerator("910b");
+  ASSERT_TRUE(b.memory_bandwidth.has_value());
+  EXPECT_DOUBLE_EQ(b.memory_bandwidth->value(), 1600e9);
+  EXPECT_DOUBLE_EQ(b.peak(Precision::bf16)->value(), 313e12);
+  EXPECT_DOUBLE_EQ(b.peak(Precision::fp16)->value(), 313e12);
+  for (const char* key : {"mem_bw_gbps", "tflops.fp16", "tflops.bf16"}) {
+    ASSERT_TRUE(b.figure_sources.count(key)) << key;
+    EXPECT_EQ(b.figure_sources.at(key).confidence, "low") << key;
+    EXPECT_FALSE(b.figure_sources.at(key).source.empty()) << key;
+  }
+  EXPECT_DOUBLE_EQ(*b.figure_sources.at("tflops.fp16").low, 280);
+  EXPECT_DOUBLE_EQ(*b.figure_sources.at("tflops.fp16").high, 414);
+  for (const char* id : {"910b1", "910b2", "910b3", "910b4", "mlu590", "k100", "z100"}) {
+    const Accelerator& a = c.accelerator(id);
+    EXPECT_TRUE(a.memory_bandwidth.has_value()) << id;
+    EXPECT_FALSE(a.figure_sources.empty()) << id;
+  }
+  for (const char* id : {"kunlunxin-p800", "moorethreads-mtt-s4000", "metax-c500", "biren-br100", "biren-br104"}) {
+    const Accelerator& a = c.accelerator(id);
+    EXPECT_TRUE(a.peak(Precision::bf16).has_value()) << id;
+    EXPECT_FALSE(a.sources.empty()) << id;
+  }
+  // A figure source survives the JSON round trip and rejects a bad confidence.
+  const Json j = accelerator_to_json(b);
+  EXPECT_EQ(j["figure_sources"]["mem_bw_gbps"]["confidence"], "low");
+  Json bad = j;
+  bad["figure_sources"]["mem_bw_gbps"]["confidence"] = "certain";
+  EXPECT_THROW(accelerator_from_json(bad, "test"), InputError);
 }
 
 TEST(Catalog, AliasesResolveCaseInsensitivelyAndAreUnique) {
@@ -207,7 +249,7 @@ TEST(Catalog, UserJsonReplacesByIdKeepingAliases) {
     {"id": "my-npu", "aliases": ["npu1"], "memory_gb": 64, "mem_bw_gbps": 1600,
      "tflops": {"fp16": 300}}]})J");
   const Catalog c = Catalog::with_user_files({path});
-  EXPECT_EQ(c.accelerators().size(), 50u);
+  EXPECT_EQ(c.accelerators().size(), 56u);
   const Accelerator& l4 = c.accelerator("l4");  // alias kept
   EXPECT_EQ(l4.name, "L4 (my numbers)");
   EXPECT_DOUBLE_EQ(l4.memory_bandwidth->value(), 280e9);

@@ -421,63 +421,75 @@ Candidate hierarchical(const Cluster& c, Collective op, double bytes, const Plac
   return cand;
 }
 
+// Bytes one rank of an all-to-all moves over each level of the cluster (see collective.h).
+AllToAllVolume a2a_volume(const Placement& p, double bytes) {
+  AllToAllVolume v;
+  const double piece = bytes / p.n;  // nccl-tests alltoall: bytes / n to every rank, itself included
+  v.total = piece * (p.n - 1);
+  v.scaleup = piece * (p.r - 1);
+  v.nic = piece * (p.n - p.r);
+  // Peers outside the rank's leaf group (or pod): the group's nodes elsewhere times r ranks each.
+  if (p.leaf_groups > 1) v.leaf_uplink = piece * p.r * std::max(0, p.m - p.leaf_nodes);
+  if (p.pods > 1) v.core_uplink = piece * p.r * std::max(0, p.m - p.pod_nodes);
+  return v;
+}
+
 Candidate all_to_all(const Cluster& c, double bytes, const Placement& p) {
   Candidate cand;
   cand.e.algorithm = "pairwise";
   const Node& node = *c.node;
-  // Each rank sends bytes/n to every other rank. Inside a node the per-pair flows share links
-  // (counted per link for PCIe); across nodes the node's NICs carry the group's outgoing share,
-  // and the share leaving a leaf squeezes through uplinks of 1/oversubscription per NIC.
-  double t = 0;
+  // Every rank sends bytes/n to every other rank at once (NCCL: grouped send/recv). Each level's
+  // time is the bytes this rank moves across it over this rank's share of it; the slowest level
+  // sets the time (the levels work concurrently). Each level's per_rank is restated as the rate at
+  // which the rank's whole all-to-all volume would pass if that level alone limited it.
+  const AllToAllVolume v = a2a_volume(p, bytes);
   const double piece = bytes / p.n;
-  auto intra = intra_levels(node, p, true);
-  for (const Level& l : intra) {
-    double rank_bytes = piece * (p.r - 1);  // this rank's bytes to peers in its node
+  double t = 0;
+  auto restate = [&](Level& l, double level_time) {
+    l.per_rank = level_time > 0 ? v.total / level_time : kInf;
+    t = std::max(t, level_time);
+  };
+  cand.levels = intra_levels(node, p, true);
+  for (Level& l : cand.levels) {
     if (l.kind == LinkKind::nvlink || l.kind == LinkKind::mesh) {
-      t = std::max(t, rank_bytes / l.per_rank);
+      restate(l, v.scaleup / l.per_rank);
     } else {
-      // per_rank = link x eff / pair-flows: each pair flow carries one piece.
-      t = std::max(t, piece * l.flows / (l.nominal * l.efficiency));
+      // PCIe and socket links: per-pair flows share a link, each flow carries one piece.
+      restate(l, piece * l.flows / (l.nominal * l.efficiency));
     }
   }
-  cand.levels = intra;
   if (p.m > 1) {
-    auto inter = inter_levels(c, p, false);
-    const Level& nic = inter.front();
-    const double out_bytes = piece * (p.n - p.r);  // per rank, to other nodes
-    double net_t = out_bytes / nic.per_rank;
-    cand.levels.push_back(nic);
     const Fabric& f = *c.fabric;
+    const std::vector<Level> inter = inter_levels(c, p, false);
+    // An all-to-all cannot pool a node's NICs for one rank: each rank's remote traffic leaves
+    // through its own share of the node's NICs, nics / devices of them, since every group of
+    // this shape runs at once (NCCL maintainers, NVIDIA/nccl-tests #130 and #267: busbw = the
+    // per-GPU network bandwidth x N/(N-1) on N nodes). inter_levels states the group's share of
+    // the node (r ranks); one rank gets 1/r of it.
+    const double nic_per_rank = inter.front().per_rank / p.r;
+    Level nic = inter.front();
+    nic.flows = std::max(1.0, static_cast<double>(node.devices) / std::max(1, node.nics));
+    restate(nic, v.nic / nic_per_rank);
+    cand.levels.push_back(nic);
     if (p.leaf_groups > 1 && f.tiers >= 2) {
-      const double cross = piece * p.r * (p.m - p.leaf_nodes);  // per rank, leaving its leaf
-      const double t_leaf = cross * f.oversubscription / nic.per_rank;
-      Level leaf = inter.size() > 1 ? inter[1] : nic;
+      // Leaf uplinks carry 1/oversubscription of what the leaf's NIC ports can send.
+      Level leaf = nic;
       leaf.kind = LinkKind::leaf_uplink;
       leaf.name = fmt::format("leaf-to-spine uplinks ({:g}:1)", f.oversubscription);
       leaf.nominal = port_bandwidth(c) / f.oversubscription;
-      leaf.per_rank = t_leaf > 0 ? out_bytes / t_leaf : kInf;
+      restate(leaf, v.leaf_uplink * f.oversubscription / nic_per_rank);
       cand.levels.push_back(leaf);
-      net_t = std::max(net_t, t_leaf);
     }
     if (p.pods > 1 && f.tiers == 3) {
       const double o = f.oversubscription * f.core_oversubscription;
-      const double cross = piece * p.r * (p.m - p.pod_nodes);
-      const double t_core = cross * o / nic.per_rank;
       Level core = nic;
       core.kind = LinkKind::spine_uplink;
       core.name = fmt::format("spine-to-core uplinks ({:g}:1 overall)", o);
       core.nominal = port_bandwidth(c) / o;
-      core.per_rank = t_core > 0 ? out_bytes / t_core : kInf;
+      restate(core, v.core_uplink * o / nic_per_rank);
       cand.levels.push_back(core);
-      net_t = std::max(net_t, t_core);
     }
-    t = std::max(t, net_t);
   }
-  // Rewrite per-rank figures of intra PCIe levels as bytes/time so the slowest is comparable.
-  const double rank_total = piece * (p.n - 1);
-  for (Level& l : cand.levels)
-    if (l.kind == LinkKind::pcie || l.kind == LinkKind::pcie_uplink || l.kind == LinkKind::socket)
-      l.per_rank = rank_total / (piece * l.flows / (l.nominal * l.efficiency));
   const double peers_us = kAllToAllPerPeerUs * (p.n - 1);
   finish(cand, t, 0, 0, intra_class(node), 0, false, false);
   // one message per peer instead of ring steps
@@ -664,6 +676,11 @@ CollectiveEstimate estimate(const Cluster& cluster, Collective op, Bytes bytes, 
 
 CollectiveEstimate estimate(const Cluster& cluster, Collective op, Bytes bytes, const Group& group) {
   return estimate(cluster, op, bytes, group, Algorithm::automatic);
+}
+
+AllToAllVolume all_to_all_volume(const Cluster& cluster, Bytes bytes, const Group& group) {
+  check(cluster, bytes);
+  return a2a_volume(place(cluster, group), bytes.value());
 }
 
 namespace {

@@ -70,6 +70,19 @@ CollectiveEstimate estimate(const Cluster& cluster, Collective op, Bytes bytes, 
 CollectiveEstimate estimate(const Cluster& cluster, Collective op, Bytes bytes, const Group& group,
                             Algorithm algorithm);
 
+// The bytes one rank of an all-to-all (nccl-tests alltoall: `bytes` is its whole send buffer,
+// bytes/n to each rank, itself included) sends over each level of the cluster: to peers inside
+// its scale-up domain, out of its node through the NICs, out of its leaf over the leaf-to-spine
+// uplinks and out of its pod over the spine-to-core uplinks.
+struct AllToAllVolume {
+  double total = 0;        // to other ranks: bytes (n-1)/n
+  double scaleup = 0;      // NVLink / scale-up domain: bytes (r-1)/n, r ranks per node
+  double nic = 0;          // through the node's NICs: bytes (n-r)/n
+  double leaf_uplink = 0;  // to ranks under other leaves
+  double core_uplink = 0;  // to ranks in other pods (three-tier fabrics)
+};
+AllToAllVolume all_to_all_volume(const Cluster& cluster, Bytes bytes, const Group& group);
+
 // One class of link the collective crosses, with its share per rank after contention.
 struct LinkLevel {
   std::string name;  // e.g. "NIC port (ib-ndr)", "CPU socket link (UPI ...)"

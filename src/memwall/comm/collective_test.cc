@@ -14,7 +14,9 @@ namespace memwall::comm {
 namespace {
 
 using testing::builtin_fabric;
+using testing::builtin_fabrics;
 using testing::builtin_node;
+using testing::builtin_nodes;
 
 // A plain NVSwitch node with round numbers and no measured override.
 Node synthetic_nvswitch(double gbps) {
@@ -234,6 +236,85 @@ TEST(Collective, SendRecvCrossesTheLinkBetweenTwoRanks) {
   const auto across = estimate(c, Collective::send_recv, Bytes(s), Group{2, 8, 0});
   EXPECT_NEAR(s / (inside.time - inside.latency_time).value(), 370e9, 1e9);
   EXPECT_NEAR(s / (across.time - across.latency_time).value(), 50e9 * kNetworkEfficiency, 1e9);
+}
+
+TEST(Collective, AllToAllVolumesSplitOverTheLevels) {
+  const Node& node = builtin_node("hgx-h100");
+  const Fabric& ndr = builtin_fabric("ib-ndr");
+  const Cluster c{&node, &ndr, 4};
+  const double s = 32e6;
+  const auto v = all_to_all_volume(c, Bytes(s), Group{32, 1, 0});
+  EXPECT_DOUBLE_EQ(v.total, s * 31 / 32);
+  EXPECT_DOUBLE_EQ(v.scaleup, s * 7 / 32);
+  EXPECT_DOUBLE_EQ(v.nic, s * 24 / 32);
+  EXPECT_DOUBLE_EQ(v.scaleup + v.nic, v.total);
+  // An EP group of one rank per node (stride 8) sends everything through the NICs.
+  const auto w = all_to_all_volume(c, Bytes(s), Group{4, 8, 0});
+  EXPECT_DOUBLE_EQ(w.scaleup, 0);
+  EXPECT_DOUBLE_EQ(w.nic, s * 3 / 4);
+}
+
+TEST(Collective, AllToAllAcrossNodesRunsAtOneNicPerGpu) {
+  // NCCL maintainers (NVIDIA/nccl-tests #130): busbw = per-GPU network bandwidth x N/(N-1).
+  const Node& node = builtin_node("hgx-h100");
+  const Fabric& ndr = builtin_fabric("ib-ndr");
+  const double nic = 50e9 * kNetworkEfficiency;
+  for (int nodes : {2, 4, 16}) {
+    const Cluster c{&node, &ndr, nodes};
+    const int n = 8 * nodes;
+    const auto e = estimate(c, Collective::all_to_all, Bytes(1 << 30), Group{n, 1, 0});
+    const double expected = nic * nodes / (nodes - 1.0) * (n - 1.0) / n;
+    EXPECT_NEAR(e.bus_bandwidth.value() / expected, 1.0, 0.03) << nodes << " nodes";
+    EXPECT_NE(e.bottleneck.find("NIC"), std::string::npos) << e.bottleneck;
+  }
+}
+
+// Nominal (line-rate) time bound of each level: an all-to-all can never beat any of them.
+double nominal_bound_s(const Cluster& c, double bytes, const Group& g) {
+  const Node& node = *c.node;
+  const AllToAllVolume v = all_to_all_volume(c, Bytes(bytes), g);
+  double t = 0;
+  const bool nvlike =
+      node.topology == IntraNodeTopology::nvswitch || node.topology == IntraNodeTopology::full_mesh;
+  if (nvlike) {
+    t = std::max(t, v.scaleup / node.device_link_bandwidth_per_direction.value());
+  } else if (node.topology != IntraNodeTopology::nvlink_bridge) {
+    t = std::max(t, v.scaleup / node.pcie_bandwidth_per_direction.value());
+  }
+  if (c.nodes > 1) {
+    const double port = std::min(c.fabric->port_bandwidth_per_direction.value(),
+                                 node.nic_bandwidth_per_direction.value());
+    const double per_gpu = node.nics * port / node.devices;
+    t = std::max(t, v.nic / per_gpu);
+    if (c.fabric->tiers >= 2) t = std::max(t, v.leaf_uplink * c.fabric->oversubscription / per_gpu);
+    if (c.fabric->tiers == 3)
+      t = std::max(t, v.core_uplink * c.fabric->oversubscription *
+                          c.fabric->core_oversubscription / per_gpu);
+  }
+  return t;
+}
+
+TEST(Collective, AllToAllNeverBeatsItsSlowestLevelOnAnyCatalogCluster) {
+  const double s = 1 << 30;
+  int checked = 0;
+  for (const Node& node : builtin_nodes()) {
+    for (const Fabric& fabric : builtin_fabrics()) {
+      if (node.nics == 0) continue;
+      for (int nodes = 1; nodes <= 64; ++nodes) {
+        const Cluster c{&node, nodes > 1 ? &fabric : nullptr, nodes};
+        const int n = node.devices * nodes;
+        for (const Group g : {Group{n, 1, 0}, Group{nodes, node.devices, 0}}) {
+          if (g.size < 2) continue;
+          const auto e = estimate(c, Collective::all_to_all, Bytes(s), g);
+          const double bound_busbw = s / nominal_bound_s(c, s, g) * (g.size - 1.0) / g.size;
+          EXPECT_LE(e.bus_bandwidth.value(), bound_busbw * (1 + 1e-9))
+              << node.id << " " << fabric.id << " " << nodes << " nodes, group " << g.size;
+          ++checked;
+        }
+      }
+    }
+  }
+  EXPECT_GT(checked, 100);
 }
 
 }  // namespace

@@ -11,7 +11,7 @@
 
 namespace memwall::comm::testing {
 
-inline const Node& builtin_node(const std::string& id) {
+inline const std::deque<Node>& builtin_nodes() {
   static const std::deque<Node> nodes = [] {
     std::deque<Node> out;
     for (const auto& f : data::embedded_files()) {
@@ -21,12 +21,16 @@ inline const Node& builtin_node(const std::string& id) {
     }
     return out;
   }();
-  for (const Node& n : nodes)
+  return nodes;
+}
+
+inline const Node& builtin_node(const std::string& id) {
+  for (const Node& n : builtin_nodes())
     if (n.id == id) return n;
   throw InputError("node", id, "a built-in node");
 }
 
-inline const Fabric& builtin_fabric(const std::string& id) {
+inline const std::deque<Fabric>& builtin_fabrics() {
   static const std::deque<Fabric> fabrics = [] {
     std::deque<Fabric> out;
     for (const auto& f : data::embedded_files()) {
@@ -36,7 +40,11 @@ inline const Fabric& builtin_fabric(const std::string& id) {
     }
     return out;
   }();
-  for (const Fabric& x : fabrics)
+  return fabrics;
+}
+
+inline const Fabric& builtin_fabric(const std::string& id) {
+  for (const Fabric& x : builtin_fabrics())
     if (x.id == id) return x;
   throw InputError("fabric", id, "a built-in fabric");
 }

@@ -66,6 +66,35 @@ void read_facility(const Json& f, FacilityPrices& out, const std::string& where,
   }
 }
 
+void read_platform(const Json& f, PlatformPrices& out, const std::string& where,
+                   const std::string& origin) {
+  if (!f.is_object()) throw InputError(where, f.dump().substr(0, 40), "an object");
+  struct Field {
+    const char* key;
+    SourcedValue PlatformPrices::*member;
+    double lo, hi;
+  };
+  static const Field fields[] = {
+      {"host_platform_usd", &PlatformPrices::host_platform_usd, 0.0, 1e7},
+      {"host_power_w", &PlatformPrices::host_power_w, 0.0, 1e6},
+      {"switch_port_usd", &PlatformPrices::switch_port_usd, 0.0, 1e6},
+      {"optics_per_port_usd", &PlatformPrices::optics_per_port_usd, 0.0, 1e6},
+  };
+  for (const auto& [key, value] : f.items()) {
+    if (!key.empty() && key[0] == '_') continue;
+    const Field* field = nullptr;
+    for (const auto& candidate : fields) {
+      if (key == candidate.key) field = &candidate;
+    }
+    if (!field) {
+      std::vector<std::string> known;
+      for (const auto& candidate : fields) known.emplace_back(candidate.key);
+      throw InputError::unknown_name(where + " key", key, known);
+    }
+    out.*(field->member) = read_value(value, where + "." + key, field->lo, field->hi, origin);
+  }
+}
+
 }  // namespace
 
 void PriceBook::load(const Json& doc, const std::string& origin) {
@@ -74,6 +103,25 @@ void PriceBook::load(const Json& doc, const std::string& origin) {
   const std::string where = origin + ": prices";
   if (!p.is_object()) throw InputError(where, p.dump().substr(0, 40), "an object");
   if (p.contains("facility")) read_facility(p.at("facility"), facility_, where + ".facility", origin);
+  if (p.contains("platform")) read_platform(p.at("platform"), platform_, where + ".platform", origin);
+  if (p.contains("nodes")) {
+    const Json& nodes = p.at("nodes");
+    if (!nodes.is_array()) throw InputError(where + ".nodes", nodes.dump().substr(0, 40), "an array");
+    for (size_t i = 0; i < nodes.size(); ++i) {
+      const Json& e = nodes[i];
+      const std::string at = where + ".nodes[" + std::to_string(i) + "]";
+      NodePrices n;
+      n.node = require_string(e, "node", at);
+      if (e.contains("capex_usd")) n.capex_usd = read_value(e.at("capex_usd"), at + ".capex_usd", 1.0, 1e9, origin);
+      if (e.contains("platform_usd"))
+        n.platform_usd = read_value(e.at("platform_usd"), at + ".platform_usd", 0.0, 1e8, origin);
+      if (e.contains("power_w")) n.power_w = read_value(e.at("power_w"), at + ".power_w", 1.0, 1e7, origin);
+      if (e.contains("cloud_usd_per_node_hour"))
+        n.cloud_usd_per_node_hour =
+            read_value(e.at("cloud_usd_per_node_hour"), at + ".cloud_usd_per_node_hour", 1e-3, 1e6, origin);
+      nodes_.push_back(std::move(n));
+    }
+  }
   if (!p.contains("accelerators")) return;
   const Json& list = p.at("accelerators");
   if (!list.is_array()) throw InputError(where + ".accelerators", list.dump().substr(0, 40), "an array");
@@ -89,6 +137,7 @@ void PriceBook::load(const Json& doc, const std::string& origin) {
       entry.cloud_usd_per_gpu_hour =
           read_value(e.at("cloud_usd_per_gpu_hour"), at + ".cloud_usd_per_gpu_hour", 1e-4, 1e4, origin);
     }
+    entry.from_user = origin.rfind("data/", 0) != 0;
     accelerators_.push_back(std::move(entry));  // find() merges entries in order
   }
 }
@@ -122,8 +171,27 @@ std::optional<AcceleratorPrices> PriceBook::find(const Accelerator& a) const {
       out->accelerator = a.id;
       continue;
     }
-    if (entry.capex_usd.known()) out->capex_usd = entry.capex_usd;
+    if (entry.capex_usd.known()) {
+      out->capex_usd = entry.capex_usd;
+      out->from_user = entry.from_user;
+    }
     if (entry.cloud_usd_per_gpu_hour.known()) out->cloud_usd_per_gpu_hour = entry.cloud_usd_per_gpu_hour;
+  }
+  return out;
+}
+
+std::optional<NodePrices> PriceBook::find_node(const std::string& node_id) const {
+  std::optional<NodePrices> out;
+  for (const auto& entry : nodes_) {
+    if (to_lower(entry.node) != to_lower(node_id)) continue;
+    if (!out) {
+      out = entry;
+      continue;
+    }
+    for (auto member : {&NodePrices::capex_usd, &NodePrices::platform_usd, &NodePrices::power_w,
+                        &NodePrices::cloud_usd_per_node_hour}) {
+      if ((entry.*member).known()) (*out).*member = entry.*member;
+    }
   }
   return out;
 }

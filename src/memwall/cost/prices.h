@@ -24,6 +24,28 @@ struct AcceleratorPrices {
   std::string accelerator;           // catalog id or alias as written in the file
   SourcedValue capex_usd;            // purchase price of one device
   SourcedValue cloud_usd_per_gpu_hour;  // on-demand rental of one device
+  bool from_user = false;            // from a --catalog file (beats a catalog price_usd)
+};
+
+// A server bought whole (data/prices/servers.json "nodes"): the price of the complete box with
+// its accelerators, or of its platform alone (CPUs, DRAM, NICs, storage, chassis, baseboard),
+// and the wall power of the whole box. Unknown figures stay unknown.
+struct NodePrices {
+  std::string node;                 // node id
+  SourcedValue capex_usd;           // the whole server, accelerators included
+  SourcedValue platform_usd;        // everything but the accelerators
+  SourcedValue power_w;             // whole-server power at full load (accelerators included)
+  SourcedValue cloud_usd_per_node_hour;
+};
+
+// What every server and its share of the network cost when a node has no figure of its own
+// (data/prices/servers.json "platform"): host platform per server, wall power of the host per
+// server, and one scale-out port (switch share + optics/cable) per NIC.
+struct PlatformPrices {
+  SourcedValue host_platform_usd;
+  SourcedValue host_power_w;
+  SourcedValue switch_port_usd;
+  SourcedValue optics_per_port_usd;
 };
 
 // Facility figures used for owned hardware.
@@ -49,12 +71,17 @@ class PriceBook {
   // The prices for this accelerator: every entry matching its id or an alias (case-insensitive),
   // later entries overriding the figures they give; nullopt when no entry matches.
   std::optional<AcceleratorPrices> find(const Accelerator& a) const;
+  // The figures of a node by id (later entries override the figures they give).
+  std::optional<NodePrices> find_node(const std::string& node_id) const;
   const FacilityPrices& facility() const { return facility_; }
+  const PlatformPrices& platform() const { return platform_; }
   const std::vector<AcceleratorPrices>& accelerators() const { return accelerators_; }
 
  private:
   std::vector<AcceleratorPrices> accelerators_;
+  std::vector<NodePrices> nodes_;
   FacilityPrices facility_;
+  PlatformPrices platform_;
 };
 
 }  // namespace memwall::cost

@@ -70,21 +70,89 @@ Watts board_power(Watts tdp, double utilisation, double idle_fraction) {
 }
 
 DeviceHourCost device_hour_cost(const Accelerator& a, const PriceBook& book,
-                                const CostOverrides& o, double utilisation) {
+                                const CostOverrides& o, double utilisation, const Node* node) {
   DeviceHourCost out;
   const auto prices = book.find(a);
   const AcceleratorPrices none;
   const AcceleratorPrices& p = prices ? *prices : none;
   const FacilityPrices& f = book.facility();
+  const PlatformPrices& platform = book.platform();
+  const std::optional<NodePrices> np = node ? book.find_node(node->id) : std::nullopt;
+  const double per_server = node && node->devices > 0 ? node->devices : 1.0;
+
+  // The device's own price: command line, a user price file, the catalog's price_usd, the
+  // built-in price book, in that order.
+  SourcedValue device_price = p.capex_usd;
+  if (!p.from_user && a.price) {
+    device_price.value = a.price->value();
+    device_price.source = a.price_source.empty() ? "catalog price_usd of " + a.id : a.price_source;
+    device_price.date.clear();
+  }
+  // Whole-server price when the node has one, else device + platform + network shares (< 0: unknown).
+  double capex = -1;
+  std::vector<std::string> capex_sources;
+  if (o.capex_usd) {
+    capex = *o.capex_usd;
+    capex_sources.push_back("capex: command line");
+  } else if (np && np->capex_usd.known()) {
+    capex = np->capex_usd.value.value_or(0.0) / per_server;
+    capex_sources.push_back(cite("server price of " + node->id + " / " + std::to_string(node->devices), np->capex_usd));
+  } else if (device_price.known()) {
+    capex = device_price.value.value_or(0.0);
+    capex_sources.push_back(cite("capex of " + a.id, device_price));
+  } else {
+    out.unknown.push_back("capex of " + a.id + (node ? " (or server price of " + node->id + ")" : ""));
+  }
+  if (capex >= 0 && node && !o.capex_usd && !(np && np->capex_usd.known())) {
+    const SourcedValue& host = np && np->platform_usd.known() ? np->platform_usd : platform.host_platform_usd;
+    if (host.known()) {
+      capex += host.value.value_or(0.0) / per_server;
+      capex_sources.push_back(cite("host platform of " + node->id + " / " + std::to_string(node->devices), host));
+    } else {
+      out.unknown.push_back("host platform price of " + node->id);
+      capex = -1;
+    }
+    if (capex >= 0 && node->nics > 0) {
+      if (platform.switch_port_usd.known() && platform.optics_per_port_usd.known()) {
+        capex += node->nics *
+                 (platform.switch_port_usd.value.value_or(0.0) + platform.optics_per_port_usd.value.value_or(0.0)) /
+                 per_server;
+        capex_sources.push_back(cite("switch port", platform.switch_port_usd));
+        capex_sources.push_back(cite("optics per port", platform.optics_per_port_usd));
+      } else {
+        out.unknown.push_back("network port price");
+        capex = -1;
+      }
+    }
+  }
+
+  // Power of one device at full load, with its share of the host (0: unknown).
+  double full_w = 0;
+  if (np && np->power_w.known()) {
+    full_w = np->power_w.value.value_or(0.0) / per_server;
+    out.power_source = cite("wall power of " + node->id + " / " + std::to_string(node->devices), np->power_w);
+  } else if (a.tdp) {
+    out.power_source = "TDP of " + a.id + " (catalog)";
+    if (!node) {
+      full_w = a.tdp->value();
+    } else if (platform.host_power_w.known()) {
+      full_w = a.tdp->value() + platform.host_power_w.value.value_or(0.0) / per_server;
+      out.power_source += " + " + cite("host power / " + std::to_string(node->devices), platform.host_power_w);
+    } else {
+      out.unknown.push_back("host power of " + node->id);
+    }
+  } else {
+    out.unknown.push_back("TDP of " + a.id + (node ? " (or wall power of " + node->id + ")" : ""));
+  }
 
   // Resolve the basis: explicit, or owned when it can be priced, else cloud.
-  const bool capex_known = o.capex_usd || p.capex_usd.known();
-  const bool rental_known = o.price_per_gpu_hour || p.cloud_usd_per_gpu_hour.known();
+  const bool rental_known = o.price_per_gpu_hour || p.cloud_usd_per_gpu_hour.known() ||
+                            (np && np->cloud_usd_per_node_hour.known());
   PricingBasis basis = o.basis;
   if (basis == PricingBasis::automatic) {
     if (o.price_per_gpu_hour) {
       basis = PricingBasis::cloud;
-    } else if (capex_known && a.tdp) {
+    } else if (capex >= 0 && full_w > 0) {
       basis = PricingBasis::owned;
     } else if (rental_known) {
       basis = PricingBasis::cloud;
@@ -100,32 +168,37 @@ DeviceHourCost device_hour_cost(const Accelerator& a, const PriceBook& book,
     out.sources.push_back(cite("idle power fraction", f.idle_power_fraction));
   }
   const auto pue = pick(o.pue, f.pue, "PUE", out);
-  if (a.tdp) {
-    out.board_power = board_power(*a.tdp, utilisation, idle);
+  if (full_w > 0) {
+    out.board_power = board_power(Watts(full_w), utilisation, idle);
     if (pue) out.facility_power = *out.board_power * *pue;
-  } else {
-    out.unknown.push_back("TDP of " + a.id);
+    out.sources.push_back("power: " + out.power_source);
   }
-  if (const auto capex = o.capex_usd ? o.capex_usd : p.capex_usd.value) out.capex = Dollars(*capex);
+  if (capex >= 0) out.capex = Dollars(capex);
 
   if (basis == PricingBasis::cloud) {
-    if (auto r = pick(o.price_per_gpu_hour, p.cloud_usd_per_gpu_hour, "cloud $/GPU-hour of " + a.id, out)) {
+    SourcedValue rental = p.cloud_usd_per_gpu_hour;
+    if (!rental.known() && np && np->cloud_usd_per_node_hour.known()) {
+      rental = np->cloud_usd_per_node_hour;
+      rental.value = *rental.value / per_server;
+    }
+    if (auto r = pick(o.price_per_gpu_hour, rental, "cloud $/GPU-hour of " + a.id, out)) {
       out.rental = Dollars(*r);
       out.total = out.rental;
     }
     return out;
   }
 
-  // Owned: capex / (life x 8760 h) + board kW x PUE x $/kWh + provisioned (TDP) kW x $/kW-month x 12 / 8760.
-  const auto capex = pick(o.capex_usd, p.capex_usd, "capex of " + a.id, out);
+  // Owned: capex / (life x 8760 h) + board kW x PUE x $/kWh + provisioned kW x $/kW-month x 12 / 8760.
+  out.sources.insert(out.sources.end(), capex_sources.begin(), capex_sources.end());
   const auto life = pick(o.life_years, f.life_years, "life years", out);
   const auto electricity = pick(o.electricity_usd_per_kwh, f.electricity_usd_per_kwh, "electricity $/kWh", out);
   const auto hosting = pick(o.hosting_usd_per_kw_month, f.hosting_usd_per_kw_month, "hosting $/kW-month", out);
-  if (capex && life) out.capex_share = Dollars(*capex / (*life * kHoursPerYear));
+  if (out.capex && life) out.capex_share = Dollars(out.capex->value() / (*life * kHoursPerYear));
   if (out.facility_power && electricity) {
     out.energy = Dollars(out.facility_power->value() / 1000.0 * *electricity);
   }
-  if (a.tdp && hosting) out.hosting = Dollars(a.tdp->value() / 1000.0 * *hosting * 12.0 / kHoursPerYear);
+  // Colocation is rented per provisioned kW: the full-load draw.
+  if (full_w > 0 && hosting) out.hosting = Dollars(full_w / 1000.0 * *hosting * 12.0 / kHoursPerYear);
   if (out.capex_share && out.energy && out.hosting) {
     out.total = *out.capex_share + *out.energy + *out.hosting;
   }
@@ -133,31 +206,58 @@ DeviceHourCost device_hour_cost(const Accelerator& a, const PriceBook& book,
 }
 
 DeploymentCost deployment_cost(const Accelerator& a, int devices, double generated_tokens_per_s,
-                               double utilisation, const PriceBook& book, const CostOverrides& o) {
+                               double utilisation, const PriceBook& book, const CostOverrides& o,
+                               const Node* node) {
   if (devices <= 0) throw InputError("devices", std::to_string(devices), "a positive count");
   require_non_negative(generated_tokens_per_s, "generated tokens per second");
   DeploymentCost out;
   out.devices = devices;
+  out.billed_devices = devices;
   out.generated_tokens_per_s = generated_tokens_per_s;
   out.tco_years = o.tco_years;
-  out.device = device_hour_cost(a, book, o, utilisation);
+  out.device = device_hour_cost(a, book, o, utilisation, node);
   const double n = devices;
-  if (out.device.total) {
-    out.per_hour = *out.device.total * n;
-    if (generated_tokens_per_s > 0) {
-      out.usd_per_million_tokens = out.per_hour->value() / (generated_tokens_per_s * 3600.0) * 1e6;
-    }
+  // Whole servers: the devices no replica uses still have to be bought, hosted and idle-powered.
+  int spare = 0;
+  std::optional<DeviceHourCost> idle;
+  if (node && node->devices > 1 && out.device.basis == PricingBasis::owned) {
+    out.servers = (devices + node->devices - 1) / node->devices;
+    out.billed_devices = out.servers * node->devices;
+    spare = out.billed_devices - devices;
+    if (spare > 0) idle = device_hour_cost(a, book, o, 0.0, node);
   }
-  if (out.device.facility_power) out.facility_power = *out.device.facility_power * n;
+  auto plus_spare = [&](const std::optional<Dollars>& active, auto member) -> std::optional<Dollars> {
+    if (!active) return std::nullopt;
+    if (spare == 0) return *active * n;
+    const std::optional<Dollars>& s = (*idle).*member;
+    if (!s) return std::nullopt;
+    return *active * n + *s * static_cast<double>(spare);
+  };
+  out.per_hour = plus_spare(out.device.total, &DeviceHourCost::total);
+  if (out.per_hour && generated_tokens_per_s > 0) {
+    out.usd_per_million_tokens = out.per_hour->value() / (generated_tokens_per_s * 3600.0) * 1e6;
+  }
+  if (out.device.facility_power) {
+    out.facility_power = *out.device.facility_power * n;
+    if (spare > 0 && idle->facility_power) *out.facility_power += *idle->facility_power * static_cast<double>(spare);
+  }
   if (out.device.board_power && out.device.board_power->value() > 0) {
-    out.tokens_per_joule = generated_tokens_per_s / (out.device.board_power->value() * n);
+    double watts = out.device.board_power->value() * n;
+    if (spare > 0 && idle->board_power) watts += idle->board_power->value() * spare;
+    out.tokens_per_joule = generated_tokens_per_s / watts;
   }
   const double hours = o.tco_years * kHoursPerYear;
   if (out.device.basis == PricingBasis::owned) {
-    if (out.device.capex) out.capex_total = *out.device.capex * n;
+    if (out.device.capex) out.capex_total = *out.device.capex * static_cast<double>(out.billed_devices);
     // TCO = purchase + running costs over the horizon (the purchase is paid once, not amortised).
-    if (out.capex_total && out.device.energy && out.device.hosting) {
-      out.tco = *out.capex_total + (*out.device.energy + *out.device.hosting) * (n * hours);
+    const auto running = [&](const DeviceHourCost& d) -> std::optional<Dollars> {
+      if (!d.energy || !d.hosting) return std::nullopt;
+      return *d.energy + *d.hosting;
+    };
+    const auto run_active = running(out.device);
+    const auto run_idle = spare > 0 ? running(*idle) : std::optional<Dollars>(Dollars(0));
+    if (out.capex_total && run_active && run_idle) {
+      out.tco = *out.capex_total + (*run_active * n + *run_idle * static_cast<double>(spare)) * hours;
     }
   } else if (out.per_hour) {
     out.tco = *out.per_hour * hours;

@@ -11,6 +11,7 @@
 #include "memwall/core/units.h"
 #include "memwall/cost/prices.h"
 #include "memwall/hw/accelerator.h"
+#include "memwall/hw/node.h"
 
 namespace memwall::cost {
 
@@ -44,8 +45,9 @@ struct DeviceHourCost {
   std::optional<Dollars> total;              // nullopt when a needed figure is unknown
   std::optional<Dollars> capex_share, energy, hosting, rental;  // the parts (owned / cloud)
   std::optional<Dollars> capex;                                 // purchase price of the device
-  std::optional<Watts> board_power;     // at the modelled utilisation
+  std::optional<Watts> board_power;     // at the modelled utilisation (with the host share of a node)
   std::optional<Watts> facility_power;  // board power x PUE
+  std::string power_source;             // where the power figure comes from
   std::vector<std::string> unknown;     // figures that were missing ("capex of nvidia-l4" ...)
   std::vector<std::string> sources;     // "capex: <source> (<date>)" for each figure used
 };
@@ -54,8 +56,13 @@ struct DeviceHourCost {
 // static floor and TDP (TDP is the sustained board power limit in the vendor datasheet).
 Watts board_power(Watts tdp, double utilisation, double idle_fraction);
 
+// With a node, one device carries its share of the server it ships in (docs/cost.md "Servers
+// bought whole"): the node's whole-server price / devices when known, else the device price plus
+// the host platform and one scale-out port (switch share + optics) per NIC, all / devices; power
+// is the node's wall power / devices when known, else TDP plus the host's share.
 DeviceHourCost device_hour_cost(const Accelerator& a, const PriceBook& book,
-                                const CostOverrides& o, double utilisation);
+                                const CostOverrides& o, double utilisation,
+                                const Node* node = nullptr);
 
 // A deployment of `devices` identical devices generating `tokens_per_s` output tokens per second.
 struct DeploymentCost {
@@ -69,10 +76,15 @@ struct DeploymentCost {
   double tco_years = 3.0;
   std::optional<Watts> facility_power;              // all devices, with PUE
   std::optional<double> tokens_per_joule;           // generated tokens / board energy
+  int servers = 0;                                  // owned with a node: whole servers bought
+  int billed_devices = 0;                           // servers x devices per server (>= devices)
 };
 
+// Owned with a node: whole servers are bought (devices rounded up to the node's device count);
+// the devices no replica uses idle at the idle power fraction.
 DeploymentCost deployment_cost(const Accelerator& a, int devices, double generated_tokens_per_s,
-                               double utilisation, const PriceBook& book, const CostOverrides& o);
+                               double utilisation, const PriceBook& book, const CostOverrides& o,
+                               const Node* node = nullptr);
 
 // Two pools of one deployment (disaggregated serving: the decode pool `a` generates the tokens,
 // the prefill pool `b` only serves prompts): devices, $/hour, capex, TCO and power add; $ per

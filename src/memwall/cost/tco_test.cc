@@ -136,6 +136,56 @@ void expect_sourced(const Json& j, const std::string& where, int& checked) {
   }
 }
 
+// A device in a node carries its share of the server (docs/cost.md "Servers bought whole").
+TEST(Cost, ServersAreBoughtWholeWithPlatformNetworkAndHostPower) {
+  PriceBook b = book_with(10000, 2.0);
+  b.load(Json::parse(R"({"prices": {"platform": {"host_platform_usd": 32000, "host_power_w": 1600,
+      "switch_port_usd": 500, "optics_per_port_usd": 700}}})"), "test");
+  const Accelerator a = device("gpu-x", 700);
+  Node n;
+  n.id = "box-8";
+  n.devices = 8;
+  n.nics = 8;
+  CostOverrides owned;
+  owned.basis = PricingBasis::owned;
+  const DeviceHourCost d = device_hour_cost(a, b, owned, 1.0, &n);
+  // 10,000 + 32,000 / 8 + 8 x (500 + 700) / 8
+  EXPECT_DOUBLE_EQ(d.capex->value(), 10000 + 4000 + 1200);
+  EXPECT_DOUBLE_EQ(d.board_power->value(), 700 + 200);  // TDP + host power / 8
+  EXPECT_NE(d.power_source.find("host power"), std::string::npos);
+  // Three devices in use still buy one whole server; the five spare ones idle.
+  const DeploymentCost c = deployment_cost(a, 3, 100.0, 1.0, b, owned, &n);
+  EXPECT_EQ(c.servers, 1);
+  EXPECT_EQ(c.billed_devices, 8);
+  EXPECT_DOUBLE_EQ(c.capex_total->value(), 8 * d.capex->value());
+  const DeploymentCost lone = deployment_cost(a, 3, 100.0, 1.0, b, owned);
+  EXPECT_LT(lone.tco->value(), c.tco->value());
+  // A node's own wall power and whole-server price win over the sum of parts.
+  b.load(Json::parse(R"({"prices": {"nodes": [{"node": "box-8", "capex_usd": 200000, "power_w": 8000}]}})"), "test");
+  const DeviceHourCost w = device_hour_cost(a, b, owned, 1.0, &n);
+  EXPECT_DOUBLE_EQ(w.capex->value(), 25000);
+  EXPECT_DOUBLE_EQ(w.board_power->value(), 1000);
+  // Without any price the missing figure is named.
+  PriceBook empty;
+  const DeviceHourCost u = device_hour_cost(a, empty, owned, 1.0, &n);
+  ASSERT_FALSE(u.unknown.empty());
+  EXPECT_NE(u.unknown.front().find("capex of gpu-x"), std::string::npos);
+}
+
+// The catalog's price_usd (e.g. from a user catalog) is used when no user price file says
+// otherwise; a user price file wins over it.
+TEST(Cost, CatalogPriceIsHonoured) {
+  PriceBook b;
+  b.load(Json::parse(R"({"prices": {"accelerators": [{"accelerator": "gpu-x", "capex_usd": 9000}]}})"), "data/prices/x.json");
+  Accelerator a = device("gpu-x", 700);
+  a.price = Dollars(5000);
+  CostOverrides owned;
+  owned.basis = PricingBasis::owned;
+  EXPECT_DOUBLE_EQ(device_hour_cost(a, b, owned, 1.0).capex->value(), 5000);
+  b.load(Json::parse(R"({"prices": {"accelerators": [{"accelerator": "gpu-x", "capex_usd": 7000}]}})"), "mine.json");
+  EXPECT_DOUBLE_EQ(device_hour_cost(a, b, owned, 1.0).capex->value(), 7000);
+}
+
 TEST(Cost, EveryDefaultFigureHasSourceAndDate) {
   int checked = 0;
   for (const auto& f : data::embedded_files()) {

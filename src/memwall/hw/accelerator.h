@@ -12,6 +12,14 @@
 
 namespace memwall {
 
+// Where one figure of an entry comes from, when it differs from the entry's own sources: the
+// source, its confidence (high | medium | low) and the published range the value was taken from.
+struct FigureSource {
+  std::string source;
+  std::string confidence;
+  std::optional<double> low, high;  // in the file's unit for that field (GB/s, TFLOP/s, W)
+};
+
 struct Accelerator {
   std::string id;       // as in shared/reference/accelerators.json, e.g. "nvidia-h100-sxm"
   std::vector<std::string> aliases;  // short names: "h100", "h100-sxm" ...
@@ -45,6 +53,9 @@ struct Accelerator {
   std::string price_source;
   std::vector<std::string> sources;
   std::string notes;
+  // Per-figure provenance, keyed by the file's field name: "mem_bw_gbps", "tdp_w",
+  // "tflops.bf16" ... A figure without an entry is covered by `sources` and `confidence`.
+  std::map<std::string, FigureSource> figure_sources;
 
   // The datasheet's memory figure in memory_unit (80 for an "80 GB" H100); nullopt when unknown.
   std::optional<double> memory_datasheet_figure() const;

@@ -21,12 +21,13 @@ constexpr std::array<std::string_view, 8> kPeakKeys = {"fp32", "tf32", "fp16", "
                                                        "fp8",  "int8", "int4", "fp4"};
 
 // clang-format off
-constexpr std::array<std::string_view, 31> kFields = {
+constexpr std::array<std::string_view, 32> kFields = {
     "id", "aliases", "extends", "vendor", "name", "arch", "form_factor", "memory_type",
     "confidence", "memory_gb", "memory_unit", "memory_unit_basis", "mem_bw_gbps", "tflops", "tflops_basis", "unsupported_precisions",
     "dense_method", "scaleup_interconnect", "scaleup_bw_gbps", "scaleup_bw_direction",
     "scaleup_bw_per_direction_gbps_derived", "pcie", "host_bandwidth_per_direction_gbps", "tdp_w",
-    "compute_units", "year", "price_usd", "price_usd_range", "price_source", "sources", "notes"};
+    "compute_units", "year", "price_usd", "price_usd_range", "price_source", "sources", "notes",
+    "figure_sources"};
 // clang-format on
 
 // Plausibility limits: values beyond these are typing errors, not hardware (a 100 TB device,
@@ -200,6 +201,30 @@ Accelerator accelerator_from_json(const Json& e, const std::string& where) {
   a.price_source = opt_string(e, "price_source", w);
   a.sources = string_list(e, "sources", w);
   a.notes = opt_string(e, "notes", w);
+  if (!is_null_or_missing(e, "figure_sources")) {
+    const Json& f = e.at("figure_sources");
+    const std::string field = w + ".figure_sources";
+    if (!f.is_object()) throw InputError(field, shown(f), "an object of field name -> {source, confidence, range}");
+    for (const auto& [key, v] : f.items()) {
+      const std::string at = field + "." + key;
+      if (!v.is_object()) throw InputError(at, shown(v), "an object {source, confidence, range}");
+      FigureSource s;
+      s.source = require_string(v, "source", at);
+      s.confidence = opt_string(v, "confidence", at);
+      if (!s.confidence.empty() && s.confidence != "high" && s.confidence != "medium" && s.confidence != "low")
+        throw InputError(at + ".confidence", s.confidence, "high, medium or low");
+      if (!is_null_or_missing(v, "range")) {
+        const Json& r = v.at("range");
+        if (!r.is_array() || r.size() != 2)
+          throw InputError(at + ".range", shown(r), "[low, high] in the field's unit");
+        s.low = opt_positive(r[0], at + ".range", kMaxTflops * 10);
+        s.high = opt_positive(r[1], at + ".range", kMaxTflops * 10);
+        if (!s.low || !s.high || *s.low > *s.high)
+          throw InputError(at + ".range", shown(r), "[low, high] with 0 < low <= high");
+      }
+      a.figure_sources[key] = std::move(s);
+    }
+  }
   return a;
 }
 
@@ -238,6 +263,15 @@ Json accelerator_to_json(const Accelerator& a) {
   j["confidence"] = text(a.confidence);
   j["sources"] = a.sources;
   j["notes"] = text(a.notes);
+  if (!a.figure_sources.empty()) {
+    Json f = Json::object();
+    for (const auto& [key, s] : a.figure_sources) {
+      Json e{{"source", s.source}, {"confidence", text(s.confidence)}};
+      e["range"] = s.low && s.high ? Json::array({*s.low, *s.high}) : Json(nullptr);
+      f[key] = e;
+    }
+    j["figure_sources"] = f;
+  }
   return j;
 }
 

@@ -190,6 +190,7 @@ Deployment make_deployment(const ModelSpec& model, const Accelerator& gpu,
     d.node_assumed = true;
     d.assumptions.push_back("single device: no node in the catalog for " + gpu.id);
   }
+  d.node = perf::with_communication_prior(std::move(d.node), gpu, *d.efficiency);
   if (d.node.devices < 1) throw InputError("node " + d.node.id + ": devices must be positive");
   d.fabric = fabric;
   if (d.nodes_per_replica() > 1 && !d.fabric)

@@ -164,7 +164,9 @@ Json deployment_json(const Deployment& d) {
                 {"memory_sustained_bytes_per_s", d.ceilings.memory_sustained.value()},
                 {"compute_units", d.ceilings.compute_units},
                 {"kernel_overhead_s", d.ceilings.kernel_overhead.value()},
-                {"step_overhead_s", d.ceilings.step_overhead.value()}}}};
+                {"step_overhead_s", d.ceilings.step_overhead.value()},
+                {"efficiency", d.ceilings.calibrated ? "calibrated" : "uncalibrated"},
+                {"efficiency_source", d.ceilings.efficiency_source}}}};
 }
 
 namespace {
@@ -224,6 +226,7 @@ Json to_json(const Estimate& e, const Deployment& d, bool with_operators) {
       {"bound", e.bound},
       {"mfu", e.mfu},
       {"mbu", e.mbu},
+      {"efficiency", d.ceilings.calibrated ? "calibrated" : "uncalibrated"},
       {"batch", e.workload.batch},
       {"input_tokens", e.workload.input_tokens},
       {"output_tokens", e.workload.output_tokens},

@@ -38,7 +38,7 @@ Efficiency make_default() {
   e.gemm_peak_fraction.entries = {
       {"Ampere", 0.84},      {"Hopper/fp8", 0.72},    {"Hopper", 0.82},
       {"Blackwell/fp8", 0.763}, {"Blackwell", 0.75}, {"CDNA 3", 0.56},
-      {"CDNA 4", 0.68},      {"Gaudi", 0.97}};
+      {"CDNA 4", 0.68},      {"Gaudi 2", 0.97}};
   e.gemm_peak_fraction.evidence =
       "MAMF finder best-shape matmul / dense peak, stas00/ml-engineering (A100, H100, GH200, H200, "
       "B200, GB200, MI300X, MI325X, MI355X, Gaudi 2); unlisted architectures use the median 0.76";
@@ -98,7 +98,98 @@ void apply_table(FractionTable& t, const Json& v, const std::string& field) {
   t.evidence = "calibration file";
 }
 
+// A vendor's conservative prior for families without evidence (docs/infer.md "Uncalibrated
+// families"). Each value stays below what published runs on that family reached, so an estimate
+// on an unmeasured chip errs slow, never fast.
+struct VendorPrior {
+  const char* vendor;  // lower-case prefix of Accelerator::vendor
+  double gemm, memory, attention, communication;
+  const char* evidence;
+};
+
+// clang-format off
+constexpr VendorPrior kVendorPriors[] = {
+    {"intel", 0.55, 0.75, 0.40, 0.60,
+     "Intel Gaudi 3 prior: no published matmul or STREAM measurement; shipping parts run the MME at "
+     "1.6 of the 1.75 GHz the 1835 TFLOPS peak assumes (stas00/ml-engineering), and Gaudi 2's "
+     "measured 0.97 is not carried over to a new generation"},
+    {"huawei", 0.55, 0.75, 0.40, 0.50,
+     "Ascend prior: a measured 910B BF16 GEMM of 328 TFLOPS (github limulidae, variant not stated) "
+     "and Pangu Ultra's ~50% MFU on 8,192 NPUs (arXiv 2504.07866) both sit above it; the same "
+     "measurement's 2-card all-reduce of 18 GB/s on HCCS keeps communication at half the line rate"},
+    {"amd", 0.50, 0.80, 0.40, 0.70,
+     "AMD prior for CDNA generations without a MAMF measurement: below CDNA 3's measured 0.56"},
+    {"google", 0.55, 0.80, 0.45, 0.70,
+     "Google TPU prior: no measurement in memwall's evidence; conservative"},
+    {"aws", 0.50, 0.75, 0.40, 0.60,
+     "AWS Trainium/Inferentia prior: no measurement in memwall's evidence; conservative"},
+};
+// clang-format on
+
+// Vendors with no usable published measurement (Chinese domestic accelerators): the floor of the
+// priors above.
+constexpr const char* kFloorVendors[] = {"cambricon", "hygon",  "kunlunxin", "baidu",   "moore threads",
+                                         "metax",     "biren", "enflame",   "iluvatar"};
+constexpr VendorPrior kFloorPrior = {
+    "", 0.45, 0.70, 0.35, 0.50,
+    "generic prior for accelerator vendors with no usable published measurement (Cambricon, Hygon, "
+    "Kunlunxin, Moore Threads, MetaX, Biren, Enflame, Iluvatar): the floor of the vendor priors"};
+
+// nullptr: a vendor memwall has no prior for (a user's own device, a CPU host).
+const VendorPrior* vendor_prior(const Accelerator& a) {
+  const std::string v = to_lower(a.vendor);
+  if (v.empty()) return nullptr;
+  for (const auto& p : kVendorPriors) {
+    if (v.rfind(p.vendor, 0) == 0) return &p;
+  }
+  for (const char* f : kFloorVendors) {
+    if (v.rfind(f, 0) == 0) return &kFloorPrior;
+  }
+  return nullptr;
+}
+
 }  // namespace
+
+bool FractionTable::has_entry(const Accelerator& a, Precision p) const {
+  FractionTable probe = *this;
+  probe.fallback = -1;
+  return probe.lookup(a, p) > 0;
+}
+
+EfficiencyPrior efficiency_for(const Efficiency& e, const Accelerator& a, Precision p) {
+  EfficiencyPrior out;
+  const bool file = e.gemm_peak_fraction.evidence == "calibration file";
+  const bool nvidia = to_lower(a.vendor).rfind("nvidia", 0) == 0;
+  out.calibrated = file || nvidia || e.gemm_peak_fraction.has_entry(a, p);
+  const VendorPrior* v = out.calibrated ? nullptr : vendor_prior(a);
+  if (!v) {
+    out.gemm_peak_fraction = e.gemm_peak_fraction.lookup(a, p);
+    out.memory_bandwidth_fraction = e.memory_bandwidth_fraction.lookup(a, p);
+    out.attention_compute_fraction = e.attention_compute_fraction;
+    out.communication_fraction = 1.0;  // comm/ applies its own sourced link efficiencies
+    out.source = out.calibrated ? e.gemm_peak_fraction.evidence
+                                : "no measurement of this family and no vendor prior: the median "
+                                  "fractions of the calibrated families (" +
+                                      e.gemm_peak_fraction.evidence + ")";
+    return out;
+  }
+  out.gemm_peak_fraction = v->gemm;
+  out.memory_bandwidth_fraction = v->memory;
+  out.attention_compute_fraction = v->attention;
+  out.communication_fraction = v->communication;
+  out.source = v->evidence;
+  return out;
+}
+
+Node with_communication_prior(Node node, const Accelerator& a, const Efficiency& e) {
+  const EfficiencyPrior prior = efficiency_for(e, a, Precision::bf16);
+  if (prior.calibrated || prior.communication_fraction >= 1.0 ||
+      node.device_link_achievable_bandwidth_per_direction)
+    return node;
+  node.device_link_achievable_bandwidth_per_direction =
+      node.device_link_bandwidth_per_direction * prior.communication_fraction;
+  return node;
+}
 
 double FractionTable::lookup(const Accelerator& a, Precision p) const {
   const std::string id = to_lower(a.id), arch = to_lower(a.arch), mem = to_lower(a.memory_type),

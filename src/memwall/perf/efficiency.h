@@ -13,6 +13,7 @@
 #include "memwall/core/precision.h"
 #include "memwall/core/units.h"
 #include "memwall/hw/accelerator.h"
+#include "memwall/hw/node.h"
 
 namespace memwall::perf {
 
@@ -25,6 +26,8 @@ struct FractionTable {
   std::string evidence;
 
   double lookup(const Accelerator& a, Precision p) const;
+  // True when an entry (not the fallback) matches: evidence exists for this family.
+  bool has_entry(const Accelerator& a, Precision p) const;
 };
 
 // The overheads of one serving engine (software stack). A kernel gap is paid per launched kernel,
@@ -90,6 +93,25 @@ struct Efficiency {
 
 // The built-in parameters with their evidence (see efficiency.cc and docs/infer.md).
 const Efficiency& default_efficiency();
+
+// The achievable fractions applied to one accelerator and matmul precision, and where they come
+// from. Families with evidence (an explicit table entry, NVIDIA parts, whose fallbacks the dev set
+// calibrates, or a calibration file) are "calibrated"; every other family gets its vendor's
+// conservative prior (docs/infer.md "Uncalibrated families"), below what published runs on that
+// family reached, and is marked "uncalibrated" in every estimate and plan.
+struct EfficiencyPrior {
+  double gemm_peak_fraction = 1;          // best-shape GEMM / dense peak
+  double memory_bandwidth_fraction = 1;   // streaming / datasheet bandwidth
+  double attention_compute_fraction = 1;  // FlashAttention-class prefill / dense peak
+  double communication_fraction = 1;      // collective copy rate / nominal scale-up link
+  bool calibrated = true;
+  std::string source;  // the evidence, or the vendor prior's name and reasoning
+};
+EfficiencyPrior efficiency_for(const Efficiency& e, const Accelerator& a, Precision p);
+
+// The node with its scale-up links derated by the communication prior when the accelerator is
+// uncalibrated and the node states no measured achievable bandwidth; unchanged otherwise.
+Node with_communication_prior(Node node, const Accelerator& a, const Efficiency& e);
 
 // Applies a calibration document over `base`. Keys: memory_bandwidth_fraction,
 // gemm_peak_fraction (number, or object of key -> fraction with optional "default"),

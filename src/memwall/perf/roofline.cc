@@ -39,10 +39,13 @@ Ceilings resolve_ceilings(const Accelerator& a, Precision p, const Efficiency& e
                      ": the memory bandwidth is unknown in the catalog; add it with --catalog FILE");
   Ceilings c;
   c.matmul_peak = *peak;
-  c.gemm_peak_fraction = e.gemm_peak_fraction.lookup(a, p);
-  c.attention_compute_fraction = e.attention_compute_fraction;
+  const EfficiencyPrior prior = efficiency_for(e, a, p);
+  c.gemm_peak_fraction = prior.gemm_peak_fraction;
+  c.attention_compute_fraction = prior.attention_compute_fraction;
   c.memory_peak = *a.memory_bandwidth;
-  c.memory_sustained = c.memory_peak * e.memory_bandwidth_fraction.lookup(a, p);
+  c.memory_sustained = c.memory_peak * prior.memory_bandwidth_fraction;
+  c.calibrated = prior.calibrated;
+  c.efficiency_source = prior.source;
   c.attention_bandwidth_fraction = e.attention_bandwidth_fraction;
   c.compute_units = a.compute_units.value_or(0);
   const EngineProfile& eng = e.engine(engine);
@@ -97,7 +100,7 @@ double gemm_shape_efficiency(int64_t m, int64_t n, int64_t k, int64_t batch, int
 
 double gemm_efficiency(int64_t m, int64_t n, int64_t k, const Accelerator& a, Precision p,
                        const Efficiency& e) {
-  return e.gemm_peak_fraction.lookup(a, p) *
+  return efficiency_for(e, a, p).gemm_peak_fraction *
          gemm_shape_efficiency(m, n, k, 1, a.compute_units.value_or(0), e);
 }
 

@@ -65,6 +65,9 @@ struct Ceilings {
   bool fused_elementwise = true;
   bool gqa_shared_kv_loads = true;
   const Efficiency* efficiency = nullptr;
+  // False when the fractions above are the vendor's conservative prior (efficiency_for).
+  bool calibrated = true;
+  std::string efficiency_source;
 };
 
 // InputError when the device's bandwidth or the precision's peak is unknown, InfeasibleError when

@@ -9,6 +9,7 @@
 
 #include "memwall/core/error.h"
 #include "memwall/core/text.h"
+#include "memwall/perf/efficiency.h"
 #include "memwall/plan/disaggregated.h"
 
 namespace memwall::plan {
@@ -88,7 +89,73 @@ std::string binding_sentence(const Plan& p, const ReplicaModel& rm, int best, in
 
 bool is_domestic_vendor(const std::string& vendor) {
   const std::string v = to_lower(vendor);
-  return v.rfind("huawei", 0) == 0 || v.rfind("cambricon", 0) == 0 || v.rfind("hygon", 0) == 0;
+  for (const char* d : {"huawei", "cambricon", "hygon", "kunlunxin", "baidu", "moore threads", "metax",
+                        "biren", "enflame", "iluvatar"}) {
+    if (v.rfind(d, 0) == 0) return true;
+  }
+  return false;
+}
+
+SoftwareFit stack_fit(const Accelerator& a, Precision matmul, const score::EcosystemBook& ecosystem) {
+  SoftwareFit fit;
+  const score::EcosystemScore eco = score::score_ecosystem(a, ecosystem);
+  fit.ecosystem = eco.score;
+  if (eco.score) {
+    fit.ecosystem_reasons.push_back(fmt::format("{:.1f}/10 on {}", *eco.score, eco.stack.empty() ? a.vendor : eco.stack));
+    for (const auto& m : eco.missing) fit.ecosystem_reasons.push_back("no " + m + " support found");
+    if (*eco.score < kMatureEcosystem)
+      fit.risks.push_back(fmt::format("immature stack: ecosystem {:.1f}/10 < {:g}", *eco.score, kMatureEcosystem));
+  } else {
+    fit.ecosystem_reasons.push_back("no sourced software facts for " + a.vendor);
+    fit.risks.push_back("immature stack: ecosystem unknown (no sourced software facts for " + a.vendor + ")");
+  }
+  const perf::EfficiencyPrior prior = perf::efficiency_for(perf::default_efficiency(), a, matmul);
+  fit.efficiency_calibrated = prior.calibrated;
+  fit.efficiency_source = prior.source;
+  return fit;
+}
+
+SoftwareFit software_fit(const Accelerator& a, Precision weights, Precision kv, const Constraints& c,
+                         const SupportMatrix& support, const score::EcosystemBook& ecosystem) {
+  SoftwareFit fit;
+  // The engine: the requested one, else the first (kEngineIds order) that runs both formats, else
+  // the first that runs neither into "unsupported".
+  std::vector<std::string> engines = c.engine.empty() ? support.engines_for(a) : std::vector{c.engine};
+  if (engines.empty()) engines.push_back("");
+  std::optional<std::pair<SupportVerdict, SupportVerdict>> chosen;
+  int chosen_rank = -1;
+  for (const auto& eng : engines) {
+    SupportVerdict w = eng.empty() ? support.weights(a, weights) : support.weights(a, weights, eng);
+    SupportVerdict k = eng.empty() ? support.kv(a, kv) : support.kv(a, kv, eng);
+    const auto level = [](const SupportVerdict& v) {
+      return v.level == SupportLevel::supported ? 2 : v.level == SupportLevel::unknown ? 1 : 0;
+    };
+    const int r = std::min(level(w), level(k)) * 3 + level(w) + level(k);
+    if (r > chosen_rank) {
+      chosen_rank = r;
+      chosen = std::make_pair(std::move(w), std::move(k));
+    }
+  }
+  const SupportVerdict& w = chosen->first;
+  const SupportVerdict& k = chosen->second;
+  for (const SupportVerdict* v : {&w, &k}) {
+    if (v->level == SupportLevel::unsupported) {
+      fit.feasible = false;
+      fit.why = "unsupported: " + v->describe();
+      return fit;
+    }
+    fit.support.push_back(v->describe());
+    if (v->level == SupportLevel::unknown) fit.risks.push_back("support unknown: " + v->describe());
+  }
+  fit.engine = w.level == SupportLevel::supported ? w.engine : k.engine;
+  const Precision matmul = weights == Precision::fp8_e4m3 && a.supports(weights) ? weights : Precision::bf16;
+  SoftwareFit stack = stack_fit(a, matmul, ecosystem);
+  fit.ecosystem = stack.ecosystem;
+  fit.ecosystem_reasons = std::move(stack.ecosystem_reasons);
+  fit.risks.insert(fit.risks.end(), stack.risks.begin(), stack.risks.end());
+  fit.efficiency_calibrated = stack.efficiency_calibrated;
+  fit.efficiency_source = std::move(stack.efficiency_source);
+  return fit;
 }
 
 Objective parse_objective(const std::string& s) {
@@ -119,6 +186,7 @@ struct Candidate {
   int decode_cap = 0;  // at most this many per decode replica (memory, closed-loop users)
   std::optional<PoolLink> link;
   std::optional<PrefillProfile> prefill;  // set when one p99 prompt fits and TTFT can be met
+  SoftwareFit software;
   // Cost of one device for one hour, linear in its utilisation u (cost/tco.h: board power is
   // linear in u and every priced term is linear in power): value(u) = at0 + u (at1 - at0).
   cost::DeploymentCost at0, at1;
@@ -189,7 +257,7 @@ std::string violated(const Constraints& c, int devices, const PoolFigures& f, do
       return fmt::format("draws {:.1f} kW > --power-cap {:.1f} kW", *f.facility_w / 1e3, *c.power_cap_w / 1e3);
   }
   if (c.budget_usd) {
-    if (!f.tco) return "cost unknown under --budget";
+    if (!f.tco) return "cost unknown under --budget";  // finish_plan names the missing prices
     if (*f.tco > *c.budget_usd)
       return fmt::format("costs ${:.0f} over {:.0f} years > --budget ${:.0f}", *f.tco, tco_years, *c.budget_usd);
   }
@@ -206,6 +274,62 @@ PoolFigures figures_of(const cost::DeploymentCost& c) {
 }
 
 }  // namespace
+
+std::vector<std::string> explain_first(const InferenceSearchResult& r) {
+  std::vector<std::string> out;
+  if (r.plans.empty()) return out;
+  const Plan& best = r.plans.front();
+  auto usd = [](const Plan& p) {
+    return p.cost.usd_per_million_tokens ? fmt::format("${:.3f}/M tokens", *p.cost.usd_per_million_tokens)
+                                         : std::string("an unknown $/M tokens");
+  };
+  const Plan* other = nullptr;
+  for (const auto& p : r.plans) {
+    if (p.shape.accelerator != best.shape.accelerator) {
+      other = &p;
+      break;
+    }
+  }
+  if (other && best.objective && other->objective && *other->objective > 0) {
+    out.push_back(fmt::format("Cost: plan 1 ({}) ranks first at {}; the best plan on another accelerator, {}, "
+                              "is {} ({:+.0f}%).",
+                              best.describe(), usd(best), other->describe(), usd(*other),
+                              100 * (*other->objective / *best.objective - 1)));
+  } else {
+    out.push_back(fmt::format("Cost: plan 1 ({}) ranks first at {}; no other accelerator has a priced plan.",
+                              best.describe(), usd(best)));
+  }
+  const Plan* safe = nullptr;
+  for (const auto& p : r.plans) {
+    if (p.software.risks.empty()) {
+      safe = &p;
+      break;
+    }
+  }
+  if (best.software.risks.empty()) {
+    out.push_back(fmt::format("Risk: none flagged ({} runs {}/{}{}; ecosystem {}).",
+                              best.software.engine.empty() ? "no named engine" : best.software.engine,
+                              to_string(best.shape.weights), to_string(best.shape.kv),
+                              best.software.efficiency_calibrated ? "" : "; efficiency from an uncalibrated prior",
+                              best.software.ecosystem ? fmt::format("{:.1f}/10", *best.software.ecosystem) : "unknown"));
+  } else {
+    std::string s = "Risk: flagged: " + fmt::format("{}", fmt::join(best.software.risks, "; "));
+    if (safe && safe->objective && best.objective && *best.objective > 0)
+      s += fmt::format(". The cheapest plan with no flag is {} at {} ({:+.0f}%); --risk-averse picks it.",
+                       safe->describe(), usd(*safe), 100 * (*safe->objective / *best.objective - 1));
+    else
+      s += ". No plan is free of flags.";
+    out.push_back(s);
+  }
+  auto tpj = [](const Plan& p) {
+    return p.cost.tokens_per_joule ? fmt::format("{:.2f} tokens/J", *p.cost.tokens_per_joule)
+                                   : std::string("unknown tokens/J");
+  };
+  out.push_back(fmt::format("Energy: {}{}{}.", tpj(best),
+                            best.cost.device.power_source.empty() ? "" : " (power: " + best.cost.device.power_source + ")",
+                            other ? fmt::format(" against {} for {}", tpj(*other), other->shape.accelerator->id) : ""));
+  return out;
+}
 
 std::string Plan::describe() const {
   if (!prefill) return shape.describe();
@@ -233,6 +357,12 @@ InferenceSearchResult search_inference(const ModelSpec& model, const InferenceWo
     return reqs.at(key);
   };
   const double context = w.input.mean + w.output.mean / 2.0;
+  const score::EcosystemBook builtin_ecosystem =
+      options.ecosystem ? score::EcosystemBook() : score::EcosystemBook::builtin();
+  const score::EcosystemBook& ecosystem = options.ecosystem ? *options.ecosystem : builtin_ecosystem;
+  const SupportMatrix& support = options.support ? *options.support : SupportMatrix::builtin();
+  if (!constraints.engine.empty()) check_engine_id(constraints.engine);
+
   // Shapes that can serve as a pool of a disaggregated plan, by weight/KV precision.
   std::map<std::pair<Precision, Precision>, std::vector<Candidate>> pools;
 
@@ -241,7 +371,17 @@ InferenceSearchResult search_inference(const ModelSpec& model, const InferenceWo
   auto finish_plan = [&](Plan& plan) {
     plan.objective = objective_value(options.objective, figures_of(plan.cost), plan.devices,
                                      plan.generated_tokens_per_s);
-    const std::string why = violated(constraints, plan.devices, figures_of(plan.cost), plan.cost.tco_years);
+    std::string why = violated(constraints, plan.devices, figures_of(plan.cost), plan.cost.tco_years);
+    if (why.rfind("cost unknown", 0) == 0 && !plan.cost.device.unknown.empty())
+      why += ": missing " + fmt::format("{}", fmt::join(plan.cost.device.unknown, ", "));
+    if (why.empty() && constraints.min_ecosystem &&
+        (!plan.software.ecosystem || *plan.software.ecosystem < *constraints.min_ecosystem))
+      why = plan.software.ecosystem
+                ? fmt::format("ecosystem {:.1f}/10 < --min-ecosystem {:g}", *plan.software.ecosystem,
+                              *constraints.min_ecosystem)
+                : fmt::format("ecosystem unknown under --min-ecosystem {:g}", *constraints.min_ecosystem);
+    if (why.empty() && constraints.risk_averse && !plan.software.risks.empty())
+      why = "--risk-averse: " + plan.software.risks.front();
     if (!why.empty()) {
       result.rejected.push_back({plan.shape, (plan.prefill ? "disaggregated: " : "") + why});
       return false;
@@ -255,7 +395,20 @@ InferenceSearchResult search_inference(const ModelSpec& model, const InferenceWo
     for (const Node* n : space.nodes) {
       if (to_lower(n->accelerator) == to_lower(a->id)) nodes.push_back(n);
     }
-    if (nodes.empty()) nodes.push_back(nullptr);  // a lone device
+    if (nodes.empty()) {
+      // A module (OAM, SXM, mezzanine) ships only inside its server: without a node in the
+      // catalog it cannot be bought, powered or priced alone.
+      const std::string ff = to_lower(a->form_factor);
+      if (ff.find("oam") != std::string::npos || ff.find("sxm") != std::string::npos ||
+          ff.find("module") != std::string::npos || ff.find("mezzanine") != std::string::npos) {
+        ReplicaShape shape;
+        shape.accelerator = a;
+        result.rejected.push_back({shape, "ships only inside a server (" + a->form_factor +
+                                              ") and the catalog has no node of it; add one with --catalog"});
+        continue;
+      }
+      nodes.push_back(nullptr);  // a card bought alone (PCIe)
+    }
     for (const Node* node : nodes) {
       for (int tp : space.tp) {
         std::vector<int> eps{model.is_moe() ? tp : 1};
@@ -280,7 +433,13 @@ InferenceSearchResult search_inference(const ModelSpec& model, const InferenceWo
               ++result.shapes;
               auto reject = [&](const std::string& why) { result.rejected.push_back({shape, why}); };
               if (!a->memory || !a->memory_bandwidth) {
-                reject("memory capacity or bandwidth of " + a->id + " unknown");
+                reject(std::string("memory ") + (a->memory ? "bandwidth" : "capacity") + " of " + a->id +
+                       " unknown in the catalog (blocks every plan on it)");
+                continue;
+              }
+              const SoftwareFit fit = software_fit(*a, wp, kp, constraints, support, ecosystem);
+              if (!fit.feasible) {
+                reject(fit.why);
                 continue;
               }
               ReplicaModel rm;
@@ -316,8 +475,9 @@ InferenceSearchResult search_inference(const ModelSpec& model, const InferenceWo
                   if (pre.rho_max > 0) c.prefill = pre;
                 }
                 if (c.link && (c.prefill || max_batch >= 1)) {
-                  c.at0 = cost::deployment_cost(*a, 1, 0.0, 0.0, prices, options.cost);
-                  c.at1 = cost::deployment_cost(*a, 1, 0.0, 1.0, prices, options.cost);
+                  c.software = fit;
+                  c.at0 = cost::deployment_cost(*a, 1, 0.0, 0.0, prices, options.cost, node);
+                  c.at1 = cost::deployment_cost(*a, 1, 0.0, 1.0, prices, options.cost, node);
                   pools[{wp, kp}].push_back(std::move(c));
                 }
               }
@@ -388,7 +548,8 @@ InferenceSearchResult search_inference(const ModelSpec& model, const InferenceWo
               const infer::StepBatch busy = decode_batch(best, context);
               const double activity = rm.activity ? rm.activity(busy) : 1.0;
               plan.cost = cost::deployment_cost(*a, plan.devices, plan.generated_tokens_per_s,
-                                                activity, prices, options.cost);
+                                                activity, prices, options.cost, node);
+              plan.software = fit;
               if (rm.communication_share) {
                 plan.scaling_efficiency = 1.0 - rm.communication_share(busy);
               } else if (shape.devices() == 1) {
@@ -457,10 +618,12 @@ InferenceSearchResult search_inference(const ModelSpec& model, const InferenceWo
       pool.link = std::min(pc.link->bandwidth, d.link->bandwidth);
       pool.link_latency = std::max(pc.link->latency, d.link->latency);
       pool.cost = cost::deployment_cost(*pc.shape.accelerator, pt.prefill_replicas * pc.shape.devices(), 0.0,
-                                        pt.prefill_utilisation * pc.prefill->activity, prices, options.cost);
+                                        pt.prefill_utilisation * pc.prefill->activity, prices, options.cost,
+                                        pc.shape.node);
       const cost::DeploymentCost decode_cost =
           cost::deployment_cost(*d.shape.accelerator, pt.decode_replicas * d.shape.devices(),
-                                pt.generated_tokens_per_s, d.activity(pt.decode_batch, context), prices, options.cost);
+                                pt.generated_tokens_per_s, d.activity(pt.decode_batch, context), prices, options.cost,
+                                d.shape.node);
       plan.cost = cost::combine(decode_cost, pool.cost);
       OperatingPoint& op = plan.point;
       op.batch = pt.decode_batch;
@@ -497,6 +660,11 @@ InferenceSearchResult search_inference(const ModelSpec& model, const InferenceWo
           req.kv_bytes_per_token.value() * w.input.mean / 1e6, pool.link.value() / 1e9,
           pt.transfer_mean.value() * 1e3, pt.decode_batch, pt.tpot.value() * 1e3, cap);
       plan.prefill = std::move(pool);
+      plan.software = d.software;
+      for (const auto& r : pc.software.risks) {
+        if (std::find(plan.software.risks.begin(), plan.software.risks.end(), r) == plan.software.risks.end())
+          plan.software.risks.push_back("prefill pool: " + r);
+      }
       if (!finish_plan(plan)) continue;
       result.throughput_points.push_back({plan.tokens_per_s_per_device, plan.tokens_per_s_per_user});
       result.throughput_labels.push_back(plan.describe());

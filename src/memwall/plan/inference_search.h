@@ -10,10 +10,12 @@
 
 #include "memwall/cost/tco.h"
 #include "memwall/hw/fabric.h"
+#include "memwall/hw/support.h"
 #include "memwall/plan/pareto.h"
 #include "memwall/plan/replica_model.h"
 #include "memwall/plan/requirements.h"
 #include "memwall/plan/steady_state.h"
+#include "memwall/score/ecosystem.h"
 
 namespace memwall::plan {
 
@@ -40,8 +42,32 @@ struct Constraints {
   std::optional<double> power_cap_w;   // facility power (board x PUE) of the whole deployment
   std::optional<int> max_gpus;
   std::vector<std::string> vendors;    // lower-case vendor prefixes; empty = all
-  bool domestic_only = false;          // Huawei, Cambricon, Hygon (Chinese domestic vendors)
+  bool domestic_only = false;          // Chinese domestic vendors (is_domestic_vendor)
+  std::optional<double> min_ecosystem;  // drop plans whose ecosystem score is below (or unknown)
+  bool risk_averse = false;            // drop plans that carry a risk (immature stack, unknown support)
+  std::string engine;                  // only this engine's support counts (kEngineIds); empty: any
 };
+
+// An ecosystem score below this marks an immature stack (a risk in every plan that uses it).
+inline constexpr double kMatureEcosystem = 6.0;
+
+// The software side of one accelerator x weight/KV precision (docs/plan.md "Software and risk").
+struct SoftwareFit {
+  bool feasible = true;            // false: the support matrix marks a format unsupported
+  std::string why;                 // when infeasible: the verdict with its source
+  std::string engine;              // the engine that runs it ("" when none is known)
+  std::vector<std::string> support;  // the verdicts used, with sources (or "unknown")
+  std::optional<double> ecosystem;   // 0-10 (score/ecosystem.h); nullopt: no sourced facts
+  std::vector<std::string> ecosystem_reasons;
+  std::vector<std::string> risks;    // immature stack, unknown support
+  bool efficiency_calibrated = true;
+  std::string efficiency_source;
+};
+SoftwareFit software_fit(const Accelerator& a, Precision weights, Precision kv, const Constraints& c,
+                         const SupportMatrix& support, const score::EcosystemBook& ecosystem);
+// The stack half of software_fit (ecosystem score, its reasons and risk, efficiency calibration),
+// for questions with no serving engine (training).
+SoftwareFit stack_fit(const Accelerator& a, Precision matmul, const score::EcosystemBook& ecosystem);
 
 // The prefill pool of a disaggregated plan (the Plan's shape, replicas and batch are its decode
 // pool). docs/plan.md "Disaggregated pools".
@@ -72,6 +98,7 @@ struct Plan {
   std::optional<double> scaling_efficiency;
   std::string binding;               // one sentence: the wall and its numbers
   bool near_tie = false;             // within 2% of the plan ranked above it
+  SoftwareFit software;              // engine, support verdicts, ecosystem, risks (decode pool)
   bool disaggregated() const { return prefill.has_value(); }
   // "4x nvidia-h100-sxm (hgx-h100) TP4 ..." or "prefill 2 x [...] + decode 3 x [...]"
   std::string describe() const;
@@ -99,6 +126,8 @@ struct SearchOptions {
   Objective objective = Objective::cost;
   cost::CostOverrides cost;
   double near_tie_fraction = 0.02;
+  const SupportMatrix* support = nullptr;            // nullptr: SupportMatrix::builtin()
+  const score::EcosystemBook* ecosystem = nullptr;   // nullptr: EcosystemBook::builtin()
 };
 
 // Exhaustive over the space, with one provable pruning per shape (docs/plan.md "Search"): step
@@ -115,7 +144,13 @@ InferenceSearchResult search_inference(const ModelSpec& model, const InferenceWo
                                        const ReplicaModelFactory& factory,
                                        const cost::PriceBook& prices);
 
-// Domestic (Chinese) accelerator vendors, lower case.
+// Domestic (Chinese) accelerator vendors: Huawei, Cambricon, Hygon, Kunlunxin (Baidu), Moore
+// Threads, MetaX, Biren, Enflame, Iluvatar.
 bool is_domestic_vendor(const std::string& vendor);
+
+// Why the first plan won, in three sentences: cost against the best plan on another accelerator,
+// risk (its flags, or that none were raised, and the cheapest plan without flags), and energy
+// (tokens per joule of both, with the power figure's source). Empty when there is no plan.
+std::vector<std::string> explain_first(const InferenceSearchResult& r);
 
 }  // namespace memwall::plan

@@ -30,7 +30,9 @@ struct Fixture {
     model.ffn = 14336;
     model.vocab = 128256;
     prices.load(Json::parse(R"({"prices": {"facility": {"electricity_usd_per_kwh": 0.1, "pue": 1.5,
-        "hosting_usd_per_kw_month": 150, "life_years": 3, "idle_power_fraction": 0.3}}})"), "t");
+        "hosting_usd_per_kw_month": 150, "life_years": 3, "idle_power_fraction": 0.3},
+        "platform": {"host_platform_usd": 0, "host_power_w": 0, "switch_port_usd": 0,
+                     "optics_per_port_usd": 0}}})"), "t");  // devices only: the search, not the server bill
     Json list = Json::array();
     for (const auto& a : accels) list.push_back({{"accelerator", a.id}, {"capex_usd", a.price->value()}});
     prices.load(Json{{"prices", {{"accelerators", list}}}}, "t");

@@ -21,9 +21,42 @@ Json prefill_to_json(const Plan& p) {
 
 }  // namespace
 
+Json to_json(const SoftwareFit& f) {
+  return Json{{"engine", f.engine.empty() ? Json(nullptr) : Json(f.engine)},
+              {"support", f.support},
+              {"ecosystem_score", f.ecosystem ? Json(*f.ecosystem) : Json(nullptr)},
+              {"ecosystem_reasons", f.ecosystem_reasons},
+              {"risks", f.risks},
+              {"risk", f.risks.empty() ? "low" : "flagged"},
+              {"efficiency", f.efficiency_calibrated ? "calibrated" : "uncalibrated"},
+              {"efficiency_source", f.efficiency_source}};
+}
+
+Json energy_json(const cost::DeploymentCost& c) {
+  Json j{{"tokens_per_joule", c.tokens_per_joule ? Json(*c.tokens_per_joule) : Json(nullptr)},
+         {"power_source", c.device.power_source.empty() ? Json(nullptr) : Json(c.device.power_source)}};
+  // Tokens per kWh of facility energy and per dollar of electricity (tokens/J x 3.6e6 J/kWh / PUE).
+  if (c.tokens_per_joule && c.device.board_power && c.device.facility_power &&
+      c.device.board_power->value() > 0) {
+    const double pue = c.device.facility_power->value() / c.device.board_power->value();
+    const double per_kwh = *c.tokens_per_joule * 3.6e6 / pue;
+    j["tokens_per_facility_kwh"] = per_kwh;
+    if (c.device.energy && c.device.facility_power->value() > 0) {
+      const double usd_per_kwh = c.device.energy->value() / (c.device.facility_power->value() / 1000.0);
+      j["tokens_per_electricity_usd"] = usd_per_kwh > 0 ? Json(per_kwh / usd_per_kwh) : Json(nullptr);
+    } else {
+      j["tokens_per_electricity_usd"] = nullptr;
+    }
+  } else {
+    j["tokens_per_facility_kwh"] = nullptr;
+    j["tokens_per_electricity_usd"] = nullptr;
+  }
+  return j;
+}
+
 Json to_json(const Plan& p) {
   const auto& c = p.cost;
-  return Json{
+  Json j = Json{
       {"accelerator", p.shape.accelerator->id},
       {"node", p.shape.node ? Json(p.shape.node->id) : Json(nullptr)},
       {"tp", p.shape.tp}, {"pp", p.shape.pp}, {"ep", p.shape.ep},
@@ -49,6 +82,14 @@ Json to_json(const Plan& p) {
       {"serving", p.disaggregated() ? "disaggregated" : "aggregated"},
       {"prefill_pool", prefill_to_json(p)},
       {"unknown", c.device.unknown}, {"sources", c.device.sources}};
+  j["software"] = to_json(p.software);
+  j["ecosystem_score"] = p.software.ecosystem ? Json(*p.software.ecosystem) : Json(nullptr);
+  j["risks"] = p.software.risks;
+  j["efficiency"] = p.software.efficiency_calibrated ? "calibrated" : "uncalibrated";
+  j["energy"] = energy_json(c);
+  j["servers"] = c.servers;
+  j["billed_devices"] = c.billed_devices;
+  return j;
 }
 
 Json to_json(const Verification& v) {
@@ -60,9 +101,31 @@ Json to_json(const Verification& v) {
               {"kv_transfers", s.kv_transfers}};
 }
 
+namespace {
+// How much a rejection tells a buyer: a price, budget or software verdict names what to change;
+// an SLA miss says how far off; "does not fit" on the smallest shape says least.
+int informativeness(const std::string& reason) {
+  if (reason.find("--budget") != std::string::npos || reason.find("price") != std::string::npos) return 4;
+  if (reason.find("unknown in the catalog") != std::string::npos) return 4;
+  if (reason.find("unsupported") != std::string::npos || reason.find("--risk-averse") != std::string::npos ||
+      reason.find("ecosystem") != std::string::npos || reason.find("ships only") != std::string::npos)
+    return 3;
+  if (reason.find("does not fit") != std::string::npos || reason.find("no room") != std::string::npos) return 1;
+  return 2;
+}
+}  // namespace
+
 std::map<std::string, std::string> first_rejection(const InferenceSearchResult& r) {
   std::map<std::string, std::string> out;
-  for (const auto& v : r.rejected) out.emplace(v.shape.accelerator->id, v.reason);  // first per id
+  std::map<std::string, int> rank;
+  for (const auto& v : r.rejected) {  // the most informative reason per id, the first among equals
+    const std::string& id = v.shape.accelerator->id;
+    const int k = informativeness(v.reason);
+    if (!rank.count(id) || k > rank[id]) {
+      rank[id] = k;
+      out[id] = v.reason;
+    }
+  }
   return out;
 }
 
@@ -96,6 +159,7 @@ Json search_result_json(const InferenceSearchResult& r, const ModelSpec& model,
               {"requirements", req}, {"plans", plans}, {"feasible_plans", r.plans.size()},
               {"pareto_throughput", front}, {"pareto_cost_latency", cl},
               {"not_feasible", rejected}, {"shapes_evaluated", r.shapes},
+              {"explanation", explain_first(r)},
               {"configurations_evaluated", r.configurations}, {"pool_pairs_evaluated", r.pool_pairs}};
 }
 

@@ -12,8 +12,13 @@
 namespace memwall::plan {
 
 Json to_json(const Plan& p);
+Json to_json(const SoftwareFit& f);
+// Energy of a costed deployment: tokens per joule (board/wall power), per facility kWh and per
+// dollar of electricity, with the power figure's source.
+Json energy_json(const cost::DeploymentCost& c);
 Json to_json(const Verification& v);
-// The first rejection reason of each accelerator that has one.
+// The most informative rejection reason of each accelerator that has one (a missing price or a
+// budget before a software verdict, before an SLA miss, before "does not fit").
 std::map<std::string, std::string> first_rejection(const InferenceSearchResult& r);
 // The search answer: requirements per weight precision, the top `top` plans (each with its
 // simulator check where `checks` has one), the Pareto frontiers and why accelerators failed.

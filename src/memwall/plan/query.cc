@@ -24,6 +24,25 @@ std::vector<Precision> precisions(const std::vector<std::string>& names, const c
   return out;
 }
 
+// A budget with no plan left because prices are unknown: exit 3 naming each missing price.
+void throw_if_prices_missing(const InferenceSearchResult& r, double budget) {
+  std::vector<std::string> missing;
+  const std::string tag = "cost unknown under --budget: missing ";
+  for (const auto& v : r.rejected) {
+    const auto at = v.reason.find(tag);
+    if (at == std::string::npos) continue;
+    const std::string what = v.reason.substr(at + tag.size());
+    if (std::find(missing.begin(), missing.end(), what) == missing.end()) missing.push_back(what);
+  }
+  if (missing.empty()) return;
+  std::string list;
+  for (const auto& m : missing) list += (list.empty() ? "" : "; ") + m;
+  throw InfeasibleError("--budget $" + std::to_string(static_cast<long long>(budget)) +
+                        ": no plan can be priced within it; missing price figures: " + list +
+                        ". Add them in a --catalog file (\"prices\": accelerators capex_usd, nodes capex_usd/power_w) "
+                        "or with --capex / --price-per-gpu-hour");
+}
+
 double positive(double v, const char* field) {
   if (!(v > 0) || !std::isfinite(v)) throw InputError(field, std::to_string(v), "a positive finite number");
   return v;
@@ -71,6 +90,16 @@ std::unique_ptr<const InferenceAnswer> answer_inference(const Catalog& catalog, 
   }
   constraints.vendors = q.vendors;
   constraints.domestic_only = q.domestic_only;
+  if (q.min_ecosystem) {
+    if (!(*q.min_ecosystem >= 0 && *q.min_ecosystem <= 10))
+      throw InputError("min_ecosystem", std::to_string(*q.min_ecosystem), "a score from 0 to 10");
+    constraints.min_ecosystem = q.min_ecosystem;
+  }
+  constraints.risk_averse = q.risk_averse;
+  if (!q.engine.empty()) check_engine_id(q.engine);
+  constraints.engine = q.engine;
+  a->support = SupportMatrix::with_user_files(q.catalog_files);
+  a->ecosystem = score::EcosystemBook::with_user_files(q.catalog_files);
   if (q.top < 1 || q.top > 10000) throw InputError("top", std::to_string(q.top), "1 to 10000");
   if (q.verify < 0 || q.verify > 20) throw InputError("verify", std::to_string(q.verify), "0 to 20 plans");
   if (q.verify_requests != 0 && (q.verify_requests < 10 || q.verify_requests > 1'000'000))
@@ -78,11 +107,14 @@ std::unique_ptr<const InferenceAnswer> answer_inference(const Catalog& catalog, 
   a->options.objective = parse_objective(q.objective);
   a->options.cost = q.cost;
   a->options.cost.validate();
+  a->options.support = &a->support;
+  a->options.ecosystem = &a->ecosystem;
 
   const auto factory = estimator_factory(a->fabric);
   const auto start = std::chrono::steady_clock::now();
   a->result = search_inference(a->model, w, space, constraints, a->options, factory, prices);
   a->search_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  if (constraints.budget_usd && a->result.plans.empty()) throw_if_prices_missing(a->result, *constraints.budget_usd);
   a->top = std::min<int>(q.top, static_cast<int>(a->result.plans.size()));
   // 100 requests per closed-loop user (10,000 to 300,000) keeps the users' start inside the
   // simulated steady state; open loop: 20,000.

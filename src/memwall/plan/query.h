@@ -34,6 +34,10 @@ struct InferenceQuery {
   std::string serving = "both";   // aggregated | disaggregated | both
   std::string objective = "cost";
   cost::CostOverrides cost;
+  std::optional<double> min_ecosystem;  // 0-10
+  bool risk_averse = false;
+  std::string engine;                   // kEngineIds; empty: any engine
+  std::vector<std::string> catalog_files;  // user files whose "support"/"ecosystem" keys extend the built-ins
   int top = 10;
   bool offload = true;           // also one-GPU plans with the model partly in host memory
   int verify = 0;                // re-check this many top plans in the serving simulator
@@ -47,6 +51,8 @@ struct InferenceAnswer {
   std::optional<Fabric> fabric;
   SearchSpace space;  // points into the catalog and into `fabric`
   SearchOptions options;
+  SupportMatrix support;            // options.support points here
+  score::EcosystemBook ecosystem;   // options.ecosystem points here
   InferenceSearchResult result;
   std::vector<Verification> checks;  // of the first plans, in rank order
   std::vector<OffloadPlan> offload_plans;  // one GPU + host memory (plan/offload_plans.h)
@@ -57,7 +63,8 @@ struct InferenceAnswer {
 
 // InputError naming the field (model, rate/concurrency, input, output, sla, budget, power_cap_kw,
 // max_gpus, gpus, weight_precisions, kv_precisions, fabric, serving, objective, top, verify,
-// verify_requests) for a bad value. Not copyable once built (the space points into it).
+// verify_requests, min_ecosystem, engine) for a bad value. InfeasibleError (exit 3) when a --budget
+// leaves no plan because prices are unknown: the message names each missing price. Not copyable once built (the space points into it).
 std::unique_ptr<const InferenceAnswer> answer_inference(const Catalog& catalog, const cost::PriceBook& prices,
                                                         const InferenceQuery& q);
 

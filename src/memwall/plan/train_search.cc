@@ -79,6 +79,9 @@ TrainSearchResult search_training(const ModelSpec& model, const TrainGoal& goal,
   cost_options.validate();
   TrainSearchResult result;
   const bool moe = model.is_moe();
+  const score::EcosystemBook builtin_ecosystem =
+      space.ecosystem ? score::EcosystemBook() : score::EcosystemBook::builtin();
+  const score::EcosystemBook& ecosystem = space.ecosystem ? *space.ecosystem : builtin_ecosystem;
   for (const Accelerator* a : space.accelerators) {
     const std::string vendor = to_lower(a->vendor);
     if (space.domestic_only && !is_domestic_vendor(vendor)) continue;
@@ -109,6 +112,9 @@ TrainSearchResult search_training(const ModelSpec& model, const TrainGoal& goal,
       std::string why = "no configuration fits in memory";
       for (int gpus : gpu_counts(node->devices, goal.max_gpus)) {
         std::optional<train::TrainEstimate> fastest;
+        // The fastest configuration whose smallest step (mb x DP) is above the target batch,
+        // timed at that step: reported when it would beat what fits the target.
+        std::optional<train::TrainEstimate> fastest_over;
         for (int tp : {1, 2, 4, 8}) {
           if (tp > node->devices || tp > gpus) continue;
           // The estimator rejects these too; skipping them here saves an exception per config.
@@ -119,15 +125,31 @@ TrainSearchResult search_training(const ModelSpec& model, const TrainGoal& goal,
               if (cp > 1 && goal.seq < 16384) continue;
               if (gpus % (tp * pp * cp) != 0) continue;
               const int dp = gpus / (tp * pp * cp);
-              for (int ep : {1, 2, 4, 8}) {
-                if (ep > 1 && (!moe || ep > dp * cp || model.moe.experts % ep != 0)) continue;
+              // EP up to the DP x CP ranks (DeepSeek-V3: 64 over 8 nodes; Megatron-Core takes the
+              // expert-parallel ranks from DP x CP).
+              for (int ep : {1, 2, 4, 8, 16, 32, 64, 128, 256}) {
+                if (ep > 1 && (!moe || ep > dp * cp || (dp * cp) % ep != 0 ||
+                               model.moe.experts % ep != 0))
+                  continue;
                 for (int vpp : {1, 2}) {
                   if (vpp > 1 && pp == 1) continue;
-                  if (model.layers % (pp * vpp) != 0) continue;
+                  if (pp * vpp > model.layers) continue;  // uneven splits are the estimator's
                   for (int64_t mb : {1, 2, 4}) {
                     const double target = goal.batch_tokens / static_cast<double>(goal.seq);
                     const int64_t unit = mb * dp;
-                    const int64_t global = std::max<int64_t>(1, std::llround(target / static_cast<double>(unit))) * unit;
+                    // The global batch stays within the target: whole multiples of mb x DP not
+                    // above it. A configuration whose smallest step is larger needs a larger
+                    // batch than asked and is only reported as such.
+                    int64_t global =
+                        static_cast<int64_t>(std::floor(target / static_cast<double>(unit))) * unit;
+                    const bool over = global < 1;
+                    if (over) global = unit;
+                    // MoE with an even pipeline: DualPipe (DeepSeek-V3) hides the all-to-all and
+                    // pipeline transfers behind compute; tried beside 1F1B.
+                    const bool dualpipe_ok = moe && pp >= 2 && pp % 2 == 0 && vpp == 1;
+                    for (const train::Schedule schedule :
+                         {train::Schedule::one_f_one_b, train::Schedule::dualpipe}) {
+                    if (schedule == train::Schedule::dualpipe && !dualpipe_ok) continue;
                     for (Precision p : precisions) {
                       // Pruning (provable when step time is non-decreasing in the recompute level
                       // and in the ZeRO stage, as both only add work or communication): for each
@@ -151,10 +173,18 @@ TrainSearchResult search_training(const ModelSpec& model, const TrainGoal& goal,
                           c.recompute = rc;
                           c.zero = zero;
                           c.sequence_parallel = tp > 1;
+                          c.schedule = schedule;
+                          // fp8: the block-scaled recipe where the device has no MXFP8 tensor
+                          // cores, MXFP8 on Blackwell (both sizes of scale are tile-local).
+                          if (p != Precision::bf16)
+                            c.fp8_recipe = a->arch.rfind("Blackwell", 0) == 0
+                                               ? train::Fp8Recipe::mxfp8
+                                               : train::Fp8Recipe::blockwise;
                           ++result.configurations;
                           try {
                             train::TrainEstimate e = train::estimate_training(setup, c);
-                            if (!fastest || e.tokens_per_s > fastest->tokens_per_s) fastest = std::move(e);
+                            auto& keep = over ? fastest_over : fastest;
+                            if (!keep || e.tokens_per_s > keep->tokens_per_s) keep = std::move(e);
                             if (zero == 1) done = true;
                             break;  // higher ZeRO stages at this recompute level are not faster
                           } catch (const InfeasibleError& e) {
@@ -165,11 +195,23 @@ TrainSearchResult search_training(const ModelSpec& model, const TrainGoal& goal,
                         }
                       }
                     }
+                    }
                   }
                 }
               }
             }
           }
+        }
+        if (fastest_over && (!fastest || fastest_over->tokens_per_s > fastest->tokens_per_s)) {
+          const train::TrainConfig& o = fastest_over->config;
+          result.larger_batch.push_back(fmt::format(
+              "{} ({}), {} GPUs: {:.0f} tokens/s (MFU {:.0f}%) with TP{} PP{} DP{} mb{} needs a "
+              "global batch of {} sequences ({:.3g} tokens), above the {:.3g}-token target{}",
+              a->id, node->id, gpus, fastest_over->tokens_per_s, 100 * fastest_over->mfu, o.tp,
+              o.pp, o.dp, o.micro_batch, o.global_batch,
+              double(o.global_batch) * double(goal.seq), goal.batch_tokens,
+              fastest ? fmt::format(" (within it: {:.0f} tokens/s)", fastest->tokens_per_s)
+                      : std::string(" (nothing runs within it)")));
         }
         if (!fastest) continue;
         const train::TrainRun run = train::train_run(setup, *fastest, goal.tokens, std::nullopt);
@@ -189,12 +231,36 @@ TrainSearchResult search_training(const ModelSpec& model, const TrainGoal& goal,
         plan.gpu_hours = run.gpu_hours;
         plan.energy_kwh = run.energy_kwh;
         plan.memory_per_gpu = fastest->memory.total();
-        plan.device = cost::device_hour_cost(*a, prices, cost_options, fastest->busy_fraction);
+        plan.device = cost::device_hour_cost(*a, prices, cost_options, fastest->busy_fraction, node);
         if (plan.device.total) plan.cost_usd = plan.device.total->value() * run.gpu_hours;
+        plan.servers = (gpus + node->devices - 1) / node->devices;
+        // Energy from the cost side's power (the node's wall power or TDP + host share) when known.
+        if (plan.device.facility_power) plan.energy_kwh = plan.device.facility_power->value() * run.gpu_hours / 1e3;
+        if (plan.device.energy) plan.energy_usd = plan.device.energy->value() * run.gpu_hours;
+        if (plan.device.board_power && plan.device.board_power->value() > 0)
+          plan.tokens_per_joule = goal.tokens / (plan.device.board_power->value() * run.gpu_hours * 3600.0);
+        {
+          const SoftwareFit fit = stack_fit(*a, fastest->config.precision, ecosystem);
+          plan.ecosystem = fit.ecosystem;
+          plan.ecosystem_summary = fit.ecosystem_reasons.empty() ? "" : fit.ecosystem_reasons.front();
+          plan.risks = fit.risks;
+          plan.efficiency_calibrated = fit.efficiency_calibrated;
+          plan.efficiency_source = fit.efficiency_source;
+        }
         plan.network = describe_network(*node, space.fabric, gpus);
         if (goal.budget_usd && (!plan.cost_usd || *plan.cost_usd > *goal.budget_usd)) {
           why = plan.cost_usd ? fmt::format("{} GPUs cost ${:.0f} > budget ${:.0f}", gpus, *plan.cost_usd, *goal.budget_usd)
-                              : "cost unknown under --budget";
+                              : "cost unknown under --budget: missing " +
+                                    fmt::format("{}", fmt::join(plan.device.unknown, ", "));
+          continue;
+        }
+        if (space.min_ecosystem && (!plan.ecosystem || *plan.ecosystem < *space.min_ecosystem)) {
+          why = plan.ecosystem ? fmt::format("ecosystem {:.1f}/10 < --min-ecosystem {:g}", *plan.ecosystem, *space.min_ecosystem)
+                               : "ecosystem unknown under --min-ecosystem";
+          continue;
+        }
+        if (space.risk_averse && !plan.risks.empty()) {
+          why = "--risk-averse: " + plan.risks.front();
           continue;
         }
         // Cheapest wins; without a price, the fewest GPU-hours.

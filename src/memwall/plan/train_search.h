@@ -13,6 +13,7 @@
 #include "memwall/hw/fabric.h"
 #include "memwall/hw/node.h"
 #include "memwall/model/transformer.h"
+#include "memwall/score/ecosystem.h"
 #include "memwall/train/config.h"
 #include "memwall/train/estimate.h"
 
@@ -23,8 +24,8 @@ struct TrainGoal {
   double days = 0;         // deadline
   std::optional<double> budget_usd;
   int64_t seq = 4096;      // tokens per sequence
-  // Tokens per optimizer step: 4M, the initial batch of Llama 3 405B pre-training (Dubey et al.
-  // 2024 §3.4.1: 4M tokens in sequences of 4,096). Rounded to whole micro-batches x DP.
+  // Most tokens per optimizer step: 4M = 2^22, the order of GPT-3 175B's 3.2M (Brown et al. 2020
+  // Table 2.1). Rounded down to whole micro-batches x DP, never above.
   double batch_tokens = 4.0 * 1024 * 1024;
   int max_gpus = 4096;
   void validate() const;
@@ -37,6 +38,9 @@ struct TrainSpace {
   const Fabric* cheaper_fabric = nullptr;  // re-timed on this for "what a cheaper network costs"
   std::vector<std::string> vendors;   // lower-case prefixes; empty = all
   bool domestic_only = false;
+  std::optional<double> min_ecosystem;  // drop accelerators whose ecosystem score is below (or unknown)
+  bool risk_averse = false;           // drop accelerators on immature stacks
+  const score::EcosystemBook* ecosystem = nullptr;  // nullptr: EcosystemBook::builtin()
 };
 
 struct TrainPlan {
@@ -54,18 +58,33 @@ struct TrainPlan {
   std::string network;                 // node scale-up and the fabric, in words
   std::optional<double> cheaper_network_days;  // the same configuration on cheaper_fabric
   bool near_tie = false;
+  int servers = 0;                     // whole nodes bought (owned) or rented
+  std::optional<double> energy_usd;    // facility energy x $/kWh (owned)
+  std::optional<double> tokens_per_joule;  // trained tokens / wall energy
+  std::string ecosystem_summary;       // "6.5/10 on CANN"
+  std::optional<double> ecosystem;
+  std::vector<std::string> risks;
+  bool efficiency_calibrated = true;
+  std::string efficiency_source;
 };
 
 struct TrainSearchResult {
   std::vector<TrainPlan> plans;   // the cheapest feasible run per accelerator/node, cheapest first
   std::vector<std::string> rejected;  // per accelerator/node: why no run meets the goal
   int64_t configurations = 0;     // configurations timed by the estimator
+  // Per GPU count, a configuration whose smallest step (micro-batch x DP) is above the target
+  // batch and that would be faster than the best within it: never planned, listed as needing a
+  // larger batch.
+  std::vector<std::string> larger_batch;
 };
 
 // Space (docs/plan.md "Training"): GPU counts node.devices x {1, 2, 3, 4, 6, 8, 12, ...} up to
 // max_gpus; TP {1,2,4,8} within the node, sequence parallel whenever TP > 1; PP {1,2,4,8,16,32};
-// virtual stages {1,2} when PP > 1; CP {1,2} for sequences of 16k tokens or more; EP {1,2,4,8}
-// for MoE models; micro-batch {1,2,4}; recompute {none, selective, full}; ZeRO {1,2,3} (ZeRO-0 is
+// virtual stages {1,2} when PP > 1 (uneven layer splits as the estimator places them); schedule
+// 1F1B, and DualPipe for MoE models with an even PP; fp8 with the block-scaled recipe (MXFP8 on
+// Blackwell); CP {1,2}
+// for sequences of 16k tokens or more; EP {1,2,4,...,256} up to DP x CP for MoE models; the
+// global batch is the largest multiple of micro-batch x DP within the target batch (never above); micro-batch {1,2,4}; recompute {none, selective, full}; ZeRO {1,2,3} (ZeRO-0 is
 // never faster than ZeRO-1 and holds more memory); precision bf16 and fp8 where the device has it.
 // Exhaustive but for one provable cut: recompute levels and ZeRO stages are tried cheapest first and
 // the first that fits ends the line (both only add time). Every other combination is timed; the fastest

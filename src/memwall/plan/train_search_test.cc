@@ -73,5 +73,41 @@ TEST(TrainSearch, ImpossibleGoalsSayWhy) {
   EXPECT_THROW(bad.validate(), InputError);
 }
 
+TEST(TrainSearch, GlobalBatchNeverExceedsTheTargetAndLargerBatchesAreListed) {
+  const Catalog& c = Catalog::builtin();
+  TrainGoal goal;
+  goal.tokens = 2e12;
+  goal.days = 40;
+  goal.max_gpus = 4096;
+  goal.batch_tokens = 4.0 * 1024 * 1024;
+  const auto r = search_training(c.model("llama-3.1-70b"), goal, space_of(c, {"4090"}), {},
+                                 cost::PriceBook::builtin());
+  for (const auto& p : r.plans)
+    EXPECT_LE(double(p.config.global_batch) * double(p.config.seq), goal.batch_tokens);
+  // 4096 GPUs at TP 1 x PP 1 would need micro-batch 1 x DP 4096 sequences, above the target:
+  // such GPU counts are only reported.
+  goal.batch_tokens = 64 * 4096;
+  goal.max_gpus = 1024;
+  const auto small = search_training(c.model("llama-3.1-8b"), goal, space_of(c, {"h100"}), {},
+                                     cost::PriceBook::builtin());
+  EXPECT_FALSE(small.larger_batch.empty());
+  for (const auto& p : small.plans) EXPECT_LE(p.config.global_batch, 64);
+}
+
+TEST(TrainSearch, MoeSearchesWideExpertParallelismAndDualPipe) {
+  const Catalog& c = Catalog::builtin();
+  TrainGoal goal;
+  goal.tokens = 14.8e12;
+  goal.days = 60;
+  goal.batch_tokens = 15360.0 * 4096;
+  const auto r = search_training(c.model("deepseek-v3"), goal, space_of(c, {"h800"}), {},
+                                 cost::PriceBook::builtin());
+  ASSERT_FALSE(r.plans.empty());
+  const auto& p = r.plans[0];
+  EXPECT_GT(p.config.ep, 8);  // EP beyond one node
+  // DeepSeek-V3's published pre-training: 2664K H800 GPU-hours (technical report Table 1).
+  EXPECT_LT(p.gpu_hours, 2664e3 * 1.15);
+}
+
 }  // namespace
 }  // namespace memwall::plan

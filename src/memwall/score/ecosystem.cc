@@ -1,6 +1,7 @@
 #include "memwall/score/ecosystem.h"
 
 #include <algorithm>
+#include <iterator>
 #include <cctype>
 #include <map>
 
@@ -22,12 +23,21 @@ constexpr double kPluginShare = 0.75;
 
 // Weight of one piece of software in the 10-point score (see ecosystem.h).
 double weight(const SoftwareFact& f) {
-  if (f.kind == "framework") return f.name == "PyTorch" ? 3.0 : 0.0;
+  if (f.kind == "framework") return f.name == "PyTorch" || f.name == "JAX" ? 3.0 : 0.0;
   if (f.kind == "serving") return f.name == "vLLM" ? 2.0 : f.name == "SGLang" ? 1.0 : 0.0;
   if (f.kind == "vendor_engine") return 1.0;
   if (f.kind == "kernels") return 2.0;
-  if (f.kind == "compiler") return 1.0;
+  if (f.kind == "compiler") return 0.5;
+  if (f.kind == "toolchain") return 0.5;
   return 0.0;
+}
+
+constexpr const char* kKinds[] = {"framework", "serving", "vendor_engine", "kernels", "compiler", "toolchain"};
+
+double cap(const std::string& kind) {
+  return kind == "framework" || kind == "serving" ? 3.0 : kind == "kernels" ? 2.0
+         : kind == "vendor_engine"                 ? 1.0
+                                                   : 0.5;
 }
 
 }  // namespace
@@ -39,8 +49,7 @@ void EcosystemBook::load(const Json& doc, const std::string& origin) {
   if (!e.is_object() || !e.contains("vendors") || !e.at("vendors").is_array()) {
     throw InputError(where + ".vendors", "missing", "an array of vendor entries");
   }
-  static const std::vector<std::string> kinds{"framework", "serving", "vendor_engine", "kernels",
-                                              "compiler"};
+  static const std::vector<std::string> kinds(std::begin(kKinds), std::end(kKinds));
   const Json& list = e.at("vendors");
   for (size_t i = 0; i < list.size(); ++i) {
     const std::string at = where + ".vendors[" + std::to_string(i) + "]";
@@ -113,14 +122,14 @@ EcosystemScore score_ecosystem(const Accelerator& a, const EcosystemBook& book) 
   EcosystemScore out;
   const auto v = book.find(a);
   if (!v || v->software.empty()) {
-    out.missing = {"framework", "serving", "vendor_engine", "kernels", "compiler"};
+    out.missing.assign(std::begin(kKinds), std::end(kKinds));
     return out;
   }
   out.stack = v->stack;
   out.facts = v->software;
-  // Per kind, the points are capped at the kind's weight (one vLLM counts once).
-  std::map<std::string, double> points;
-  std::map<std::string, std::map<std::string, double>> best;  // kind -> name -> share
+  // Per kind, the points are capped at the kind's weight (one vLLM counts once; PyTorch and JAX
+  // both count toward the framework's 3).
+  std::map<std::string, std::map<std::string, double>> best;  // kind -> name -> points
   for (const auto& f : v->software) {
     const double share = f.support == Support::native ? 1.0
                          : f.support == Support::plugin ? kPluginShare
@@ -129,13 +138,19 @@ EcosystemScore score_ecosystem(const Accelerator& a, const EcosystemBook& book) 
     b = std::max(b, share * weight(f));
   }
   double total = 0;
-  for (const std::string kind : {"framework", "serving", "vendor_engine", "kernels", "compiler"}) {
+  for (const std::string kind : kKinds) {
     double p = 0;
-    for (const auto& [name, pts] : best[kind]) p += pts;
-    const double cap = kind == "framework" ? 3.0 : kind == "serving" ? 3.0 : kind == "kernels" ? 2.0 : 1.0;
-    p = std::min(p, cap);
+    for (const auto& [name, pts] : best[kind]) p = kind == "framework" ? std::max(p, pts) : p + pts;
+    p = std::min(p, cap(kind));
     if (p == 0) out.missing.push_back(kind);
     total += p;
+  }
+  // A generation without bf16 matmuls (Volta and older) cannot run today's bf16 checkpoints and
+  // recipes as published: one point off, stated.
+  if (std::find(a.unsupported_precisions.begin(), a.unsupported_precisions.end(), "bf16") !=
+      a.unsupported_precisions.end()) {
+    total = std::max(0.0, total - 1.0);
+    out.missing.push_back("bf16 (hardware)");
   }
   out.score = total;
   return out;

@@ -16,7 +16,7 @@ enum class Support { native, plugin, none };
 
 struct SoftwareFact {
   std::string name;  // PyTorch, vLLM, SGLang, TensorRT-LLM, MindIE, FlashAttention, Triton ...
-  std::string kind;  // framework | serving | vendor_engine | kernels | compiler
+  std::string kind;  // framework | serving | vendor_engine | kernels | compiler | toolchain
   Support support = Support::none;
   std::string source, date;
 };
@@ -43,9 +43,12 @@ class EcosystemBook {
 };
 
 // The ecosystem score, 0-10, and the facts behind it. Points per kind of software (weights sum to
-// 10): framework 3 (PyTorch), serving 3 (vLLM 2, SGLang 1), vendor engine 1, kernels 2
-// (FlashAttention-class attention), compiler 1 (Triton). Native support earns the full weight, a
-// plugin/adapter 0.75 of it (an extra layer to install, version-pin and debug), none 0.
+// 10): framework 3 (PyTorch or JAX, the better of the two), serving 3 (vLLM 2, SGLang 1), vendor
+// engine 1, kernels 2 (FlashAttention-class attention), compiler 0.5 (Triton, XLA or the vendor's
+// kernel compiler), toolchain 0.5 (profiler and debugger). Native support earns the full weight, a
+// plugin/adapter or vendor bridge 0.75 of it (an extra layer to install, version-pin and debug),
+// none 0. Entries may name accelerators (a generation): the most specific entry wins. A
+// generation without bf16 matmuls loses one point. docs/compare.md "Ecosystem".
 struct EcosystemScore {
   std::optional<double> score;  // nullopt: no sourced facts for this vendor (flagged)
   std::string stack;

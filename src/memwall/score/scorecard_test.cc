@@ -27,14 +27,19 @@ Evidence need(const Accelerator* a, double gb, double tbps) {
 
 TEST(Ecosystem, ScoresFollowTheStatedWeights) {
   const EcosystemBook book = EcosystemBook::builtin();
-  // NVIDIA: PyTorch 3 + vLLM 2 + SGLang 1 + TensorRT-LLM 1 + FlashAttention 2 + Triton 1 = 10.
+  // NVIDIA: PyTorch 3 + vLLM 2 + SGLang 1 + TensorRT-LLM 1 + FlashAttention 2 + Triton 0.5 +
+  // Nsight 0.5 = 10.
   EXPECT_DOUBLE_EQ(*score_ecosystem(make("nvidia-h100-sxm", "NVIDIA", 80, 3.35), book).score, 10.0);
-  // AMD: PyTorch 3 + vLLM 2 + SGLang 1 + FlashAttention plugin 1.5 + Triton 1 = 8.5.
+  // AMD: PyTorch 3 + vLLM 2 + SGLang 1 + FlashAttention plugin 1.5 + Triton 0.5 + rocprof 0.5.
   EXPECT_DOUBLE_EQ(*score_ecosystem(make("amd-mi300x", "AMD", 192, 5.3), book).score, 8.5);
-  // Huawei: PyTorch adapter 2.25 + vLLM plugin 1.5 + SGLang 1 + MindIE 1 + Triton plugin 0.75.
+  // Huawei: PyTorch adapter 2.25 + vLLM plugin 1.5 + SGLang 1 + MindIE 1 + CANN FlashAttention 2 +
+  // Triton plugin 0.375 + MindStudio 0.5.
   const auto ascend = score_ecosystem(make("huawei-ascend-910b", "Huawei", 64, 1.6), book);
-  EXPECT_DOUBLE_EQ(*ascend.score, 6.5);
-  EXPECT_EQ(ascend.missing, std::vector<std::string>{"kernels"});
+  EXPECT_DOUBLE_EQ(*ascend.score, 8.625);
+  EXPECT_TRUE(ascend.missing.empty());
+  // Google: JAX 3 (native, beats the PyTorch/XLA bridge) + vLLM plugin 1.5 + SGLang 1 + XLA 0.5 +
+  // XProf 0.5.
+  EXPECT_DOUBLE_EQ(*score_ecosystem(make("google-tpu-v5p", "Google", 95, 2.765), book).score, 6.5);
   // Hygon: no sourced facts -> unknown, not zero.
   EXPECT_FALSE(score_ecosystem(make("hygon-dcu-k100", "Hygon", 64, 1.0), book).score.has_value());
 }
@@ -46,6 +51,11 @@ TEST(Ecosystem, UserFactsForOneAcceleratorBeatVendorWideOnes) {
       {"name": "PyTorch", "kind": "framework", "support": "native", "source": "test"}]}]}})"),
             "user");
   EXPECT_DOUBLE_EQ(*score_ecosystem(make("nvidia-v100-sxm2-32gb", "NVIDIA", 32, 0.9), book).score, 3.0);
+  // The built-in V100 generation entry: PyTorch 3 + vLLM 2 + Nsight 0.5, no FlashAttention 2,
+  // Triton or TensorRT-LLM; no bf16 costs one more point.
+  Accelerator v100 = make("nvidia-v100-sxm2-32gb", "NVIDIA", 32, 0.9);
+  v100.unsupported_precisions = {"tf32", "bf16", "fp8", "fp4"};
+  EXPECT_DOUBLE_EQ(*score_ecosystem(v100, EcosystemBook::builtin()).score, 4.5);
   EXPECT_THROW(book.load(Json::parse(R"({"ecosystem": {"vendors": [{"vendor": "X", "software": [
       {"name": "a", "kind": "frameworks", "support": "native", "source": "s"}]}]}})"), "u"),
                InputError);

@@ -17,6 +17,21 @@ namespace memwall::train {
 enum class Recompute { none, selective, full };
 
 std::string_view to_string(Recompute r);
+
+// Pipeline schedule: 1F1B (interleaved when vpp > 1; Narayanan et al. 2021), or DualPipe
+// (DeepSeek-V3 report §3.2.1): micro-batches fed from both pipeline ends, each forward chunk
+// overlapped with a backward chunk so the expert all-to-all and pipeline transfers hide behind
+// compute; bubble (PP/2 - 1)(F&B + B - 3W); two copies of the parameters (Table 2).
+enum class Schedule { one_f_one_b, dualpipe };
+std::string_view to_string(Schedule s);
+Schedule parse_schedule(std::string_view s, std::string_view field);
+
+// FP8 scaling recipe of the GEMM inputs: one scale per tensor (Transformer Engine delayed or
+// current scaling), 1 x 128 activation tiles and 128 x 128 weight blocks (DeepSeek-V3 §3.3.2), or
+// MXFP8 (OCP microscaling: one E8M0 scale per 32 elements, native on Blackwell).
+enum class Fp8Recipe { tensorwise, blockwise, mxfp8 };
+std::string_view to_string(Fp8Recipe r);
+Fp8Recipe parse_fp8_recipe(std::string_view s, std::string_view field);
 // "none" | "selective" | "full"; InputError naming `field` otherwise.
 Recompute parse_recompute(std::string_view s, std::string_view field);
 
@@ -30,6 +45,28 @@ struct TrainConfig {
   int cp = 1;   // context parallel (ring attention over the sequence)
   int ep = 1;   // expert parallel
   int vpp = 1;  // virtual pipeline stages per PP rank (interleaved 1F1B when > 1)
+  // Uneven pipeline stages (Megatron-LM names): transformer layers on the first / last pipeline
+  // stage (0: chosen, see pipeline_split.h); the embedding / the loss counted as one layer of the
+  // first / last stage when the layers are split.
+  int first_stage_layers = 0;
+  int last_stage_layers = 0;
+  bool account_for_embedding = false;
+  bool account_for_loss = false;
+
+  // Mixture of experts (dropless routing: every token reaches its top-k experts).
+  // The busiest expert-parallel rank receives moe_imbalance x the mean tokens (1 = balanced);
+  // it sets the pace of the expert GEMMs and of the all-to-all.
+  double moe_imbalance = 1.0;
+  // Node-limited routing: each token goes to experts on at most this many nodes and crosses the
+  // network once per node, the copies for experts on the same node forwarded over NVLink
+  // (DeepSeek-V3 §3.2.2: 4 nodes; DeepEP). 0: a plain all-to-all of all top-k copies.
+  int moe_node_limit = 0;
+  // Multi-token-prediction modules (DeepSeek-V3 §2.2: depth 1) on the last stage: one more MoE
+  // layer and LM head pass each; their work is not counted in model FLOPs (Narayanan eq. 3).
+  int mtp_layers = 0;
+  Schedule schedule = Schedule::one_f_one_b;
+  Fp8Recipe fp8_recipe = Fp8Recipe::tensorwise;
+  bool overlap_ep_comm = false;  // expert all-to-all hidden behind another micro-batch's compute
 
   int64_t micro_batch = 1;   // sequences per micro-batch per DP replica
   int64_t global_batch = 1;  // sequences per optimizer step, all replicas

@@ -4,12 +4,14 @@
 #include <cmath>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include <fmt/format.h>
 
 #include "memwall/core/error.h"
 #include "memwall/train/counts.h"
 #include "memwall/train/layer_cost.h"
+#include "memwall/train/pipeline_split.h"
 
 namespace memwall::train {
 namespace {
@@ -62,11 +64,26 @@ void check_configuration(const TrainSetup& setup, const TrainConfig& c) {
   if (kv % c.tp != 0 && c.tp % kv != 0)
     throw InfeasibleError(fmt::format(
         "{} KV heads neither divide nor are divisible by TP = {}", kv, c.tp));
-  if (m.layers % (c.pp * c.vpp) != 0)
-    throw InfeasibleError(fmt::format("{} layers are not divisible by PP x V = {} x {} = {}",
-                                      m.layers, c.pp, c.vpp, c.pp * c.vpp));
+  if (!(c.moe_imbalance >= 1.0 && c.moe_imbalance <= 64.0))
+    throw InputError("moe-imbalance", fmt::format("{}", c.moe_imbalance),
+                     "a ratio from 1 (balanced) to 64");
+  if (c.moe_node_limit < 0)
+    throw InputError("moe-node-limit", std::to_string(c.moe_node_limit), "0 (none) or more");
+  if (c.mtp_layers < 0 || c.mtp_layers > 8)
+    throw InputError("mtp-layers", std::to_string(c.mtp_layers), "0 to 8");
+  if (c.mtp_layers > 0 && !m.is_moe())
+    throw InputError("mtp-layers: multi-token-prediction modules are modelled as MoE layers; " +
+                     m.id + " is dense");
+  if (c.schedule == Schedule::dualpipe && (c.pp < 2 || c.pp % 2 != 0 || c.vpp != 1))
+    throw InfeasibleError(fmt::format(
+        "DualPipe needs an even PP >= 2 without virtual stages (PP = {}, V = {})", c.pp, c.vpp));
+  if (c.precision != Precision::bf16 && c.precision != Precision::fp16 &&
+      c.fp8_recipe == Fp8Recipe::mxfp8 && setup.gpu.arch.rfind("Blackwell", 0) != 0)
+    throw InfeasibleError(setup.gpu.id + " (" + setup.gpu.arch +
+                          ") has no MXFP8 tensor cores; MXFP8 needs Blackwell");
   if (c.vpp > 1 && c.pp == 1)
     throw InfeasibleError(fmt::format("V = {} virtual stages need PP > 1", c.vpp));
+  split_layers(setup.shape.layers, setup.shape.moe_layers, c);  // InfeasibleError when none
   if (c.global_batch % (c.micro_batch * dp) != 0)
     throw InfeasibleError(fmt::format(
         "global batch {} is not divisible by micro-batch x DP = {} x {} = {}", c.global_batch,
@@ -110,30 +127,25 @@ TrainEstimate estimate_training(const TrainSetup& setup, const TrainConfig& conf
   e.config = c;
   e.micro_batches = c.micro_batches();
   const double m = double(e.micro_batches);
-  const double p = c.pp, v = c.vpp;
-  e.memory = memory_per_gpu(setup, c);
+  const double v = c.vpp;
+  const PipelineSplit split = split_layers(s.layers, s.moe_layers, c);
+  e.memory = memory_per_gpu(setup, c, split);
   if (options.require_fit && !e.memory.fits())
     throw InfeasibleError(fmt::format(
-        "needs {:.1f} GiB per GPU (weights {:.1f}, gradients {:.1f}, optimizer {:.1f}, "
-        "activations {:.1f}, buffers {:.1f}, reserve {:.1f}) but {} has {:.1f} GiB",
-        e.memory.total().value() / kGiB, e.memory.weights.value() / kGiB,
+        "needs {:.1f} GiB per GPU on pipeline stage {} of {} (weights {:.1f}, gradients {:.1f}, "
+        "optimizer {:.1f}, activations {:.1f}, buffers {:.1f}, reserve {:.1f}) but {} has {:.1f} "
+        "GiB",
+        e.memory.total().value() / kGiB, e.memory.stage, c.pp, e.memory.weights.value() / kGiB,
         e.memory.gradients.value() / kGiB, e.memory.optimizer_state.value() / kGiB,
         e.memory.activations.value() / kGiB, e.memory.comm_buffers.value() / kGiB,
         e.memory.runtime_reserve.value() / kGiB, setup.gpu.id, e.memory.capacity.value() / kGiB));
 
-  // --- One stage, one micro-batch: its layers plus the embedding (first) or head (last).
-  const double stage_layers = double(s.layers) / p;
-  const double moe_share = double(s.moe_layers) / s.layers;
-  LayerCost layers;
-  auto accumulate = [&](const LayerCost& lc, double k) {
-    layers.forward += lc.forward.scaled(k);
-    layers.backward += lc.backward.scaled(k);
-    layers.recompute += lc.recompute.scaled(k);
-  };
-  if (moe_share < 1.0)
-    accumulate(layer_cost(setup, c, rates, cluster, false), stage_layers * (1.0 - moe_share));
-  if (moe_share > 0.0)
-    accumulate(layer_cost(setup, c, rates, cluster, true), stage_layers * moe_share);
+  // --- One layer of each kind and the model ends, one micro-batch.
+  const LayerCost dense_layer = s.moe_layers < s.layers
+                                    ? layer_cost(setup, c, rates, cluster, false)
+                                    : LayerCost{};
+  const LayerCost moe_layer =
+      s.moe_layers > 0 ? layer_cost(setup, c, rates, cluster, true) : LayerCost{};
   const EdgeCost edges = edge_cost(setup, c, rates, cluster);
 
   const double eff = prm.overlap_efficiency;
@@ -148,16 +160,27 @@ TrainEstimate estimate_training(const TrainSetup& setup, const TrainConfig& conf
     double forward_compute = 0, backward_compute = 0;  // kernels, incl. recompute in backward
     double total() const { return compute + recompute + tp + cp + ep; }
   };
-  auto stage_time = [&](bool first, bool last) {
-    PassCost f = layers.forward, b = layers.backward;
-    const PassCost& r = layers.recompute;
+  const bool dualpipe = c.schedule == Schedule::dualpipe;
+  const bool overlap_ep = c.overlap_ep_comm || dualpipe;
+  // One stage, one micro-batch: its layers plus the embedding (first) or head (last).
+  auto stage_time = [&](const StageLayers& sl, bool first, bool last) {
+    PassCost f = dense_layer.forward.scaled(sl.dense), b = dense_layer.backward.scaled(sl.dense);
+    PassCost r = dense_layer.recompute.scaled(sl.dense);
+    f += moe_layer.forward.scaled(sl.moe);
+    b += moe_layer.backward.scaled(sl.moe);
+    r += moe_layer.recompute.scaled(sl.moe);
     if (first) {
       f += edges.embedding_forward;
       b += edges.embedding_backward;
     }
     if (last) {
-      f += edges.head_forward;
-      b += edges.head_backward;
+      // MTP modules: one more MoE layer and LM-head pass each (DeepSeek-V3 §2.2).
+      const double heads = 1.0 + c.mtp_layers;
+      f += edges.head_forward.scaled(heads);
+      b += edges.head_backward.scaled(heads);
+      f += moe_layer.forward.scaled(c.mtp_layers);
+      b += moe_layer.backward.scaled(c.mtp_layers);
+      r += moe_layer.recompute.scaled(c.mtp_layers);
     }
     StageTime st;
     st.compute = f.compute_s + b.compute_s;
@@ -165,19 +188,48 @@ TrainEstimate estimate_training(const TrainSetup& setup, const TrainConfig& conf
     st.tp = tp_exposed(f) + tp_exposed(b) + tp_exposed(r);
     st.cp = cp_exposed(f) + cp_exposed(b) + cp_exposed(r);
     st.ep = f.ep_comm_s + b.ep_comm_s + r.ep_comm_s;
+    // DualPipe / overlapped dispatch: another micro-batch's compute runs under the all-to-all.
+    if (overlap_ep) st.ep = exposed(st.ep, st.compute + st.recompute, eff);
     st.forward_compute = f.compute_s;
     st.backward_compute = b.compute_s + r.compute_s;
     return st;
   };
-  StageTime stage = stage_time(true, c.pp == 1);
-  if (c.pp > 1) {
-    const StageTime last = stage_time(false, true);
-    if (last.total() > stage.total()) stage = last;
+  // The slowest stage sets the steady state; the others fill and drain the pipeline. Under
+  // DualPipe rank s runs stage s for half of the micro-batches and stage p - 1 - s for the other
+  // half (DeepSeek-V3 §3.2.1): its time per micro-batch is the mean of the two.
+  std::vector<StageTime> times;
+  times.reserve(static_cast<size_t>(c.pp));
+  for (int st = 0; st < c.pp; ++st)
+    times.push_back(stage_time(split.stages[static_cast<size_t>(st)], st == 0, st == c.pp - 1));
+  StageTime stage;
+  double stages_sum = 0;
+  e.slowest_stage = 0;
+  for (int st = 0; st < c.pp; ++st) {
+    StageTime t = times[static_cast<size_t>(st)];
+    if (dualpipe) {
+      const StageTime& o = times[static_cast<size_t>(c.pp - 1 - st)];
+      t.compute = 0.5 * (t.compute + o.compute);
+      t.recompute = 0.5 * (t.recompute + o.recompute);
+      t.tp = 0.5 * (t.tp + o.tp);
+      t.cp = 0.5 * (t.cp + o.cp);
+      t.ep = 0.5 * (t.ep + o.ep);
+      t.forward_compute = 0.5 * (t.forward_compute + o.forward_compute);
+      t.backward_compute = 0.5 * (t.backward_compute + o.backward_compute);
+    }
+    stages_sum += t.total();
+    if (st == 0 || t.total() > stage.total()) {
+      stage = t;
+      e.slowest_stage = st;
+    }
   }
   const double per_microbatch = stage.total();
+  e.stage_layers.reserve(split.stages.size());
+  for (const StageLayers& sl : split.stages) e.stage_layers.push_back(sl.layers);
+  e.pipeline_split = split.rule;
 
   // --- Pipeline: 1F1B bubble (p-1) x (t_f + t_b); interleaved (p-1)/v (Narayanan et al. 2021
-  // §2.2.1-2.2.2). Activations cross each stage boundary forward and their gradients backward,
+  // §2.2.1-2.2.2); with unequal stages the fill and drain pass through every stage but the
+  // slowest once: (sum of stage times - slowest) / v. Activations cross each stage boundary forward and their gradients backward,
   // v times per micro-batch with interleaving, split over TP (scatter/gather optimisation §4.1).
   StepBreakdown& bd = e.breakdown;
   bd.compute = Seconds(m * stage.compute);
@@ -185,9 +237,15 @@ TrainEstimate estimate_training(const TrainSetup& setup, const TrainConfig& conf
   bd.tp_comm = Seconds(m * stage.tp);
   bd.cp_comm = Seconds(m * stage.cp);
   bd.ep_comm = Seconds(m * stage.ep);
-  bd.bubble = Seconds((p - 1) / v * per_microbatch);
+  bd.bubble = Seconds((stages_sum - per_microbatch) / v);
+  if (dualpipe) {
+    // DeepSeek-V3 Table 2: (PP/2 - 1)(F&B + B - 3W), with F&B ~ F + B (one forward and one
+    // backward chunk overlapped) and W, the weight-gradient part, ~ half of B: (PP/2 - 1)(F + B/2).
+    bd.bubble = Seconds((c.pp / 2.0 - 1.0) * (stage.forward_compute + 0.5 * stage.backward_compute +
+                                             stage.tp + stage.cp + stage.ep));
+  }
   const double tokens_local = double(c.micro_batch) * double(c.seq) / c.cp;
-  if (c.pp > 1 && !c.overlap_p2p) {
+  if (c.pp > 1 && !c.overlap_p2p && !dualpipe) {
     const double p2p_bytes = 2 * tokens_local * s.hidden / c.tp;
     const double hop = collective(cluster, comm::Collective::send_recv, p2p_bytes,
                                   comm::Group{2, c.tp * c.cp * c.dp, 0});
@@ -197,8 +255,9 @@ TrainEstimate estimate_training(const TrainSetup& setup, const TrainConfig& conf
   // --- Data parallel (Rajbhandari et al. 2020 §7: ZeRO-1/2 move 2 Psi like an all-reduce, ZeRO-3
   // 3 Psi). Dense parameters reduce over DP x CP; routed experts over the expert-DP ranks.
   const StateBytes sb = state_bytes(c);
-  const double stage_experts = stage_layers * moe_share * s.experts * s.expert_params /
-                               (double(c.ep) * c.tp);
+  const StageLayers& heavy = split.stages[static_cast<size_t>(e.memory.stage)];
+  const double stage_layers = heavy.layers;
+  const double stage_experts = heavy.moe * s.experts * s.expert_params / (double(c.ep) * c.tp);
   const double stage_dense = std::max(0.0, e.memory.local_parameters - stage_experts);
   const comm::Group dp_group{c.dp * c.cp, c.tp, 0};
   const comm::Group edp_group{c.dp * c.cp / c.ep, c.tp * c.ep, 0};

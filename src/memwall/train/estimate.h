@@ -50,6 +50,9 @@ struct TrainEstimate {
   double hfu = 0;
   double bubble_fraction = 0;       // bubble / step
   double busy_fraction = 0;         // (compute + recompute + optimizer) / step, for energy
+  std::vector<int> stage_layers;    // transformer layers per pipeline stage, first to last
+  int slowest_stage = 0;            // the stage that sets the steady-state pace
+  std::string pipeline_split;       // how the layers were split, in words
   std::vector<std::string> notes;   // assumptions worth telling the user
 };
 

@@ -40,9 +40,28 @@ namespace {
 // Ranks are laid out as Megatron-LM orders them: TP innermost, then CP, DP, PP outermost.
 comm::Group tp_group(const TrainConfig& c) { return {c.tp, 1, 0}; }
 comm::Group cp_neighbours(const TrainConfig& c) { return {2, c.tp, 0}; }
-comm::Group ep_group(const TrainConfig& c) { return {c.ep, c.tp, 0}; }
 
 
+
+// One MoE all-to-all (dispatch or combine) of `bytes` per rank over the EP group. With
+// node-limited routing (DeepSeek-V3 §3.2.2; DeepEP) a token crosses the network once per target
+// node, min(limit, nodes, top-k) times instead of top-k times, and its copies for experts on the
+// same node are forwarded over NVLink: the scale-out part moves that fraction of the buffer and
+// the scale-up part forwards the whole buffer inside the node; the slower of the two sets the time.
+double moe_all_to_all_s(const TrainSetup& setup, const TrainConfig& c, const comm::Cluster& cl,
+                        double bytes) {
+  auto collective = [&](double b, comm::Group g) {
+    return setup.collectives->seconds(cl, comm::Collective::all_to_all, b, g);
+  };
+  const comm::Group ep{c.ep, c.tp, 0};
+  const int per_node = std::max(1, std::min(c.ep, setup.node.devices / std::max(1, c.tp)));
+  const int nodes = (c.ep + per_node - 1) / per_node;
+  if (c.moe_node_limit <= 0 || nodes <= 1) return collective(bytes, ep);
+  const double top_k = setup.shape.top_k;
+  const double crossings = std::min({double(c.moe_node_limit), double(nodes), top_k});
+  return std::max(collective(bytes * crossings / top_k, ep),
+                  collective(bytes, comm::Group{per_node, c.tp, 0}));
+}
 
 struct Gemm {
   double m, n, k;
@@ -68,6 +87,15 @@ void add_memory(PassCost& p, const DeviceRates& r, double bytes) {
 
 bool is_fp8(Precision p) { return p == Precision::fp8_e4m3 || p == Precision::fp8_e5m2; }
 
+double fp8_scale_bytes_per_element(Fp8Recipe recipe) {
+  switch (recipe) {
+    case Fp8Recipe::tensorwise: return 0.0;
+    case Fp8Recipe::blockwise: return 4.0 / 128.0;
+    case Fp8Recipe::mxfp8: return 1.0 / 32.0;
+  }
+  return 0.0;
+}
+
 // FP8 recipes (Transformer Engine; Micikevicius et al. 2022) run only the linear layers in fp8:
 // attention and the LM head stay in 16-bit, so they use the 16-bit rates.
 DeviceRates half_precision_rates(const TrainSetup& setup, const TrainConfig& c,
@@ -82,12 +110,15 @@ DeviceRates half_precision_rates(const TrainSetup& setup, const TrainConfig& c,
 // 1 B per element) and the weight with a transposed copy for backward (read 2, write 2);
 // backward casts the output gradient with its transpose (read 2, write 2) and transposes the
 // saved fp8 input for the weight gradient (read 1, write 1).
+// Block-scaled recipes also write one scale per block: an fp32 scale per 1 x 128 tile (and per
+// 128 x 128 weight block, negligible) for DeepSeek's recipe, an E8M0 byte per 32 for MXFP8.
 void add_fp8_casts(PassCost& p, const DeviceRates& r, double m, double n, double k, bool bwd,
-                   double batch) {
+                   double batch, Fp8Recipe recipe) {
+  const double scales = fp8_scale_bytes_per_element(recipe);
   if (!bwd) {
-    add_memory(p, r, (3 * m * k + 4 * k * n) * batch);
+    add_memory(p, r, (3 * m * k + 4 * k * n + scales * (m * k + 2 * k * n)) * batch);
   } else {
-    add_memory(p, r, (4 * m * n + 2 * m * k) * batch);
+    add_memory(p, r, (4 * m * n + 2 * m * k + scales * (2 * m * n + m * k)) * batch);
   }
 }
 
@@ -135,7 +166,7 @@ LayerCost layer_cost(const TrainSetup& setup, const TrainConfig& c, const Device
     const double ew = (bwd ? 1.5 : 1.0) * unfused;
     auto linear = [&](Gemm g, double batch = 1.0) {
       add_gemm(p, r, g, bwd, batch);
-      if (fp8) add_fp8_casts(p, r, g.m, g.n, g.k, bwd, batch);
+      if (fp8) add_fp8_casts(p, r, g.m, g.n, g.k, bwd, batch, c.fp8_recipe);
     };
     // --- attention block
     add_memory(p, r, ew * (4 * T * h * rep));                       // LayerNorm 1
@@ -177,13 +208,28 @@ LayerCost layer_cost(const TrainSetup& setup, const TrainConfig& c, const Device
       add_gemm(p, r, {T, s.experts, h}, bwd);                       // router
       add_memory(p, r, ew * 12 * T * s.experts);                    // softmax + top-k (fp32)
       add_memory(p, r, ew * 2 * 4 * T * s.top_k * h);               // permute and unpermute
+      // Dropless routing: the busiest EP rank gets moe_imbalance x the mean tokens and sets the
+      // pace of the expert GEMMs and of the all-to-all it receives.
+      const double imbalance = std::max(1.0, c.moe_imbalance);
       const double local_experts = std::max(1.0, s.experts / c.ep);
-      const double tokens_per_expert = T * s.top_k * c.ep / s.experts;
+      const double tokens_per_expert = T * s.top_k * c.ep / s.experts * imbalance;
       mlp(tokens_per_expert, s.expert_ffn, local_experts);
       if (s.shared_ffn > 0) mlp(T, s.shared_ffn, 1.0);
-      // dispatch + combine all-to-all of the routed tokens (16-bit)
-      p.ep_comm_s += 2 * collective(cl, comm::Collective::all_to_all, 2 * T * s.top_k * h,
-                                    ep_group(c));
+      // Dispatch and combine all-to-all of the routed tokens: 16-bit, except the forward dispatch
+      // of a block-scaled fp8 recipe, which sends fp8 with its scales (DeepSeek-V3 §3.3.4).
+      const double dispatch_bytes = !bwd && fp8 && c.fp8_recipe != Fp8Recipe::tensorwise
+                                        ? 1.0 + fp8_scale_bytes_per_element(c.fp8_recipe)
+                                        : 2.0;
+      // With TP, Megatron-Core runs MoE with sequence parallelism: each TP rank dispatches its
+      // 1/t of the tokens, and the expert-tensor-parallel group (= TP) all-gathers the routed
+      // tokens before the sharded expert GEMMs and reduce-scatters their outputs.
+      const double routed = T * s.top_k * h;
+      p.ep_comm_s += imbalance * (moe_all_to_all_s(setup, c, cl, dispatch_bytes * routed / t) +
+                                  moe_all_to_all_s(setup, c, cl, 2.0 * routed / t));
+      if (c.tp > 1)
+        p.tp_comm_s +=
+            imbalance * (collective(cl, comm::Collective::all_gather, 2.0 * routed, tp_group(c)) +
+                         collective(cl, comm::Collective::reduce_scatter, 2.0 * routed, tp_group(c)));
     } else {
       mlp(T, s.ffn, 1.0);
     }
@@ -193,10 +239,10 @@ LayerCost layer_cost(const TrainSetup& setup, const TrainConfig& c, const Device
     const double act_bytes = 2 * T * h;
     if (c.tp > 1) {
       if (c.sequence_parallel) {
-        p.tp_comm_s = 2 * (collective(cl, comm::Collective::all_gather, act_bytes, tp_group(c)) +
+        p.tp_comm_s += 2 * (collective(cl, comm::Collective::all_gather, act_bytes, tp_group(c)) +
                            collective(cl, comm::Collective::reduce_scatter, act_bytes, tp_group(c)));
       } else {
-        p.tp_comm_s = 2 * collective(cl, comm::Collective::all_reduce, act_bytes, tp_group(c));
+        p.tp_comm_s += 2 * collective(cl, comm::Collective::all_reduce, act_bytes, tp_group(c));
       }
     }
     // --- CP ring attention: cp-1 hops of this rank's K and V shard (backward also carries dK, dV).
@@ -218,6 +264,13 @@ LayerCost layer_cost(const TrainSetup& setup, const TrainConfig& c, const Device
       attn.flops = c.flash_attention
                        ? 4.0 * b * seq_local * double(c.seq) * (s.q_width / t) * 0.5
                        : 4.0 * b * seq_local * double(c.seq) * (s.q_width / t);
+      if (s.mla_latent > 0 && c.flash_attention) {
+        // MLA with fused attention keeps nothing of the core to drop: what is recomputed are the
+        // up-projections from the latents (DeepSeek-V3 §3.2.3).
+        attn = PassCost{};
+        add_gemm(attn, r, {T, s.mla_kv_up / t, s.mla_kv_rank}, false);
+        if (s.mla_q_up > 0) add_gemm(attn, r, {T, s.mla_q_up / t, s.mla_q_rank}, false);
+      }
       lc.recompute = attn;
       break;
     }

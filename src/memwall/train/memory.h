@@ -6,9 +6,11 @@
 #pragma once
 
 #include <string>
+#include <vector>
 
 #include "memwall/core/units.h"
 #include "memwall/train/config.h"
+#include "memwall/train/pipeline_split.h"
 #include "memwall/train/setup.h"
 
 namespace memwall::train {
@@ -40,6 +42,7 @@ struct MemoryBreakdown {
   Bytes runtime_reserve;
   Bytes capacity;            // the accelerator's memory
   int stage = 0;             // the most loaded pipeline stage (0 = first)
+  std::vector<Bytes> per_stage;  // total of every pipeline stage's GPU, first to last
   double local_parameters = 0;  // parameters on that GPU before ZeRO sharding
   Bytes total() const {
     return weights + gradients + optimizer_state + activations + comm_buffers + runtime_reserve;
@@ -47,7 +50,10 @@ struct MemoryBreakdown {
   bool fits() const { return total() <= capacity; }
 };
 
-// Memory of the most loaded GPU (the larger of the first and last pipeline stage).
+// Memory of the most loaded GPU: every pipeline stage's layers (split as split_layers places
+// them), its in-flight micro-batches and the embedding (first) or head (last); the worst stage.
 MemoryBreakdown memory_per_gpu(const TrainSetup& setup, const TrainConfig& c);
+MemoryBreakdown memory_per_gpu(const TrainSetup& setup, const TrainConfig& c,
+                               const PipelineSplit& split);
 
 }  // namespace memwall::train

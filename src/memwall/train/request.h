@@ -7,6 +7,7 @@
 
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "memwall/catalog/catalog.h"
 #include "memwall/core/document.h"
@@ -37,6 +38,15 @@ struct Request {
   std::optional<double> tokens;              // tokens to train: adds time, energy, cost
   std::optional<double> price_per_gpu_hour;  // US $, for the cost
   std::optional<double> pue;                 // default TrainParameters::pue
+  // Settings a framework user expects defaulted; when not given answer() decides them (Megatron-LM
+  // / NeMo behaviour) and lists each as an assumption. When given they replace config's fields.
+  std::optional<int> zero;                // default: 1 (distributed optimizer) when DP x CP > 1
+  std::optional<bool> sequence_parallel;  // default: on when TP > 1
+  std::optional<std::string> recompute;   // none | selective | full | auto; default auto
+  // The training framework (framework.h); default megatron. Its kernels, overlaps and default
+  // sharding apply to what the user did not give.
+  std::optional<std::string> framework;
+  std::optional<int> flash_attention_version;  // default: the framework's
 };
 
 struct Answer {
@@ -46,7 +56,15 @@ struct Answer {
   TrainEstimate estimate;
   std::optional<TrainRun> run;  // when tokens were asked
   ParameterCounts counts;
+  std::vector<std::string> assumptions;  // every default answer() chose, in words
+  std::string framework;                 // the framework id applied
+  bool framework_defaulted = false;
+  bool zero_defaulted = false, sequence_parallel_defaulted = false, recompute_chosen = false;
 };
+
+// The cheapest recomputation (none, then selective, then full) whose memory fits the GPU; full
+// when none fits (the estimate then reports by how much).
+Recompute cheapest_fitting_recompute(const TrainSetup& setup, const TrainConfig& c);
 
 // The node whose devices are `gpu`, or one of the same family (a100-40gb -> hgx-a100).
 const Node& default_node(const Catalog& catalog, const Accelerator& gpu);

@@ -59,5 +59,68 @@ TEST(TrainRequest, TokensAndPriceGiveTheRun) {
   EXPECT_THROW(answer(Catalog::builtin(), r), InputError);
 }
 
+TEST(TrainRequest, FrameworkDefaultsAreAppliedAndStated) {
+  // Llama-3 70B on 64 H100, TP4 PP4 CP2 VPP5 fp8: fits only with the distributed optimizer and
+  // sequence parallelism that Megatron-LM / NeMo recipes use.
+  Request r;
+  r.model = "llama-3.1-70b";
+  r.gpu = "h100";
+  TrainConfig& c = r.config;
+  c.gpus = 64;
+  c.tp = 4;
+  c.pp = 4;
+  c.cp = 2;
+  c.vpp = 5;
+  c.micro_batch = 1;
+  c.global_batch = 128;
+  c.seq = 8192;
+  c.precision = Precision::fp8_e4m3;
+  const Answer a = answer(Catalog::builtin(), r);
+  EXPECT_EQ(a.config.zero, 1);
+  EXPECT_TRUE(a.config.sequence_parallel);
+  EXPECT_EQ(a.framework, "megatron");
+  EXPECT_TRUE(a.estimate.memory.fits());
+  const Json j = to_json(a);
+  EXPECT_TRUE(j["defaults_applied"]["zero"].get<bool>());
+  EXPECT_TRUE(j["defaults_applied"]["recompute_auto"].get<bool>());
+  EXPECT_GE(j["assumptions"].size(), 4u);
+  // Told otherwise, the defaults step back.
+  r.zero = 0;
+  r.sequence_parallel = false;
+  r.recompute = "none";
+  EXPECT_THROW(answer(Catalog::builtin(), r), InfeasibleError);
+  // FSDP shards fully and runs eager element-wise kernels.
+  Request f = r;
+  f.zero.reset();
+  f.sequence_parallel.reset();
+  f.recompute.reset();
+  f.framework = "fsdp";
+  const Answer b = answer(Catalog::builtin(), f);
+  EXPECT_EQ(b.config.zero, 3);
+  EXPECT_FALSE(b.config.fused_elementwise);
+  EXPECT_FALSE(b.config.sequence_parallel);
+  f.framework = "megatorn";
+  EXPECT_THROW(answer(Catalog::builtin(), f), InputError);
+}
+
+TEST(TrainRequest, RecomputeAutoPicksTheCheapestThatFits) {
+  Request r = gpt3();
+  r.config.tp = 8;
+  r.config.pp = 8;
+  r.recompute = "auto";
+  r.sequence_parallel = true;
+  r.zero = 1;
+  const Answer a = answer(Catalog::builtin(), r);
+  EXPECT_TRUE(a.recompute_chosen);
+  EXPECT_TRUE(a.estimate.memory.fits());
+  // Anything cheaper than the chosen level does not fit.
+  for (Recompute x : {Recompute::none, Recompute::selective}) {
+    if (x == a.config.recompute) break;
+    TrainConfig c = a.config;
+    c.recompute = x;
+    EXPECT_FALSE(memory_per_gpu(a.setup, c).fits());
+  }
+}
+
 }  // namespace
 }  // namespace memwall::train

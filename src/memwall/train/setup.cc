@@ -34,12 +34,19 @@ LayerShape layer_shape(const ModelSpec& m) {
     s.kv_width = a * qk;  // K and V are materialised per head after the up-projection
     s.head_dim = qk;
     s.kv_heads = a;
+    s.v_width = a * m.mla.v_head_dim;
     s.attention_params = q_proj + kv_proj + a * m.mla.v_head_dim * h;
+    s.mla_q_rank = m.mla.q_lora_rank;
+    s.mla_kv_rank = m.mla.kv_lora_rank;
+    s.mla_latent = m.mla.q_lora_rank + m.mla.kv_lora_rank + m.mla.qk_rope_head_dim;
+    s.mla_q_up = m.mla.q_lora_rank > 0 ? a * qk : 0.0;
+    s.mla_kv_up = a * (m.mla.qk_nope_head_dim + m.mla.v_head_dim);
     s.attention_matmul_params = s.attention_params - m.mla.kv_lora_rank -
                                 (m.mla.q_lora_rank > 0 ? m.mla.q_lora_rank : 0);
   } else {
     s.q_width = s.heads * s.head_dim;
     s.kv_width = s.kv_heads * s.head_dim;
+    s.v_width = s.q_width;
     s.attention_params = h * (s.q_width + 2 * s.kv_width) + s.q_width * h;
     s.attention_matmul_params = s.attention_params;
     if (m.qkv_bias) s.attention_params += s.q_width + 2 * s.kv_width;
@@ -107,6 +114,7 @@ TrainSetup make_setup(ModelSpec model, Accelerator gpu, Node node, std::optional
                                   std::shared_ptr<const perf::Efficiency>(),
                                   &perf::default_efficiency());
   s.shape = layer_shape(s.model);
+  s.node = perf::with_communication_prior(std::move(s.node), s.gpu, *s.efficiency);
   auto resolve = [&](Precision p) -> std::optional<perf::Ceilings> {
     if (!s.gpu.supports(p) || !s.gpu.peak(p)) return std::nullopt;
     return perf::resolve_ceilings(s.gpu, p, *s.efficiency);

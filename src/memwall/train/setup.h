@@ -25,6 +25,7 @@ struct LayerShape {
   double head_dim = 0;     // d
   double q_width = 0;      // a x d
   double kv_width = 0;     // g x d
+  double v_width = 0;      // attention output width: a x d (MLA: a x v_head_dim)
   double ffn = 0;          // dense MLP intermediate f
   double mlp_matrices = 2; // 3 for gated (SwiGLU), 2 for plain
   // MoE (zero for dense models)
@@ -35,6 +36,12 @@ struct LayerShape {
   double dense_mlp_params = 0;   // dense MLP per dense layer
   double expert_params = 0;      // one routed expert
   double shared_mlp_params = 0;  // all shared experts of one MoE layer
+  // MLA (zero otherwise): compressed query / key-value widths per token (q_lora_rank and
+  // kv_lora_rank + the rope key), and the per-head up-projections' output widths.
+  double mla_latent = 0;       // q_lora + kv_lora + rope elements kept per token
+  double mla_q_rank = 0, mla_kv_rank = 0;
+  double mla_q_up = 0;         // a x (nope + rope)
+  double mla_kv_up = 0;        // a x (nope + v)
   double router_params = 0;
   double norm_params = 0;        // per layer (replicated over TP)
   double embedding_params = 0;   // token (+ learned position) embedding

@@ -61,15 +61,19 @@ Report run_cases(const Json& cases, const Catalog& catalog, const std::string& k
     const std::string k = c.contains("kind") && c["kind"].is_string() ? c["kind"].get<std::string>() : "";
     if (!kind.empty() && k != kind) continue;
     CaseResult res = predict_case(c, catalog);
+    // Cases of an optional "group" (e.g. frontier runs added later) are summarised apart from
+    // their kind's original set, as "kind/group", so each set's error stays readable.
+    const std::string group = str_field(c, "group");
+    const std::string key = group.empty() ? k : k + "/" + group;
     if (res.predicted && std::isfinite(res.abs_pct_error()))
-      errors[k].push_back(res.abs_pct_error());
+      errors[key].push_back(res.abs_pct_error());
     else {
       if (res.predicted) {
         res.predicted.reset();
         res.skipped_reason = "no measured value to compare with";
       }
-      ++skipped[k];
-      errors[k];
+      ++skipped[key];
+      errors[key];
     }
     r.cases.push_back(std::move(res));
   }

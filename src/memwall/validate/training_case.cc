@@ -95,6 +95,64 @@ const Shape* nearest(const Shape (&table)[N], double params_b, double tolerance)
   return best;
 }
 
+// A run of a current framework (Megatron-Core, DeepSeek's HAI-LLM) with a built-in model and its
+// configuration stated field by field; nothing unstated is inferred from the era of the paper.
+TrainingCase translate_modern_case(const Json& c, TrainingCase tc, std::string assumptions) {
+  const std::string id = str(c, "id");
+  const Json& model = c.at("model");
+  const Json& cfg = c.at("config");
+  auto assume = [&](const std::string& a) {
+    if (!assumptions.empty()) assumptions += "; ";
+    assumptions += a;
+  };
+  tc.zoo_model = str(model, "zoo_id");
+  train::TrainConfig& t = tc.config;
+  t.gpus = int(num(c.at("hardware"), "count").value_or(0));
+  auto int_of = [&](const char* k, int fallback) { return int(num(cfg, k).value_or(fallback)); };
+  t.tp = int_of("tp", 1);
+  t.pp = int_of("pp", 1);
+  t.cp = int_of("cp", 1);
+  t.ep = int_of("ep", 1);
+  t.vpp = int_of("interleave_stages", 1);
+  t.zero = int_of("zero", 1);
+  t.seq = int64_t(num(cfg, "seq_len").value_or(4096));
+  t.micro_batch = int64_t(num(cfg, "micro_batch").value_or(1));
+  t.global_batch = int64_t(num(cfg, "global_batch").value_or(0));
+  t.moe_node_limit = int_of("moe_node_limit", 0);
+  t.mtp_layers = int_of("mtp_layers", 0);
+  t.moe_imbalance = num(cfg, "moe_imbalance").value_or(1.0);
+  const std::string prec = to_lower(str(cfg, "precision"));
+  t.precision = has(prec, "fp8") ? Precision::fp8_e4m3 : Precision::bf16;
+  if (has(prec, "1x128") || has(prec, "block")) t.fp8_recipe = train::Fp8Recipe::blockwise;
+  if (has(prec, "mxfp8")) t.fp8_recipe = train::Fp8Recipe::mxfp8;
+  const std::string recompute = to_lower(str(cfg, "recompute"));
+  t.recompute = has(recompute, "full")        ? train::Recompute::full
+                : has(recompute, "selective") ? train::Recompute::selective
+                                              : train::Recompute::none;
+  t.sequence_parallel = t.tp > 1;
+  if (has(to_lower(str(cfg, "schedule")), "dualpipe")) t.schedule = train::Schedule::dualpipe;
+  t.overlap_grad_reduce = true;
+  t.overlap_param_gather = true;
+  t.dp = t.gpus / std::max(1, t.tp * t.pp * t.cp);
+  if (t.global_batch <= 0) throw InputError(id + ": config.global_batch missing");
+  const std::string unit = to_lower(str(c, "unit"));
+  if (has(unit, "gpu-hour")) {
+    tc.metric = TrainingMetric::gpu_hours;
+    tc.tokens = num(cfg, "tokens").value_or(0);
+    if (tc.tokens <= 0) throw InputError(id + ": config.tokens missing for a GPU-hours metric");
+  } else if (has(unit, "tokens/s")) {
+    tc.metric = TrainingMetric::tokens_per_s_per_gpu;
+  } else {
+    throw InputError(id + ": unit '" + str(c, "unit") + "' has no training metric here");
+  }
+  assume(fmt::format("modern stack: FlashAttention-class fused attention, fused kernels, "
+                     "gradient reduce and parameter gather overlapped; {}{}",
+                     t.sequence_parallel ? "sequence parallel with TP; " : "",
+                     t.fp8_recipe == train::Fp8Recipe::blockwise ? "block-scaled fp8" : "as stated"));
+  tc.assumptions = assumptions;
+  return tc;
+}
+
 }  // namespace
 
 TrainingCase translate_training_case(const Json& c) {
@@ -118,11 +176,16 @@ TrainingCase translate_training_case(const Json& c) {
   } else if (has(gpu, "h100")) {
     tc.gpu = "nvidia-h100-sxm";
     tc.node = "hgx-h100";
+  } else if (has(gpu, "h800")) {
+    tc.gpu = "nvidia-h800-sxm";
+    tc.node = "hgx-h800";
   } else {
     throw InputError(id + ": GPU '" + str(hw, "gpu") + "' has no training mapping");
   }
   if (has(net, "hdr")) {
     tc.fabric = "ib-hdr";
+  } else if (has(net, "ndr") || (has(net, "infiniband") && has(net, "400"))) {
+    tc.fabric = "ib-ndr";
   } else if (has(net, "roce")) {
     tc.fabric = "roce-200";  // 1600 Gbps per node = 8 x 200 Gb/s RoCE NICs
   } else {
@@ -131,6 +194,8 @@ TrainingCase translate_training_case(const Json& c) {
   }
   const int gpus = int(num(hw, "count").value_or(0));
   if (gpus <= 0) throw InputError(id + ": hardware.count missing");
+
+  if (!str(model, "zoo_id").empty()) return translate_modern_case(c, std::move(tc), assumptions);
 
   // --- Model
   const std::string family = has(to_lower(id), "mpt") ? "mpt" : "megatron";
@@ -286,6 +351,7 @@ double predict_training_metric(const TrainingCase& tc, const train::TrainSetup& 
     }
     case TrainingMetric::step_time_s: return e.step_time.value();
     case TrainingMetric::tokens_per_s_per_gpu: return e.tokens_per_s_per_gpu;
+    case TrainingMetric::gpu_hours: return tc.tokens / e.tokens_per_s * c.gpus / 3600.0;
     case TrainingMetric::layer_time_ms: break;
   }
   return 0;

@@ -17,11 +17,14 @@ enum class TrainingMetric {
   step_time_s,
   layer_time_ms,             // forward + backward (+ recompute) of one layer, one micro-batch
   tokens_per_s_per_gpu,
+  gpu_hours,                 // GPU-hours to train config "tokens" tokens
 };
 
 struct TrainingCase {
   ModelSpec model;
+  std::string zoo_model;          // a built-in model id (model.zoo_id); the caller loads it
   std::string gpu, node, fabric;  // catalog ids
+  double tokens = 0;              // for TrainingMetric::gpu_hours
   train::TrainConfig config;
   TrainingMetric metric = TrainingMetric::step_time_s;
   std::string assumptions;

@@ -10,7 +10,8 @@ namespace memwall::validate {
 CaseResult predict_training_case(const Json& c, const Catalog& catalog) {
   CaseResult r = start_result(c);
   try {
-    const TrainingCase tc = translate_training_case(c);
+    TrainingCase tc = translate_training_case(c);
+    if (!tc.zoo_model.empty()) tc.model = catalog.model(tc.zoo_model);
     std::optional<Fabric> fabric;
     if (tc.config.gpus > catalog.node(tc.node).devices) fabric = catalog.fabric(tc.fabric);
     const train::TrainSetup setup = train::make_setup(

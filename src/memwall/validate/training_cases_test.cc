@@ -39,6 +39,7 @@ TEST(TrainingCases, DevSetErrorWithinTargets) {
   const Catalog catalog = Catalog::builtin();
   std::vector<double> errors;
   for (const auto& c : cases) {
+    if (!str_field(c, "group").empty()) continue;  // reported apart (FrontierRunsWithinTarget)
     const CaseResult r = predict_training_case(c, catalog);
     ASSERT_TRUE(r.predicted) << r.id << ": " << r.skipped_reason;
     const double predicted = *r.predicted;
@@ -54,6 +55,27 @@ TEST(TrainingCases, DevSetErrorWithinTargets) {
   EXPECT_EQ(errors.size(), 52u);
   EXPECT_LE(median, 10.0);
   EXPECT_LE(p90, 20.0);
+}
+
+TEST(TrainingCases, FrontierRunsWithinTarget) {
+  // Cases of the "frontier" group are all expressible; DeepSeek-V3's pre-training GPU-hours are
+  // within 15 % (issue 12). The MT-NLG runs are reported, not asserted: Megatron-DeepSpeed of 2021
+  // ran the same 530B / 2240-GPU configuration ~20 % slower than Megatron-LM (Korthikanti Table 5),
+  // a framework difference memwall does not fit per case.
+  const Catalog catalog = Catalog::builtin();
+  int n = 0;
+  for (const auto& c : training_cases()) {
+    if (str_field(c, "group") != "frontier") continue;
+    const CaseResult r = predict_training_case(c, catalog);
+    ASSERT_TRUE(r.predicted) << r.id << ": " << r.skipped_reason;
+    std::printf("%-52s %10.4g %10.4g %+7.1f%%\n", r.id.c_str(), r.measured, *r.predicted,
+                (*r.predicted / r.measured - 1) * 100);
+    if (r.id.find("deepseek-v3") != std::string::npos) {
+      EXPECT_LE(r.abs_pct_error(), 15.0) << r.id;
+    }
+    ++n;
+  }
+  EXPECT_GE(n, 4);
 }
 
 }  // namespace

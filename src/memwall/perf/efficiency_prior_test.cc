@@ -1,0 +1,68 @@
+// The vendor priors for families without evidence (docs/infer.md "Uncalibrated families").
+#include <gtest/gtest.h>
+
+#include "memwall/perf/efficiency.h"
+
+namespace memwall::perf {
+namespace {
+
+Accelerator make(const std::string& id, const std::string& vendor, const std::string& arch,
+                 const std::string& memory_type = "HBM2e") {
+  Accelerator a;
+  a.id = id;
+  a.vendor = vendor;
+  a.arch = arch;
+  a.memory_type = memory_type;
+  return a;
+}
+
+TEST(EfficiencyPrior, MeasuredFamiliesStayCalibrated) {
+  const Efficiency& e = default_efficiency();
+  const auto h100 = efficiency_for(e, make("nvidia-h100-sxm", "NVIDIA", "Hopper", "HBM3"), Precision::bf16);
+  EXPECT_TRUE(h100.calibrated);
+  EXPECT_DOUBLE_EQ(h100.gemm_peak_fraction, 0.82);
+  const auto gaudi2 = efficiency_for(e, make("intel-gaudi2", "Intel (Habana)", "Gaudi 2"), Precision::bf16);
+  EXPECT_TRUE(gaudi2.calibrated);
+  EXPECT_DOUBLE_EQ(gaudi2.gemm_peak_fraction, 0.97);
+  // An NVIDIA architecture without a table entry uses the dev-set-calibrated fallbacks.
+  EXPECT_TRUE(efficiency_for(e, make("nvidia-rtx-4090", "NVIDIA", "Ada Lovelace", "GDDR6X"), Precision::bf16).calibrated);
+}
+
+TEST(EfficiencyPrior, Gaudi3NoLongerInheritsGaudi2) {
+  const Efficiency& e = default_efficiency();
+  const auto g3 = efficiency_for(e, make("intel-gaudi3", "Intel (Habana)", "Gaudi 3"), Precision::bf16);
+  EXPECT_FALSE(g3.calibrated);
+  EXPECT_LT(g3.gemm_peak_fraction, 0.6);
+  EXPECT_NE(g3.source.find("Gaudi 3"), std::string::npos);
+}
+
+TEST(EfficiencyPrior, UncalibratedVendorsGetConservativePriors) {
+  const Efficiency& e = default_efficiency();
+  const auto ascend = efficiency_for(e, make("huawei-ascend-910b", "Huawei", "Da Vinci"), Precision::bf16);
+  EXPECT_FALSE(ascend.calibrated);
+  // Below the published 910B evidence: 328 of >= 313 TFLOPS measured (limulidae), ~50% MFU (Pangu Ultra).
+  EXPECT_LE(ascend.gemm_peak_fraction, 0.6);
+  EXPECT_LT(ascend.memory_bandwidth_fraction, 0.89);  // not the NVIDIA HBM2e STREAM figure
+  const auto other = efficiency_for(e, make("biren-br100", "Biren", "BIRENSUPA"), Precision::bf16);
+  EXPECT_FALSE(other.calibrated);
+  EXPECT_LE(other.gemm_peak_fraction, ascend.gemm_peak_fraction);
+  // Every prior is below the measured median of calibrated families.
+  for (const auto& p : {ascend, other}) EXPECT_LT(p.gemm_peak_fraction, e.gemm_peak_fraction.fallback);
+}
+
+TEST(EfficiencyPrior, CommunicationPriorDeratesUnmeasuredLinks) {
+  const Efficiency& e = default_efficiency();
+  Node n;
+  n.device_link_bandwidth_per_direction = BytesPerSecond(196e9);
+  const Node derated = with_communication_prior(n, make("huawei-ascend-910b", "Huawei", "Da Vinci"), e);
+  ASSERT_TRUE(derated.device_link_achievable_bandwidth_per_direction.has_value());
+  EXPECT_LT(derated.device_link_achievable_bandwidth_per_direction->value(), 196e9);
+  const Node kept = with_communication_prior(n, make("nvidia-h100-sxm", "NVIDIA", "Hopper"), e);
+  EXPECT_FALSE(kept.device_link_achievable_bandwidth_per_direction.has_value());
+  // A calibration file makes every family "calibrated" (the user measured it).
+  const Efficiency file = apply_calibration(e, Json::parse(R"({"gemm_peak_fraction": 0.7})"), "cal.json");
+  EXPECT_TRUE(efficiency_for(file, make("huawei-ascend-910b", "Huawei", "Da Vinci"), Precision::bf16).calibrated);
+}
+
+}  // namespace
+}  // namespace memwall::perf
