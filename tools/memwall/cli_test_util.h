@@ -1,5 +1,5 @@
-// Test helper: runs the built memwall binary (MEMWALL_BINARY) with arguments and captures its exit
-// status and standard output, for the CLI contract tests beside each subcommand.
+// Test helper: runs the built memwall binary (memwall::test::memwall_binary()) with arguments and
+// captures its exit status and standard output, for the CLI contract tests beside each subcommand.
 #pragma once
 
 #include <sys/wait.h>
@@ -7,6 +7,8 @@
 #include <array>
 #include <cstdio>
 #include <string>
+
+#include "memwall/core/test_paths.h"
 
 namespace memwall::cli_test {
 
@@ -18,7 +20,7 @@ struct Result {
 // `redirect` is appended to the command line (stderr is discarded by default).
 inline Result run(const std::string& args, const std::string& redirect = "2>/dev/null") {
   Result r;
-  const std::string cmd = std::string(MEMWALL_BINARY) + " " + args + " " + redirect;
+  const std::string cmd = memwall::test::memwall_binary() + " " + args + " " + redirect;
   FILE* p = popen(cmd.c_str(), "r");
   if (!p) return r;
   std::array<char, 4096> buf;

@@ -6,6 +6,8 @@
 #include <nlohmann/json.hpp>
 #include <string>
 
+#include "memwall/core/test_paths.h"
+
 #include "cli_test_util.h"
 
 namespace {
@@ -58,7 +60,7 @@ TEST(CatalogCli, Show910bPrintsBandwidthAndPeaksWithTheirSources) {
 }
 
 TEST(CatalogCli, ImportPrintsPublishedParameterCounts) {
-  const Result r = run(std::string("catalog import --json ") + MEMWALL_SOURCE_DIR +
+  const Result r = run(std::string("catalog import --json ") + memwall::test::source_dir() +
                        "/src/memwall/model/testdata/deepseek-v3.config.json");
   ASSERT_EQ(r.status, 0);
   const auto j = nlohmann::json::parse(r.out);
@@ -70,20 +72,20 @@ TEST(CatalogCli, ImportPrintsPublishedParameterCounts) {
 }
 
 TEST(CatalogCli, UserCatalogFileAddsAnAccelerator) {
-  const Result r = run(std::string("catalog show npu1 --json --catalog ") + MEMWALL_SOURCE_DIR +
+  const Result r = run(std::string("catalog show npu1 --json --catalog ") + memwall::test::source_dir() +
                        "/fuzz/corpus/catalog/new-npu.yaml");
   ASSERT_EQ(r.status, 0);
   const auto e = nlohmann::json::parse(r.out)["entry"];
   EXPECT_EQ(e["id"], "my-npu");
   EXPECT_EQ(e["tflops"]["fp16"], 300.0);
   // --catalog takes one file; the section after it stays the positional argument.
-  const Result listed = run(std::string("catalog list --catalog ") + MEMWALL_SOURCE_DIR +
+  const Result listed = run(std::string("catalog list --catalog ") + memwall::test::source_dir() +
                             "/fuzz/corpus/catalog/new-npu.yaml gpus --json");
   ASSERT_EQ(listed.status, 0);
   const auto all = nlohmann::json::parse(listed.out);
   EXPECT_EQ(all["accelerators"].size(), 56u);
   EXPECT_FALSE(all.contains("models"));
-  EXPECT_EQ(run(std::string("catalog list --catalog ") + MEMWALL_SOURCE_DIR +
+  EXPECT_EQ(run(std::string("catalog list --catalog ") + memwall::test::source_dir() +
                 "/fuzz/corpus/catalog/negative.json")
                 .status,
             2);

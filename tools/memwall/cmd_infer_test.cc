@@ -7,6 +7,8 @@
 #include <nlohmann/json.hpp>
 #include <string>
 
+#include "memwall/core/test_paths.h"
+
 #include "cli_test_util.h"
 
 namespace {
@@ -75,7 +77,7 @@ TEST(InferCli, BadAndImpossibleInputs) {
 }
 
 TEST(ValidateCli, JsonSummary) {
-  const Result r = run(std::string("validate ") + MEMWALL_SOURCE_DIR +
+  const Result r = run(std::string("validate ") + memwall::test::source_dir() +
                        "/validation/dev-cases.json --kind microbench --json");
   ASSERT_EQ(r.status, 0);
   const auto j = nlohmann::json::parse(r.out);
@@ -91,7 +93,7 @@ TEST(ValidateCli, JsonSummary) {
 TEST(ValidateCli, NoFileRunsTheBuiltInDevCases) {
   const Result builtin = run("validate --kind microbench --json");
   ASSERT_EQ(builtin.status, 0);
-  const Result file = run(std::string("validate ") + MEMWALL_SOURCE_DIR +
+  const Result file = run(std::string("validate ") + memwall::test::source_dir() +
                           "/validation/dev-cases.json --kind microbench --json");
   ASSERT_EQ(file.status, 0);
   EXPECT_EQ(nlohmann::json::parse(builtin.out), nlohmann::json::parse(file.out));

@@ -7,6 +7,8 @@
 #include <nlohmann/json.hpp>
 #include <string>
 
+#include "memwall/core/test_paths.h"
+
 #include "cli_test_util.h"
 
 namespace {
@@ -94,7 +96,7 @@ TEST(MonitorCli, BadInputExits2NamingFieldAndValue) {
 // recording, and one JSON object. Each GPM sample the fake takes raises its SM and DRAM readings
 // by one point, GPU 0 then GPU 1, so the values are exact.
 TEST(MonitorCli, LivePathThroughAFakeDriver) {
-  const std::string fake = MEMWALL_FAKE_NVML;
+  const std::string fake = memwall::test::fake_nvml_library();
   const std::string rec = ::testing::TempDir() + "monitor_live.jsonl";
   const auto r =
       run("monitor --once --interval-ms 100 --json --nvml-library " + fake + " --record " + rec);
@@ -131,7 +133,7 @@ TEST(MonitorCli, DocsShowTheHelpText) {
   const auto name = help.find("memwall monitor", usage);
   ASSERT_NE(name, std::string::npos);
   help.replace(usage + 7, name - usage - 7, "");
-  std::ifstream doc(std::string(MEMWALL_SOURCE_DIR) + "/docs/monitor.md");
+  std::ifstream doc(memwall::test::source_dir() + "/docs/monitor.md");
   const std::string text((std::istreambuf_iterator<char>(doc)), std::istreambuf_iterator<char>());
   const std::string marker = "## Options (`memwall monitor --help`)\n\n```\n";
   const auto start = text.find(marker);

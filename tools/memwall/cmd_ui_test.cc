@@ -1,6 +1,8 @@
 // `memwall ui --report FILE` writes the page with the default answers preloaded; bad options exit 2.
 #include <gtest/gtest.h>
 
+#include <unistd.h>
+
 #include <cstdio>
 #include <fstream>
 #include <sstream>
@@ -11,7 +13,9 @@ namespace memwall::cli {
 namespace {
 
 TEST(UiCli, ReportCarriesThePageAndTheDefaultAnswers) {
-  const std::string path = ::testing::TempDir() + "memwall_report.html";
+  // One file per test process: parallel runs (other checkouts' ctest) must not share it.
+  const std::string path =
+      ::testing::TempDir() + "memwall_report_" + std::to_string(getpid()) + ".html";
   ASSERT_EQ(cli_test::run("ui --report " + path).status, 0);
   std::ifstream in(path);
   std::stringstream s;

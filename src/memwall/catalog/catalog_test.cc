@@ -8,6 +8,7 @@
 #include <set>
 
 #include "memwall/core/error.h"
+#include "memwall/core/test_paths.h"
 #include "memwall/hw/hw_io.h"
 
 namespace memwall {
@@ -34,7 +35,7 @@ TEST(Catalog, BuiltinHasEveryReferenceAcceleratorWithItsValues) {
   // domestic and other accelerators a buyer shortlists (Kunlun P800, MTT S4000, MetaX C500, Biren
   // BR100/BR104, Enflame S60).
   ASSERT_EQ(c.accelerators().size(), 55u);
-  const Json ref = load_document(MEMWALL_SOURCE_DIR "/data/reference/accelerators.json");
+  const Json ref = load_document(memwall::test::source_dir() + "/data/reference/accelerators.json");
   ASSERT_EQ(ref.size(), 46u);
   for (const auto& row : ref) {
     const std::string id = row["id"];
@@ -354,7 +355,7 @@ TEST(Catalog, BuiltinHasTheContractNodesFabricsAndModels) {
 
 TEST(Catalog, ModelFromHuggingFaceConfigPath) {
   const ModelSpec m = Catalog::builtin().model(
-      MEMWALL_SOURCE_DIR "/src/memwall/model/testdata/llama-3.1-8b.config.json");
+      memwall::test::source_dir() + "/src/memwall/model/testdata/llama-3.1-8b.config.json");
   EXPECT_EQ(m.layers, 32);
   EXPECT_EQ(m.hidden, 4096);
   EXPECT_EQ(m.kv_heads, 8);

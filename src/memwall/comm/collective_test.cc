@@ -9,6 +9,7 @@
 #include "memwall/comm/efficiency.h"
 #include "memwall/comm/test_nodes.h"
 #include "memwall/core/error.h"
+#include "memwall/core/test_paths.h"
 
 namespace memwall::comm {
 namespace {
@@ -80,7 +81,7 @@ TEST(Collective, BusBandwidthFactorsFollowNcclTests) {
 // The measured NCCL bus bandwidths of the dev validation set (kind microbench, bus-bandwidth
 // metrics), read from the file; large-message predictions must be within 15 %.
 TEST(Collective, LargeMessageBusBandwidthWithin15PercentOfMeasured) {
-  std::ifstream in(MEMWALL_SOURCE_DIR "/validation/dev-cases.json");
+  std::ifstream in(memwall::test::source_dir() + "/validation/dev-cases.json");
   ASSERT_TRUE(in) << "cannot read dev-cases.json";
   std::stringstream ss;
   ss << in.rdbuf();

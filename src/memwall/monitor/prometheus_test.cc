@@ -7,6 +7,7 @@
 #include <iterator>
 #include <regex>
 
+#include "memwall/core/test_paths.h"
 #include "memwall/monitor/test_samples.h"
 
 namespace memwall::monitor {
@@ -104,7 +105,7 @@ TEST(MonitorPrometheus, ExactTextOfAFixedSample) {
 
 // Every series the Grafana dashboard queries is one the exporter writes.
 TEST(MonitorPrometheus, GrafanaDashboardQueriesExportedSeries) {
-  std::ifstream in(std::string(MEMWALL_SOURCE_DIR) + "/tools/grafana/memwall.json");
+  std::ifstream in(memwall::test::source_dir() + "/tools/grafana/memwall.json");
   const std::string dashboard((std::istreambuf_iterator<char>(in)),
                               std::istreambuf_iterator<char>());
   const std::string exported = prometheus_text({h100_sample()});

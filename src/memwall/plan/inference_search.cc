@@ -420,8 +420,12 @@ InferenceSearchResult search_inference(const ModelSpec& model, const InferenceWo
           if (pp > model.layers) continue;
           if (constraints.max_gpus && tp * pp > *constraints.max_gpus) continue;
           for (int ep : eps) {
-          for (Precision wp : space.weight_precisions) {
-            for (Precision kp : space.kv_precisions) {
+          for (Precision asked_wp : space.weight_precisions) {
+            for (Precision asked_kp : space.kv_precisions) {
+              // A generation without bf16 (Volta) stores the same 16-bit tensors as fp16.
+              const bool fp16_for_bf16 = !a->supports(Precision::bf16) && a->supports(Precision::fp16);
+              const Precision wp = fp16_for_bf16 && asked_wp == Precision::bf16 ? Precision::fp16 : asked_wp;
+              const Precision kp = fp16_for_bf16 && asked_kp == Precision::bf16 ? Precision::fp16 : asked_kp;
               ReplicaShape shape;
               shape.accelerator = a;
               shape.node = node;

@@ -15,12 +15,12 @@ struct Framework {
   std::string id, name;
   bool fused_elementwise = true;
   int flash_attention_version = 3;
-  bool distributed_optimizer = true;       // ZeRO-1 when DP x CP > 1
-  bool fsdp = false;                       // ZeRO-3 (full shard) when DP x CP > 1
+  bool distributed_optimizer = true;  // ZeRO-1 when DP x CP > 1
+  bool fsdp = false;                  // ZeRO-3 (full shard) when DP x CP > 1
   bool sequence_parallel_with_tp = true;
   bool overlap_grad_reduce = true, overlap_param_gather = true, overlap_tp_comm = false;
   int zero3_collectives_per_layer = 1;
-  std::string efficiency;                  // where its efficiency comes from, in words
+  std::string efficiency;  // where its efficiency comes from, in words
   std::vector<std::string> sources;
 };
 

@@ -1,8 +1,8 @@
 #include "memwall/train/pipeline_split.h"
 
-#include <algorithm>
-
 #include <fmt/format.h>
+
+#include <algorithm>
 
 #include "memwall/core/error.h"
 
@@ -14,8 +14,8 @@ namespace {
 void spread_stage(std::vector<int>& chunks, int pp, int v, int s, int stage_layers,
                   const char* what) {
   if (stage_layers % v != 0)
-    throw InfeasibleError(fmt::format("{} layers on the {} are not divisible by V = {}",
-                                      stage_layers, what, v));
+    throw InfeasibleError(
+        fmt::format("{} layers on the {} are not divisible by V = {}", stage_layers, what, v));
   for (int k = 0; k < v; ++k) chunks[static_cast<size_t>(k * pp + s)] = stage_layers / v;
 }
 
@@ -26,8 +26,8 @@ PipelineSplit split_layers(int layers, int moe_layers, const TrainConfig& c) {
   PipelineSplit out;
   out.chunk_layers.assign(static_cast<size_t>(n), 0);
   if (n > layers)
-    throw InfeasibleError(fmt::format("PP x V = {} x {} = {} model chunks for only {} layers", pp,
-                                      v, n, layers));
+    throw InfeasibleError(
+        fmt::format("PP x V = {} x {} = {} model chunks for only {} layers", pp, v, n, layers));
   const bool given = c.first_stage_layers > 0 || c.last_stage_layers > 0;
   if (c.first_stage_layers < 0 || c.last_stage_layers < 0)
     throw InputError("decoder-first/last-pipeline-num-layers",
@@ -38,8 +38,7 @@ PipelineSplit split_layers(int layers, int moe_layers, const TrainConfig& c) {
         "--account-for-embedding/loss-in-pipeline-split cannot be combined with "
         "--decoder-first/last-pipeline-num-layers (Megatron-LM accepts one or the other)");
   if (given) {
-    if (pp < 2)
-      throw InfeasibleError("first/last stage layer counts need PP >= 2");
+    if (pp < 2) throw InfeasibleError("first/last stage layer counts need PP >= 2");
     // Megatron-LM: the given stages hold what is asked, the other stages share the rest evenly.
     const int first = c.first_stage_layers, last = c.last_stage_layers;
     const int fixed = (first > 0 ? 1 : 0) + (last > 0 ? 1 : 0);
@@ -55,7 +54,9 @@ PipelineSplit split_layers(int layers, int moe_layers, const TrainConfig& c) {
       const bool is_first = s == 0 && first > 0, is_last = s == pp - 1 && last > 0;
       const int stage = is_first ? first : is_last ? last : each;
       spread_stage(out.chunk_layers, pp, v, s, stage,
-                   is_first ? "first stage" : is_last ? "last stage" : "middle stages");
+                   is_first  ? "first stage"
+                   : is_last ? "last stage"
+                             : "middle stages");
     }
     out.rule = fmt::format("given: first stage {}, last stage {}, other stages {} each",
                            first > 0 ? first : each, last > 0 ? last : each, each);
@@ -64,17 +65,17 @@ PipelineSplit split_layers(int layers, int moe_layers, const TrainConfig& c) {
     // total must then divide evenly among the chunks.
     const int units = layers + (c.account_for_embedding ? 1 : 0) + (c.account_for_loss ? 1 : 0);
     if (units % n != 0)
-      throw InfeasibleError(fmt::format(
-          "{} layers{}{} = {} are not divisible by PP x V = {} x {} = {}", layers,
-          c.account_for_embedding ? " + embedding" : "", c.account_for_loss ? " + loss" : "",
-          units, pp, v, n));
+      throw InfeasibleError(
+          fmt::format("{} layers{}{} = {} are not divisible by PP x V = {} x {} = {}", layers,
+                      c.account_for_embedding ? " + embedding" : "",
+                      c.account_for_loss ? " + loss" : "", units, pp, v, n));
     std::fill(out.chunk_layers.begin(), out.chunk_layers.end(), units / n);
     if (c.account_for_embedding) out.chunk_layers.front() -= 1;
     if (c.account_for_loss) out.chunk_layers.back() -= 1;
-    out.rule = fmt::format("{} units per chunk with the{}{} counted as layers", units / n,
-                           c.account_for_embedding ? " embedding" : "",
-                           c.account_for_loss ? (c.account_for_embedding ? " and loss" : " loss")
-                                              : "");
+    out.rule =
+        fmt::format("{} units per chunk with the{}{} counted as layers", units / n,
+                    c.account_for_embedding ? " embedding" : "",
+                    c.account_for_loss ? (c.account_for_embedding ? " and loss" : " loss") : "");
   } else if (layers % n == 0) {
     std::fill(out.chunk_layers.begin(), out.chunk_layers.end(), layers / n);
     out.rule = fmt::format("{} layers per chunk", layers / n);

@@ -19,7 +19,7 @@ struct StageLayers {
 };
 
 struct PipelineSplit {
-  std::vector<int> chunk_layers;    // per virtual chunk in model order; chunk k sits on stage k % pp
+  std::vector<int> chunk_layers;  // per virtual chunk in model order; chunk k sits on stage k % pp
   std::vector<StageLayers> stages;  // per pipeline stage
   bool even = true;                 // every chunk holds the same number of layers
   std::string rule;                 // how the split was chosen, in words

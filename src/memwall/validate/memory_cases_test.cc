@@ -4,13 +4,14 @@
 #include <gtest/gtest.h>
 
 #include "memwall/catalog/catalog.h"
+#include "memwall/core/test_paths.h"
 #include "memwall/validate/case.h"
 
 namespace memwall::validate {
 namespace {
 
 Json memory_cases() {
-  const Json all = load_document(MEMWALL_SOURCE_DIR "/validation/dev-cases.json");
+  const Json all = load_document(memwall::test::source_dir() + "/validation/dev-cases.json");
   Json out = Json::array();
   for (const Json& c : all)
     if (c.value("kind", "") == "memory") out.push_back(c);

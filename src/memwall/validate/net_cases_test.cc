@@ -4,13 +4,14 @@
 #include <fstream>
 #include <sstream>
 
+#include "memwall/core/test_paths.h"
 #include "memwall/validate/case.h"
 
 namespace memwall::validate {
 namespace {
 
 TEST(NetCases, BusBandwidthCasesArePredictedWithin15PercentExceptTheBridgedPcieOutlier) {
-  std::ifstream in(MEMWALL_SOURCE_DIR "/validation/dev-cases.json");
+  std::ifstream in(memwall::test::source_dir() + "/validation/dev-cases.json");
   ASSERT_TRUE(in);
   std::stringstream ss;
   ss << in.rdbuf();

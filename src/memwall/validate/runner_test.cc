@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include "memwall/core/error.h"
+#include "memwall/core/test_paths.h"
 
 namespace memwall::validate {
 namespace {
@@ -25,7 +26,7 @@ TEST(Runner, RejectsNonArrays) {
 // The bar over the dev inference cases: median |error| <= 15 %, p90 <= 35 %.
 TEST(Runner, DevInferenceCasesMeetTheAccuracyBar) {
   const Report r =
-      run_file(MEMWALL_SOURCE_DIR "/validation/dev-cases.json", Catalog::builtin(), "inference");
+      run_file(memwall::test::source_dir() + "/validation/dev-cases.json", Catalog::builtin(), "inference");
   ASSERT_EQ(r.kinds.size(), 1u);
   EXPECT_GE(r.kinds[0].predicted, 30);
   EXPECT_LE(r.kinds[0].median_abs_pct_error, 15.0);
@@ -34,7 +35,7 @@ TEST(Runner, DevInferenceCasesMeetTheAccuracyBar) {
 
 TEST(Runner, DevMicrobenchCasesAreClose) {
   const Report r =
-      run_file(MEMWALL_SOURCE_DIR "/validation/dev-cases.json", Catalog::builtin(), "microbench");
+      run_file(memwall::test::source_dir() + "/validation/dev-cases.json", Catalog::builtin(), "microbench");
   int stream_and_mamf = 0;
   for (const auto& c : r.cases)
     if (c.predicted && (c.id.find("stream") != std::string::npos ||

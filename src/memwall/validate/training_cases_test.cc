@@ -11,6 +11,7 @@
 
 #include "memwall/catalog/catalog.h"
 #include "memwall/core/document.h"
+#include "memwall/core/test_paths.h"
 #include "memwall/validate/case.h"
 #include "memwall/validate/training_case.h"
 
@@ -19,7 +20,7 @@ namespace {
 
 std::vector<Json> training_cases() {
   std::vector<Json> out;
-  const Json all = load_document(MEMWALL_SOURCE_DIR "/validation/dev-cases.json");
+  const Json all = load_document(memwall::test::source_dir() + "/validation/dev-cases.json");
   for (const auto& c : all)
     if (c.value("kind", "") == "training") out.push_back(c);
   return out;
