@@ -1,23 +1,30 @@
-// Fuzzes the web UI's request handling (the JSON body of POST /api/infer and /api/net): any bytes
-// must give an answer, InputError (HTTP 400) or InfeasibleError (HTTP 422), never a crash.
+// Fuzzes the web UI's request handling (the JSON body of POST /api/infer, /api/train and /api/net)
+// and the message catalog's sentence matcher (every answer and error localised to Chinese, as with
+// ?lang=zh): any bytes must give an answer, InputError (HTTP 400) or InfeasibleError (HTTP 422),
+// never a crash.
 #include <cstddef>
 #include <cstdint>
 #include <string_view>
 
 #include "memwall/core/document.h"
 #include "memwall/core/error.h"
+#include "memwall/i18n/messages.h"
 #include "memwall/ui/api.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   using namespace memwall;
   const std::string_view text(reinterpret_cast<const char*>(data), size);
+  (void)i18n::localize(text, i18n::Lang::zh);  // arbitrary text through the template matcher
   const Json request = Json::parse(text, nullptr, false);
   if (request.is_discarded()) return 0;  // the server answers 400 before ui::handle
-  for (const char* endpoint : {"infer", "net", "catalog"}) {
+  for (const char* endpoint : {"infer", "train", "net", "catalog"}) {
     try {
-      (void)ui::handle(Catalog::builtin(), endpoint, request);
-    } catch (const InputError&) {
-    } catch (const InfeasibleError&) {
+      Json answer = ui::handle(Catalog::builtin(), endpoint, request);
+      i18n::localize_strings(answer, i18n::Lang::zh);
+    } catch (const InputError& e) {
+      (void)i18n::localize(e.what(), i18n::Lang::zh);
+    } catch (const InfeasibleError& e) {
+      (void)i18n::localize(e.what(), i18n::Lang::zh);
     }
   }
   return 0;

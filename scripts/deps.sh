@@ -1,6 +1,25 @@
 #!/usr/bin/env bash
-# Installs the Debian 12 packages memwall builds with, when run as root and any is missing.
+# Installs the Debian 12 packages memwall builds with, when run as root and any is missing, and the
+# web UI's npm packages (ui/package-lock.json: ECharts, compiled into the binary; playwright-core for
+# scripts/ui-test.sh). Without npm or the registry the build goes on and the UI has no charts.
 set -euo pipefail
+cd "$(dirname "$0")/.."
+
+web_deps() {
+  if [ -f ui/node_modules/echarts/package.json ] && [ ! ui/package-lock.json -nt ui/node_modules/.package-lock.json ]; then
+    return 0
+  fi
+  if ! command -v npm >/dev/null 2>&1 && [ "$(id -u)" -eq 0 ]; then
+    DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends npm >/dev/null 2>&1 ||
+      { apt-get update -q >/dev/null 2>&1 && DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends npm >/dev/null 2>&1; } || true
+  fi
+  if ! command -v npm >/dev/null 2>&1; then
+    echo "memwall: npm not found: the web UI is built without charts (apt-get install npm, then rerun)" >&2
+    return 0
+  fi
+  (cd ui && npm ci --no-audit --no-fund --loglevel=error) ||
+    echo "memwall: npm ci in ui/ failed: the web UI is built without charts" >&2
+}
 pkgs=(cmake ninja-build g++ clang libclang-rt-14-dev ccache pkg-config
       nlohmann-json3-dev libyaml-cpp-dev libfmt-dev libcli11-dev libcpp-httplib-dev
       libgtest-dev libgmock-dev libbenchmark-dev libopenblas-dev pybind11-dev python3-dev)
@@ -8,7 +27,7 @@ missing=()
 for p in "${pkgs[@]}"; do
   dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p")
 done
-if [ ${#missing[@]} -eq 0 ]; then exit 0; fi
+if [ ${#missing[@]} -eq 0 ]; then web_deps; exit 0; fi
 if [ "$(id -u)" -ne 0 ]; then
   echo "memwall: missing Debian packages: ${missing[*]} (run as root, or: sudo apt-get install ${missing[*]})" >&2
   exit 1
@@ -16,3 +35,4 @@ fi
 export DEBIAN_FRONTEND=noninteractive
 apt-get update -q
 apt-get install -y -q --no-install-recommends "${missing[@]}"
+web_deps

@@ -8,6 +8,7 @@
 #include "commands.h"
 #include "memwall/catalog/catalog.h"
 #include "memwall/core/error.h"
+#include "memwall/ui/api.h"
 #include "memwall/ui/server.h"
 
 namespace memwall::cli {
@@ -32,8 +33,8 @@ int run_ui(const UiOptions& o, const GlobalOptions& g) {
   if (o.port < 0 || o.port > 65535) throw InputError("--port", std::to_string(o.port), "0 to 65535 (0: any free port)");
   ui::Server server(*catalog);
   server.run(o.host, o.port, [&o](int port) {
-    std::cerr << fmt::format("memwall ui: serving http://{}:{}/ (POST /api/catalog|infer|plan|net|simulate); Ctrl-C stops\n",
-                             o.host, port);
+    std::cerr << fmt::format("memwall ui: serving http://{}:{}/ (POST /api/{}); Ctrl-C stops\n", o.host, port,
+                             fmt::join(ui::endpoints(), "|"));
   });
   return 0;
 }
@@ -43,13 +44,16 @@ int run_ui(const UiOptions& o, const GlobalOptions& g) {
 void register_ui(CLI::App& app, GlobalOptions& g, Runner& run) {
   static UiOptions o;
   auto* sub = app.add_subcommand(
-      "ui", "Local web app: inference (roofline of every operator, memory), planner (plans, Pareto), "
-            "network (bus bandwidth curve, bottleneck), serving (percentiles, KV over time); English and "
-            "Simplified Chinese");
+      "ui", "Local web app, live as inputs change: inference (roofline with the operator table, memory, "
+            "batch sweep), training, planner (plans with their binding wall, Pareto), serving (percentiles, KV "
+            "over time), network (topology, bus bandwidth, bottleneck), compare (scorecard); English and "
+            "Simplified Chinese. Loopback only by default; a port in use is refused (exit 2)");
   add_global_options(*sub, g);
   sub->add_option("--host", o.host, "Address to listen on")->capture_default_str();
   sub->add_option("--port", o.port, "TCP port (0: any free port)")->capture_default_str();
-  sub->add_option("--report", o.report, "Write a static HTML report (default answers preloaded) and exit");
+  sub->add_option("--report", o.report,
+                  "Write a static HTML report (every view's default answers in both languages, charts inline; "
+                  "opens offline) and exit");
   sub->callback([&run, &g] { run = [&g] { return run_ui(o, g); }; });
 }
 

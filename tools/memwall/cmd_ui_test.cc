@@ -1,4 +1,9 @@
 // `memwall ui --report FILE` writes the page with the default answers preloaded; bad options exit 2.
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
 #include <gtest/gtest.h>
 
 #include <unistd.h>
@@ -24,6 +29,7 @@ TEST(UiCli, ReportCarriesThePageAndTheDefaultAnswers) {
   EXPECT_NE(html.find("window.MEMWALL_PRELOAD = {"), std::string::npos);
   EXPECT_NE(html.find("\"pareto_throughput\""), std::string::npos);  // the planner's answer
   EXPECT_NE(html.find("\"operators\""), std::string::npos);          // the roofline's points
+  EXPECT_EQ(html.find("<script src="), std::string::npos);            // the chart library inline: no server needed
   EXPECT_NE(html.find("简体中文"), std::string::npos);
   std::remove(path.c_str());
 }
@@ -32,6 +38,26 @@ TEST(UiCli, BadOptionsExitTwo) {
   EXPECT_EQ(cli_test::run("ui --port 70000").status, 2);
   EXPECT_EQ(cli_test::run("ui --report /nonexistent-dir/x.html").status, 2);
 }
+
+// A second server on a port already served does not share it (no SO_REUSEPORT): exit 2.
+TEST(UiCli, APortInUseExitsTwo) {
+  const int fd = ::socket(AF_INET, SOCK_STREAM, 0);
+  ASSERT_GE(fd, 0);
+  sockaddr_in addr{};
+  addr.sin_family = AF_INET;
+  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  ASSERT_EQ(::bind(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr), 0);
+  ASSERT_EQ(::listen(fd, 4), 0);
+  socklen_t len = sizeof addr;
+  ASSERT_EQ(::getsockname(fd, reinterpret_cast<sockaddr*>(&addr), &len), 0);
+  const int port = ntohs(addr.sin_port);
+  EXPECT_EQ(cli_test::run("ui --port " + std::to_string(port)).status, 2);
+  const auto zh = cli_test::run("ui --lang zh --port " + std::to_string(port), "2>&1");
+  EXPECT_NE(zh.out.find("输入有误"), std::string::npos) << zh.out;
+  ::close(fd);
+}
+
+TEST(UiCli, BadLanguageExitsTwo) { EXPECT_EQ(cli_test::run("ui --lang fr --port 70000").status, 2); }
 
 }  // namespace
 }  // namespace memwall::cli

@@ -16,6 +16,7 @@ namespace memwall::cli {
 struct GlobalOptions {
   std::vector<std::string> catalog_files;  // --catalog FILE (repeatable): user hardware/models/prices
   bool json = false;                       // --json: one JSON object on stdout, nothing else there
+  std::string lang;                        // --lang en|zh (default: LC_ALL / LC_MESSAGES / LANG)
 };
 
 // Each register_* adds one subcommand to `app`; its callback runs when the subcommand is chosen

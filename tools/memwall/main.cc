@@ -10,6 +10,7 @@
 #include "commands.h"
 #include "memwall/core/error.h"
 #include "memwall/core/version.h"
+#include "memwall/i18n/messages.h"
 
 namespace memwall::cli {
 
@@ -30,6 +31,7 @@ void add_global_options(CLI::App& sub, GlobalOptions& g) {
                  "repeatable, later files override earlier entries with the same id")
       ->allow_extra_args(false)  // one file per --catalog, so positionals after it stay positionals
       ->check(CLI::ExistingFile);
+  sub.add_option("--lang", g.lang, "Language of messages: en or zh (default: from LC_ALL, LC_MESSAGES or LANG)");
 }
 
 }  // namespace memwall::cli
@@ -67,13 +69,22 @@ int main(int argc, char** argv) {
     std::cerr << "memwall: " << e.what() << "\n";
     return kExitBadInput;
   }
+  i18n::Lang lang = i18n::lang_from_environment();
+  if (!g.lang.empty()) {
+    const auto asked = i18n::parse_lang(g.lang);
+    if (!asked) {
+      std::cerr << "memwall: bad input: " << InputError("--lang", g.lang, "en, zh").what() << "\n";
+      return kExitBadInput;
+    }
+    lang = *asked;
+  }
   try {
     return run ? run() : kExitBadInput;
   } catch (const InputError& e) {
-    std::cerr << "memwall: bad input: " << e.what() << "\n";
+    std::cerr << "memwall: " << i18n::localize(std::string("bad input: ") + e.what(), lang) << "\n";
     return kExitBadInput;
   } catch (const InfeasibleError& e) {
-    std::cerr << "memwall: cannot run: " << e.what() << "\n";
+    std::cerr << "memwall: " << i18n::localize(std::string("cannot run: ") + e.what(), lang) << "\n";
     return kExitInfeasible;
   } catch (const std::bad_alloc&) {
     std::cerr << "memwall: out of memory (input too large?)\n";

@@ -10,8 +10,10 @@
 #include "memwall/infer/request.h"
 #include "memwall/net/request.h"
 #include "memwall/offload/request.h"
+#include "memwall/plan/compare_query.h"
 #include "memwall/plan/query.h"
 #include "memwall/serve/request.h"
+#include "memwall/train/request.h"
 
 namespace memwall::ui {
 namespace {
@@ -34,6 +36,13 @@ std::optional<double> number(const Json& r, const char* field) {
   return v;
 }
 
+bool flag(const Json& r, const char* field, bool fallback) {
+  const auto it = r.find(field);
+  if (it == r.end() || it->is_null()) return fallback;
+  if (!it->is_boolean()) throw InputError(field, it->dump(), "true or false");
+  return it->get<bool>();
+}
+
 int count(const Json& r, const char* field, int fallback, int lo, int hi) {
   const auto v = number(r, field);
   if (!v) return fallback;
@@ -42,10 +51,22 @@ int count(const Json& r, const char* field, int fallback, int lo, int hi) {
   return static_cast<int>(*v);
 }
 
+std::vector<std::string> names(const Json& r, const char* field) {
+  std::vector<std::string> out;
+  const auto it = r.find(field);
+  if (it == r.end() || it->is_null()) return out;
+  if (!it->is_array()) throw InputError(field, it->dump(), "an array of ids");
+  for (const auto& v : *it) {
+    if (!v.is_string()) throw InputError(field, v.dump(), "ids (strings)");
+    out.push_back(v.get<std::string>());
+  }
+  return out;
+}
+
 Json catalog_json(const Catalog& c) {
   Json accels = Json::array(), models = Json::array(), nodes = Json::array(), fabrics = Json::array();
   for (const auto& a : c.accelerators()) {
-    accels.push_back({{"id", a.id}, {"name", a.name}, {"vendor", a.vendor},
+    accels.push_back({{"id", a.id}, {"name", a.name}, {"vendor", a.vendor}, {"aliases", a.aliases},
                       {"memory_bytes", a.memory ? Json(a.memory->value()) : Json(nullptr)},
                       {"memory_bandwidth_bytes_per_s",
                        a.memory_bandwidth ? Json(a.memory_bandwidth->value()) : Json(nullptr)}});
@@ -87,7 +108,20 @@ Json infer_json(const Catalog& c, const Json& r) {
   if (auto gb = number(r, "host_memory_gb")) o.host.host_memory_gb = *gb;
   const std::string cpu = text(r, "cpu", "");
   if (!cpu.empty()) o.host.cpu = cpu;
-  return offload::to_json(offload::answer(c, o), true);
+  Json out = offload::to_json(offload::answer(c, o), true);
+  // A batch sweep beside the answer (the sizes that fit), for the page's TPOT/throughput curve.
+  const std::string sweep = text(r, "sweep", "");
+  if (!sweep.empty()) {
+    o.infer.batch = infer::parse_batch_spec(sweep, "sweep");
+    if (o.infer.batch.sizes.size() > 64) throw InputError("sweep", sweep, "at most 64 batch sizes");
+    try {
+      const Json swept = offload::to_json(offload::answer(c, o), false);
+      out["sweep"] = swept.contains("sweep") ? swept.at("sweep") : Json::array({swept});
+    } catch (const InfeasibleError&) {
+      out["sweep"] = Json::array();  // no size of the sweep fits; the answer above still stands
+    }
+  }
+  return out;
 }
 
 Json plan_json(const Catalog& c, const Json& r) {
@@ -102,15 +136,25 @@ Json plan_json(const Catalog& c, const Json& r) {
   q.fabric = text(r, "fabric", q.fabric);
   q.serving = text(r, "serving", q.serving);
   q.top = count(r, "top", 20, 1, 1000);
-  const auto gpus = r.find("gpus");
-  if (gpus != r.end() && !gpus->is_null()) {
-    if (!gpus->is_array()) throw InputError("gpus", gpus->dump(), "an array of accelerator ids");
-    for (const auto& g : *gpus) {
-      if (!g.is_string()) throw InputError("gpus", g.dump(), "accelerator ids (strings)");
-      q.gpus.push_back(g.get<std::string>());
-    }
-  }
+  q.gpus = names(r, "gpus");
   return plan::to_json(*plan::answer_inference(c, cost::PriceBook::builtin(), q));
+}
+
+// The four-dimension scorecard: the `memwall compare --json` answer.
+Json compare_json(const Catalog& c, const Json& r) {
+  plan::CompareQuery q;
+  q.model = model_id(c, r, q.model);
+  q.concurrency = number(r, "concurrency");
+  q.rate = number(r, "rate");
+  q.input = text(r, "input", q.input);
+  q.output = text(r, "output", q.output);
+  q.sla = text(r, "sla", q.sla);
+  q.gpus = names(r, "gpus");
+  q.vendors = names(r, "vendors");
+  q.domestic_only = flag(r, "domestic_only", false);
+  if (number(r, "max_gpus")) q.max_gpus = count(r, "max_gpus", 0, 1, 1 << 20);
+  q.pricing = text(r, "pricing", q.pricing);
+  return plan::to_json(plan::answer_compare(c, cost::PriceBook::builtin(), score::EcosystemBook::builtin(), q));
 }
 
 // A collective's bus-bandwidth curve and its explanation: the `memwall net --json --explain`
@@ -126,6 +170,34 @@ Json net_json(const Catalog& c, const Json& r) {
   q.sizes = text(r, "sizes", q.sizes);
   q.explain = true;
   return net::to_json(net::curve(c, q));
+}
+
+// One training configuration: the `memwall train --json` answer.
+Json train_json(const Catalog& c, const Json& r) {
+  train::Request q;
+  q.model = model_id(c, r, "llama-3.1-8b");
+  q.gpu = text(r, "gpu", "h100");
+  const std::string node = text(r, "node", ""), fabric = text(r, "fabric", "");
+  if (!node.empty()) q.node = node;
+  if (!fabric.empty()) q.fabric = fabric;
+  train::TrainConfig& t = q.config;
+  t.gpus = count(r, "gpus", 8, 1, 1 << 20);
+  t.tp = count(r, "tp", 1, 1, 4096);
+  t.pp = count(r, "pp", 1, 1, 4096);
+  t.cp = count(r, "cp", 1, 1, 4096);
+  t.ep = count(r, "ep", 1, 1, 4096);
+  t.dp = count(r, "dp", 0, 0, 1 << 20);
+  t.vpp = count(r, "vpp", 1, 1, 1024);
+  t.micro_batch = count(r, "micro_batch", 1, 1, 1 << 20);
+  t.global_batch = count(r, "global_batch", 256, 1, 1 << 24);
+  t.seq = count(r, "seq", 4096, 1, 1 << 22);
+  t.precision = parse_precision_or_throw(text(r, "precision", "bf16"), "precision");
+  t.recompute = train::parse_recompute(text(r, "recompute", "selective"), "recompute");
+  t.sequence_parallel = flag(r, "sequence_parallel", false);
+  t.zero = count(r, "zero", 1, 0, 3);
+  q.tokens = number(r, "tokens");
+  q.price_per_gpu_hour = number(r, "price_per_gpu_hour");
+  return train::to_json(train::answer(c, q));
 }
 
 // A serving simulation (no trace files: the HTTP API never reads a file a request names), with
@@ -161,17 +233,68 @@ Json simulate_json(const Catalog& c, const Json& r) {
   return out;
 }
 
+struct Endpoint {
+  const char* name;
+  std::vector<std::string> fields;  // every request field it reads
+  Json (*answer)(const Catalog&, const Json&);
+};
+
+const std::vector<Endpoint>& endpoint_table() {
+  static const std::vector<Endpoint> table{
+      {"catalog", {}, [](const Catalog& c, const Json&) {
+         // With the request fields of every endpoint: the page offers only the controls the API reads.
+         Json out = catalog_json(c);
+         for (const auto& e : endpoint_table()) out["fields"][e.name] = e.fields;
+         return out;
+       }},
+      {"infer",
+       {"model", "gpu", "tp", "pp", "batch", "input", "output", "weight_precision", "kv_precision", "sweep",
+        "offload", "cpu", "host_memory_gb"},
+       infer_json},
+      {"train",
+       {"model", "gpu", "node", "fabric", "gpus", "tp", "pp", "cp", "ep", "dp", "vpp", "micro_batch",
+        "global_batch", "seq", "precision", "recompute", "sequence_parallel", "zero", "tokens",
+        "price_per_gpu_hour"},
+       train_json},
+      {"plan", {"model", "concurrency", "rate", "input", "output", "sla", "fabric", "serving", "top", "gpus"},
+       plan_json},
+      {"compare",
+       {"model", "concurrency", "rate", "input", "output", "sla", "gpus", "vendors", "domestic_only", "max_gpus",
+        "pricing"},
+       compare_json},
+      {"net", {"node", "fabric", "nodes", "op", "sizes"}, net_json},
+      {"simulate",
+       {"model", "gpu", "tp", "rate", "concurrency", "dataset", "requests", "scheduler", "kv", "sla"},
+       simulate_json},
+  };
+  return table;
+}
+
 }  // namespace
 
-std::vector<std::string> endpoints() { return {"catalog", "infer", "plan", "net", "simulate"}; }
+std::vector<std::string> endpoints() {
+  std::vector<std::string> names;
+  for (const auto& e : endpoint_table()) names.emplace_back(e.name);
+  return names;
+}
+
+std::vector<std::string> request_fields(const std::string& endpoint) {
+  for (const auto& e : endpoint_table())
+    if (endpoint == e.name) return e.fields;
+  throw InputError::unknown_name("endpoint", endpoint, endpoints());
+}
 
 Json handle(const Catalog& catalog, const std::string& endpoint, const Json& request) {
   if (!request.is_object()) throw InputError("request", request.dump().substr(0, 80), "a JSON object");
-  if (endpoint == "catalog") return catalog_json(catalog);
-  if (endpoint == "infer") return infer_json(catalog, request);
-  if (endpoint == "plan") return plan_json(catalog, request);
-  if (endpoint == "net") return net_json(catalog, request);
-  if (endpoint == "simulate") return simulate_json(catalog, request);
+  for (const auto& e : endpoint_table()) {
+    if (endpoint != e.name) continue;
+    // A misspelt field is an error, not a silent default ({"btach": 4} must not answer for 16).
+    for (const auto& [key, value] : request.items())
+      if (std::find(e.fields.begin(), e.fields.end(), key) == e.fields.end())
+        throw e.fields.empty() ? InputError(key, value.dump(), std::string("no fields (") + e.name + " takes none)")
+                               : InputError::unknown_name(fmt::format("{} request field", e.name), key, e.fields);
+    return e.answer(catalog, request);
+  }
   throw InputError::unknown_name("endpoint", endpoint, endpoints());
 }
 

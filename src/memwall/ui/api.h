@@ -13,9 +13,11 @@
 
 namespace memwall::ui {
 
-// Endpoints: "catalog", "infer", "plan", "net", "simulate". Request fields (all optional, defaults in
-// docs/ui.md):
-//   infer: model, gpu, tp, pp, batch, input, output, weight_precision, kv_precision
+// Endpoints: "catalog", "infer", "train", "plan", "net", "simulate". Request fields (all optional,
+// defaults in docs/ui.md; an unknown field is an InputError naming it):
+//   infer: model, gpu, tp, pp, batch, input, output, weight_precision, kv_precision, sweep ("1,2,4")
+//   train: model, gpu, node, fabric, gpus, tp, pp, cp, ep, dp, vpp, micro_batch, global_batch, seq,
+//          precision, recompute, sequence_parallel, zero, tokens, price_per_gpu_hour
 //   plan:  model, concurrency | rate, input, output, sla, gpus [ids], serving, top
 //   net:   node, fabric, nodes, op, sizes ("1K..8G")
 //   simulate: model, gpu, tp, rate | concurrency, dataset, requests (<= 50000), scheduler, kv, sla
@@ -25,9 +27,16 @@ Json handle(const Catalog& catalog, const std::string& endpoint, const Json& req
 
 std::vector<std::string> endpoints();
 
+// The request fields `endpoint` reads; any other field is an InputError naming it.
+std::vector<std::string> request_fields(const std::string& endpoint);
+
 }  // namespace memwall::ui
 
 namespace memwall::ui {
 // The single-page web app (ui/index.html, compiled in): it calls POST /api/<endpoint>.
 std::string_view page();
+// ECharts (ui/node_modules/echarts/dist/echarts.min.js, compiled in; empty when the build had no
+// npm packages) and the licences of what that file bundles.
+std::string_view charts_library();
+std::string_view charts_licence();
 }  // namespace memwall::ui

@@ -1,6 +1,8 @@
-// The local HTTP server of `memwall ui`: GET / serves the single page, POST /api/<endpoint> answers
-// with ui::handle (400 for bad input, 422 for an impossible configuration, each with
-// {"error": message}), and the static report: the page with the default answers preloaded, so it
+// The local HTTP server of `memwall ui`: GET / serves the single page (with the message catalog),
+// GET /vendor/echarts.min.js its chart library, POST /api/<endpoint>[?lang=en|zh] answers with
+// ui::handle (400 for bad input, 422 for an impossible configuration, each with {"error": message};
+// 403 for a request from another site), sentences in the language asked; and the static report: the
+// page with the chart library inlined and the default answers in both languages preloaded, so it
 // opens from a file with no server.
 #pragma once
 
@@ -28,11 +30,15 @@ class Server {
   Impl* impl_;
 };
 
-// The answers a static report carries: the catalog and the page's default infer, plan and net
-// requests (docs/ui.md).
+// The answers a static report carries: {"en": {endpoint: answer}, "zh": ...} for the catalog and
+// each view's default request (docs/ui.md).
 Json default_answers(const Catalog& catalog);
 
-// The page with `answers` preloaded as window.MEMWALL_PRELOAD (</script> safe).
+// The page as served: the message catalog set as window.MEMWALL_MESSAGES.
+std::string served_page();
+
+// The page with the chart library inlined and `answers` preloaded as
+// window.MEMWALL_PRELOAD = {"answers": answers} (</script> safe).
 std::string static_report(const Json& answers);
 
 }  // namespace memwall::ui

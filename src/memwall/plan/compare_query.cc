@@ -1,0 +1,117 @@
+#include "memwall/plan/compare_query.h"
+
+#include <algorithm>
+
+#include "memwall/core/error.h"
+#include "memwall/core/text.h"
+#include "memwall/plan/estimator.h"
+#include "memwall/plan/workload.h"
+
+namespace memwall::plan {
+namespace {
+
+Json dimension_json(const score::Dimension& d) {
+  return {{"score", d.score ? Json(*d.score) : Json(nullptr)}, {"basis", d.basis}};
+}
+
+const char* support_name(score::Support s) {
+  return s == score::Support::native ? "native" : s == score::Support::plugin ? "plugin" : "none";
+}
+
+}  // namespace
+
+CompareAnswer answer_compare(const Catalog& catalog, const cost::PriceBook& prices,
+                             const score::EcosystemBook& ecosystem, const CompareQuery& q) {
+  CompareAnswer a;
+  a.model = catalog.model(q.model);
+  InferenceWorkload& w = a.workload;
+  w.load.rate_per_s = q.rate;
+  w.load.concurrency = q.concurrency;
+  if (!w.load.rate_per_s && !w.load.concurrency) w.load.concurrency = 300;
+  const serve::Dataset lengths = parse_lengths(q.input, q.output);
+  summarize_lengths(lengths, w.input, w.output);
+  w.sla = parse_sla(q.sla);
+  w.validate();
+
+  SearchSpace space;
+  const Fabric& fabric = catalog.fabric("ib-ndr");
+  space.fabric = &fabric;
+  if (q.gpus.empty()) {
+    for (const auto& acc : catalog.accelerators()) space.accelerators.push_back(&acc);
+  } else {
+    for (const auto& name : q.gpus) space.accelerators.push_back(&catalog.accelerator(name));
+  }
+  for (const auto& n : catalog.nodes()) space.nodes.push_back(&n);
+  Constraints constraints;
+  constraints.vendors = q.vendors;
+  constraints.domestic_only = q.domestic_only;
+  if (q.max_gpus) {
+    if (*q.max_gpus < 1)
+      throw InputError("max_gpus", std::to_string(*q.max_gpus), "a positive count");
+    constraints.max_gpus = q.max_gpus;
+  }
+  // Vendor filters apply to the rows too: an excluded accelerator is not scored.
+  std::vector<const Accelerator*> kept;
+  for (const Accelerator* acc : space.accelerators) {
+    const std::string v = to_lower(acc->vendor);
+    if (constraints.domestic_only && !is_domestic_vendor(v)) continue;
+    if (!constraints.vendors.empty() &&
+        std::none_of(constraints.vendors.begin(), constraints.vendors.end(),
+                     [&](const std::string& x) { return v.rfind(x, 0) == 0; }))
+      continue;
+    kept.push_back(acc);
+  }
+  space.accelerators = kept;
+  SearchOptions options;
+  options.cost.basis = cost::parse_pricing_basis(q.pricing);
+  options.cost.price_per_gpu_hour = q.price_per_gpu_hour;
+  options.cost.electricity_usd_per_kwh = q.electricity;
+  options.cost.pue = q.pue;
+  options.cost.life_years = q.life_years;
+  options.cost.validate();
+
+  a.comparison = compare_accelerators(a.model, w, space, constraints, options,
+                                      estimator_factory(fabric), prices, ecosystem);
+  const auto& rows = a.comparison.rows;
+  a.order.resize(rows.size());
+  for (size_t i = 0; i < a.order.size(); ++i) a.order[i] = i;
+  std::stable_sort(a.order.begin(), a.order.end(), [&](size_t x, size_t y) {
+    const auto& cx = rows[x].cost.score;
+    const auto& cy = rows[y].cost.score;
+    if (cx.has_value() != cy.has_value()) return cx.has_value();
+    return cx && *cx > *cy;
+  });
+  return a;
+}
+
+Json to_json(const CompareAnswer& a) {
+  const Comparison& c = a.comparison;
+  Json rows = Json::array();
+  for (size_t i : a.order) {
+    const auto& r = c.rows[i];
+    Json facts = Json::array();
+    for (const auto& f : r.ecosystem_facts.facts)
+      facts.push_back({{"name", f.name},
+                       {"kind", f.kind},
+                       {"support", support_name(f.support)},
+                       {"source", f.source},
+                       {"date", f.date}});
+    rows.push_back({{"accelerator", r.accelerator->id},
+                    {"vendor", r.accelerator->vendor},
+                    {"memory", dimension_json(r.memory)},
+                    {"interconnect", dimension_json(r.interconnect)},
+                    {"ecosystem", dimension_json(r.ecosystem)},
+                    {"energy", dimension_json(r.energy)},
+                    {"cost", dimension_json(r.cost)},
+                    {"ecosystem_facts", facts},
+                    {"plan", r.evidence.plan_summary},
+                    {"devices", r.evidence.devices},
+                    {"flags", r.flags}});
+  }
+  return Json{{"model", a.model.id},
+              {"required_capacity_bytes", c.requirements.capacity.value()},
+              {"required_bandwidth_bytes_per_s", c.requirements.bandwidth.value()},
+              {"rows", rows}};
+}
+
+}  // namespace memwall::plan

@@ -1,0 +1,45 @@
+// The `compare` question by names (model id, workload, SLA text, accelerator and vendor filters,
+// pricing) and its answer: the scorecard rows ranked by cost score, and the JSON every face prints
+// (the CLI's `memwall compare --json`, the HTTP API), so their keys cannot drift apart.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "memwall/catalog/catalog.h"
+#include "memwall/core/document.h"
+#include "memwall/cost/prices.h"
+#include "memwall/plan/compare.h"
+#include "memwall/score/ecosystem.h"
+
+namespace memwall::plan {
+
+struct CompareQuery {
+  std::string model = "qwen2.5-72b";
+  std::optional<double> rate, concurrency;              // neither: 300 concurrent users
+  std::string input = "sharegpt", output = "sharegpt";  // plan::parse_lengths forms
+  std::string sla = "ttft_p99=1,tpot_p99=0.05";
+  std::vector<std::string> gpus, vendors;  // empty: all
+  bool domestic_only = false;
+  std::optional<int> max_gpus;
+  std::string pricing = "auto";
+  std::optional<double> price_per_gpu_hour, electricity, pue, life_years;
+};
+
+struct CompareAnswer {
+  ModelSpec model;
+  InferenceWorkload workload;
+  Comparison comparison;
+  std::vector<size_t>
+      order;  // feasible rows by cost score (best first), then the rest in catalog order
+};
+
+// InputError naming the field for a bad value.
+CompareAnswer answer_compare(const Catalog& catalog, const cost::PriceBook& prices,
+                             const score::EcosystemBook& ecosystem, const CompareQuery& q);
+
+// The answer as `memwall compare --json` prints it: rows in `order`.
+Json to_json(const CompareAnswer& a);
+
+}  // namespace memwall::plan

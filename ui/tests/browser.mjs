@@ -1,0 +1,172 @@
+// Browser tests of the memwall web UI (scripts/ui-test.sh runs this): Debian's chromium driven by
+// playwright-core, on loopback only. Every view in English and in Chinese: it answers on load,
+// shows no script error, its charts have data, and in Chinese no English word is left outside
+// model and hardware ids (elements marked translate="no"). A change of input changes the answer;
+// the static report renders every view from a file with the network blocked. Screenshots go to
+// the output folder.
+// Usage: node ui/tests/browser.mjs <memwall binary> <output folder>
+import { spawn, execFileSync } from "node:child_process";
+import { mkdtempSync, mkdirSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { chromium } from "playwright-core";
+
+const [binary, outDir] = process.argv.slice(2);
+if (!binary || !outDir) { console.error("usage: browser.mjs <memwall binary> <output folder>"); process.exit(2); }
+mkdirSync(outDir, { recursive: true });
+const VIEWS = ["infer", "train", "plan", "simulate", "net", "compare"];
+// Units, technical terms and proper names that stay as they are in Chinese.
+const TERMS = new Set(["GiB", "MiB", "KiB", "TiB", "PiB", "FLOP", "FLOPs", "MFU", "MBU", "HFU", "TTFT", "TPOT", "SLA",
+  "ZeRO", "NVLink", "NVSwitch", "PCIe", "token", "tokens", "max", "kWh", "AllReduce", "AllGather", "ReduceScatter",
+  "AllToAll", "ShareGPT", "Alpaca", "Roofline", "JSON", "memwall", "npm", "HGX", "CLI", "TFLOP",
+  "PFLOP", "GFLOP", "Simple", "CPU", "GPU", "TDP", "NVMe", "vllm", "FILE", "sglang", "lmdeploy", "mindie", "trtllm", "tgi", "HBM", "XDR", "NDR", "MWh", "GWh", "kWh"]);
+const failures = [];
+const fail = (what) => { failures.push(what); console.error("FAIL: " + what); };
+
+function englishWords(text) {
+  return text.split(/[^A-Za-z0-9._\-/']+/).filter((w) => /^[A-Za-z]{3,}$/.test(w) && !TERMS.has(w));
+}
+
+async function startServer() {
+  const server = spawn(binary, ["ui", "--port", "0"], { stdio: ["ignore", "ignore", "pipe"] });
+  const url = await new Promise((resolve, reject) => {
+    let text = "";
+    server.stderr.on("data", (d) => { text += d; const m = /serving (http:\/\/\S+?\/)/.exec(text); if (m) resolve(m[1]); });
+    server.on("exit", (code) => reject(new Error("memwall ui exited " + code + ": " + text)));
+    setTimeout(() => reject(new Error("memwall ui did not start: " + text)), 20000);
+  });
+  return { server, url };
+}
+
+// Waits for the view's answer in `lang`, then checks it.
+async function checkView(page, view, lang, errors, shot = `${lang}-${view}`) {
+  await page.click(`#tabs button[data-view="${view}"]`);
+  const out = `#${view}-out[data-lang="${lang}"]`;
+  try {
+    await page.waitForSelector(`${out} .cards, ${out} .error`, { timeout: 60000 });
+  } catch (e) { fail(`${lang}/${view}: no answer within 60 s`); return; }
+  await page.waitForTimeout(150);
+  const result = await page.evaluate(({ view }) => {
+    const section = document.getElementById("v-" + view);
+    const clone = section.cloneNode(true);
+    for (const el of clone.querySelectorAll('[translate="no"], code, script, style')) el.remove();
+    for (const sel of clone.querySelectorAll("select")) sel.remove();
+    const texts = [clone.innerText || clone.textContent];
+    // The options of a translated select are shown to the user too.
+    for (const sel of section.querySelectorAll('select:not([translate="no"])')) texts.push([...sel.options].map((o) => o.textContent).join(" "));
+    const charts = [...section.querySelectorAll(".chart")].map((el) => {
+      const inst = window.echarts && window.echarts.getInstanceByDom(el);
+      if (!inst) return { id: el.id, ok: false, why: "no chart" };
+      const series = inst.getOption().series || [];
+      const points = series.reduce((n, s) => n + (Array.isArray(s.data) ? s.data.length : 0), 0);
+      const canvas = el.querySelector("canvas");
+      return { id: el.id, ok: points > 0 && !!canvas && canvas.width > 0, why: `points ${points}` };
+    });
+    return { text: texts.join("\n"), charts, error: (section.querySelector(".error") || {}).textContent || "" };
+  }, { view });
+  if (result.charts.length === 0 && !result.error) fail(`${lang}/${view}: no chart`);
+  for (const c of result.charts) if (!c.ok) fail(`${lang}/${view}: chart ${c.id} is empty (${c.why})`);
+  if (lang === "zh") {
+    const words = englishWords(result.text);
+    if (words.length) fail(`zh/${view}: English words on screen: ${[...new Set(words)].slice(0, 20).join(", ")}`);
+  }
+  for (const e of errors.splice(0)) fail(`${lang}/${view}: console: ${e}`);
+  await page.screenshot({ path: path.join(outDir, `${shot}.png`), fullPage: true });
+}
+
+function watch(page, errors) {
+  page.on("console", (m) => { if (m.type() === "error" || (m.type() === "warning" && /memwall/.test(m.text()))) errors.push(m.text()); });
+  page.on("pageerror", (e) => errors.push(String(e)));
+}
+
+const profile = mkdtempSync(path.join(tmpdir(), "memwall-ui-chromium-"));
+const { server, url } = await startServer();
+let context;
+try {
+  context = await chromium.launchPersistentContext(profile, {
+    executablePath: process.env.MEMWALL_CHROMIUM || "/usr/bin/chromium", headless: true,
+    args: ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking",
+      "--disable-component-update", "--disable-sync"],
+    viewport: { width: 1280, height: 900 } });
+  // Loopback only: anything else the page asks for is refused (and would be a failure).
+  await context.route("**/*", (route) => {
+    const u = route.request().url();
+    if (u.startsWith(url) || u.startsWith("file:") || u.startsWith("data:")) return route.continue();
+    fail("request outside loopback: " + u);
+    return route.abort();
+  });
+  const page = context.pages()[0] || await context.newPage();
+  const errors = [];
+  watch(page, errors);
+  await page.goto(url + "?lang=en");
+  for (const view of VIEWS) await checkView(page, view, "en", errors);
+
+  // A change of input changes the answer (debounced; the earlier requests are cancelled).
+  await page.click('#tabs button[data-view="infer"]');
+  const before = await page.textContent("#infer-out .cards");
+  for (const b of ["3", "32", "64"]) await page.fill("#infer-batch", b);
+  await page.waitForFunction((old) => { const c = document.querySelector("#infer-out .cards"); return c && c.textContent !== old; }, before, { timeout: 30000 })
+    .catch(() => fail("changing the batch did not change the inference answer"));
+  if (!/--batch 64/.test(await page.textContent("#infer-cli"))) fail("the CLI command does not follow the input");
+  if (!/infer\.batch=64/.test(page.url())) fail("the URL does not keep the input: " + page.url());
+  await page.fill("#infer-batch", "");  // empty: the API's default, not 0
+  await page.waitForTimeout(800);
+  if (await page.$("#infer-out .error")) fail("an empty batch field gave an error: " + await page.textContent("#infer-out .error"));
+  await page.fill("#infer-batch", "16");
+
+  // Fields other parts of the library add (error bars, offload placement) are drawn when present.
+  const extra = await page.evaluate(() => {
+    const a = JSON.parse(JSON.stringify(state.infer.answer));
+    a.intervals = { ttft_s: [a.ttft_s * 0.8, a.ttft_s * 1.3], tpot_s: [a.tpot_s * 0.9, a.tpot_s * 1.2], mfu: [0.1, 0.2] };
+    a.offload = { strategy: "kv", placement: { weights: { gpu_bytes: 1e10, host_bytes: 0, disk_bytes: 0, compute: "gpu" },
+      kv_cache: { gpu_bytes: 1e9, host_bytes: 5e9, disk_bytes: 0, compute: "gpu" } }, host: { id: "test-host" },
+      decode_step: { time_s: 0.02, gpu_s: 0.01, cpu_s: 0, transfer_s: 0.009, disk_s: 0, overhead_s: 0.001, bound: "transfer" } };
+    const out = document.getElementById("infer-out");
+    RENDER.infer(a, out);
+    return out.textContent;
+  });
+  if (!/Error bars/.test(extra) || !/Offload placement/.test(extra) || !/kv_cache/.test(extra)) fail("error bars or offload placement not drawn");
+  await page.screenshot({ path: path.join(outDir, "en-infer-intervals-offload.png"), fullPage: true });
+  await page.fill("#infer-batch", "17");
+
+  // A planner question no accelerator can answer shows why each was rejected, not an empty table.
+  await page.click('#tabs button[data-view="plan"]');
+  await page.selectOption("#plan-model", "llama-3.1-405b");
+  await page.fill("#plan-gpus", "l4");
+  await page.waitForFunction(() => /nvidia-l4/.test((document.querySelector("#plan-out .panel") || {}).textContent || "") &&
+    !!document.querySelector("#plan-out .error"), null, { timeout: 60000 })
+    .catch(() => fail("a planner question with no feasible plan does not show the reasons"));
+  await page.screenshot({ path: path.join(outDir, "en-plan-infeasible.png"), fullPage: true });
+  await page.selectOption("#plan-model", "qwen2.5-72b");
+  await page.fill("#plan-gpus", "");
+
+  // The page in Chinese: switching re-renders what is on screen, then every view.
+  await page.selectOption("#lang", "zh");
+  for (const view of VIEWS) await checkView(page, view, "zh", errors);
+  await page.setViewportSize({ width: 390, height: 844 });
+  await page.click('#tabs button[data-view="infer"]');
+  await page.waitForTimeout(300);
+  await page.screenshot({ path: path.join(outDir, "zh-infer-390px.png"), fullPage: true });
+  const wide = await page.evaluate(() => document.documentElement.scrollWidth);
+  if (wide > 420) fail(`at 390 px the page is ${wide} px wide`);
+  await page.setViewportSize({ width: 1280, height: 900 });
+
+  // The static report, from a file, with the network refused.
+  const report = path.join(profile, "report.html");
+  execFileSync(binary, ["ui", "--report", report], { stdio: "ignore" });
+  const offline = await context.newPage();
+  const offlineErrors = [];
+  watch(offline, offlineErrors);
+  await offline.goto("file://" + report + "?lang=en");
+  for (const view of VIEWS) await checkView(offline, view, "en", offlineErrors, `report-en-${view}`);
+  await offline.selectOption("#lang", "zh");
+  for (const view of VIEWS) await checkView(offline, view, "zh", offlineErrors, `report-zh-${view}`);
+} catch (e) {
+  fail("test error: " + (e && e.stack || e));
+} finally {
+  if (context) await context.close();
+  server.kill();
+  rmSync(profile, { recursive: true, force: true });
+}
+if (failures.length) { console.error(`${failures.length} browser check(s) failed`); process.exit(1); }
+console.log(`browser tests passed; screenshots in ${outDir}`);
