@@ -3,7 +3,9 @@
 #include <benchmark/benchmark.h>
 
 #include "memwall/catalog/catalog.h"
+#include "memwall/infer/continuous.h"
 #include "memwall/infer/estimate.h"
+#include "memwall/infer/request.h"
 
 namespace {
 
@@ -24,6 +26,34 @@ void BM_InferEstimate(benchmark::State& state) {
   }
 }
 BENCHMARK(BM_InferEstimate);
+
+// `infer --batch max`: the continuous-batching steady state (KV capacity, limits, one step).
+void BM_ContinuousMaxThroughput(benchmark::State& state) {
+  const auto d = llama70b_tp4_h100();
+  for (auto _ : state) {
+    auto c = memwall::infer::continuous_max_throughput(d, 2048, 512);
+    benchmark::DoNotOptimize(c.throughput_tokens_per_s);
+  }
+}
+BENCHMARK(BM_ContinuousMaxThroughput);
+
+// The whole `infer --batch max` answer as the CLI asks it (deployment, max batch, continuous
+// steady state, the static estimate at its concurrency).
+void BM_InferBatchMaxAnswer(benchmark::State& state) {
+  static const memwall::Catalog catalog = memwall::Catalog::builtin();
+  memwall::infer::Request r;
+  r.deployment.model = "llama-3.1-70b";
+  r.deployment.gpu = "h100";
+  r.deployment.tp = 4;
+  r.batch = memwall::infer::parse_batch_spec("max", "--batch");
+  r.input_tokens = 2048;
+  r.output_tokens = 512;
+  for (auto _ : state) {
+    auto a = memwall::infer::answer(catalog, r);
+    benchmark::DoNotOptimize(a.estimates.front().throughput_tokens_per_s);
+  }
+}
+BENCHMARK(BM_InferBatchMaxAnswer);
 
 void BM_StepTimeDecode(benchmark::State& state) {
   const auto d = llama70b_tp4_h100();

@@ -123,6 +123,7 @@ py::object infer_py(const std::string& model, const std::string& gpu, int64_t in
                     const std::optional<std::string>& activation_precision,
                     const std::optional<std::string>& kv_precision,
                     const std::optional<int>& weight_group_size, const std::string& engine,
+                    const std::optional<std::string>& engine_version,
                     double memory_utilization, const std::optional<std::string>& node,
                     const std::optional<std::string>& fabric,
                     const std::optional<std::string>& calibration, bool explain,
@@ -141,6 +142,7 @@ py::object infer_py(const std::string& model, const std::string& gpu, int64_t in
   r.deployment.kv_precision = precision(kv_precision, "kv_precision");
   r.deployment.weight_group_size = weight_group_size;
   r.deployment.engine = engine;
+  r.deployment.engine_version = engine_version;
   r.deployment.memory_utilization = memory_utilization;
   r.deployment.node = node;
   r.deployment.fabric = fabric;
@@ -400,7 +402,9 @@ const std::map<std::string, SimulateSetter>& simulate_fields() {
       MEMWALL_FIELD(decode_replicas), MEMWALL_FIELD(link_bandwidth_gbps),
       MEMWALL_FIELD(link_latency_us), MEMWALL_FIELD(kv_capacity_tokens),
       MEMWALL_FIELD(memory_utilization), MEMWALL_FIELD(weight_precision),
-      MEMWALL_FIELD(kv_precision),   MEMWALL_FIELD(sla)};
+      MEMWALL_FIELD(kv_precision),   MEMWALL_FIELD(sla),
+      MEMWALL_FIELD(engine),         MEMWALL_FIELD(engine_version),
+      MEMWALL_FIELD(engine_limits)};
   return fields;
 }
 #undef MEMWALL_FIELD
@@ -501,17 +505,20 @@ PYBIND11_MODULE(memwall, m) {
       "Ids of every built-in model.", py::kw_only(), arg("catalog") = none);
 
   m.def("infer", &infer_py,
-        "Inference estimate of a static batch: the object `memwall infer --json` prints (ttft_s, "
-        "tpot_s, e2e_s, throughput_tokens_per_s, memory_per_gpu_bytes, max_batch, bound, mfu, "
-        "mbu, memory, prefill, decode, deployment ...). batch: an int, 'max', or a list of ints "
+        "Inference estimate: the object `memwall infer --json` prints (ttft_s, tpot_s, e2e_s, "
+        "throughput_tokens_per_s, memory_per_gpu_bytes, max_batch, bound, mfu, mbu, memory, "
+        "prefill, decode, deployment, batching, continuous ...). batch: an int (a static batch), "
+        "'max' (continuous batching at saturation under the engine's limits), or a list of ints "
         "(a sweep: the last batch's estimate plus 'sweep', one object per batch that fits). "
+        "engine: a data/engines profile id (vllm, sglang, trtllm, ...), engine_version its version. "
         "offload: none | auto | layers:N | experts | kv | weights-stream | cpu, with cpu (host "
         "id, NxID) and host_memory_gb (docs/offload.md); the answer then has 'offload'.",
         arg("model"), arg("gpu"), py::kw_only(), arg("input"), arg("output"), arg("batch") = 1,
         arg("tp") = 1, arg("pp") = 1, arg("ep") = 1, arg("dp") = 1,
         arg("weight_precision") = none, arg("activation_precision") = none,
         arg("kv_precision") = none, arg("weight_group_size") = none,
-        arg("engine") = "default", arg("memory_utilization") = infer::kDefaultMemoryUtilization,
+        arg("engine") = "default", arg("engine_version") = none,
+        arg("memory_utilization") = infer::kDefaultMemoryUtilization,
         arg("node") = none, arg("fabric") = none, arg("calibration") = none,
         arg("explain") = false, arg("catalog") = none, arg("offload") = "none",
         arg("cpu") = none, arg("host_memory_gb") = none);

@@ -78,7 +78,12 @@ class InferTest(unittest.TestCase):
 
     def test_batch_max_and_sweep(self):
         m = memwall.infer(model="llama-3.1-8b", gpu="h100", batch="max", input=1024, output=1024)
-        self.assertEqual(m["batch"], m["max_batch"])
+        self.assertEqual(m["batching"], "continuous")
+        self.assertLessEqual(m["batch"], m["max_batch"])
+        self.assertEqual(m["continuous"]["throughput_tokens_per_s"], m["throughput_tokens_per_s"])
+        v = memwall.infer(model="llama-3.1-8b", gpu="h100", batch="max", input=1024, output=1024,
+                          engine="vllm", engine_version="0.6")
+        self.assertEqual(v["deployment"]["engine_version"], "0.6")
         s = memwall.infer(model="llama-3.1-8b", gpu="h100", batch=[1, 8, 64], input=128,
                           output=128)
         self.assertEqual([row["batch"] for row in s["sweep"]], [1, 8, 64])

@@ -24,6 +24,7 @@ struct InferOptions {
   int64_t input = 0, output = 0;
   std::string weight_precision, activation_precision, kv_precision, node, fabric, calibration;
   int weight_group_size = 0;
+  std::string engine_version;
   bool explain = false;
   std::string offload = "none", cpu, host_profile;
   double host_memory_gb = 0;
@@ -34,9 +35,12 @@ constexpr const char* kDefinitions =
     "time between output tokens after the first (excludes TTFT); end-to-end = TTFT + (output - 1)\n"
     "x TPOT; throughput = generated tokens per second of the whole deployment (dp replicas), also\n"
     "per device; MFU = model FLOP/s per device / dense peak of the matmul precision, model FLOPs =\n"
-    "2 x active parameters per token + attention (Narayanan et al. 2021, forward only); MBU = bytes\n"
-    "moved per second per device / datasheet memory bandwidth (decode phase). Static batch: all\n"
-    "requests arrive together, are prefilled in one pass, then decode together. Ceilings are\n"
+    "2 x active parameters per token + attention over the full sequence (Narayanan et al. 2021\n"
+    "eq. 3, forward only, as train); MBU = bytes\n"
+    "moved per second per device / datasheet memory bandwidth (decode phase). --batch N: a static\n"
+    "batch, all requests arrive together, are prefilled in one pass, then decode together. --batch\n"
+    "max: continuous batching at saturation under the engine's limits (max sequences, max batched\n"
+    "tokens, chunked prefill; --engine), as `simulate` at an infinite rate. Ceilings are\n"
     "achievable, not peak: STREAM-measured bandwidth fractions, MAMF-measured matmul fractions, GEMM\n"
     "tile/wave quantisation, kernel and per-step overheads (docs/infer.md lists each with its\n"
     "evidence; --calibration FILE overrides them).";
@@ -48,8 +52,14 @@ void print_estimate(const infer::Estimate& e, const infer::Deployment& d) {
              "engine {}\n",
              d.model.id, d.gpu.id, d.devices(), d.node.id, d.tp, d.pp, d.ep, d.dp,
              to_string(d.weight), to_string(d.activation), to_string(d.kv), d.engine);
-  fmt::print("batch {} x (input {} + output {} tokens)\n", e.workload.batch,
-             e.workload.input_tokens, e.workload.output_tokens);
+  if (e.continuous)
+    fmt::print("continuous batching at saturation: ~{:.0f} sequences per replica ({} binds), input "
+               "{} + output {} tokens\n",
+               e.continuous->concurrency, e.continuous->binding, e.workload.input_tokens,
+               e.workload.output_tokens);
+  else
+    fmt::print("batch {} x (input {} + output {} tokens)\n", e.workload.batch,
+               e.workload.input_tokens, e.workload.output_tokens);
   fmt::print("  TTFT             {:10.2f} ms\n", e.ttft.value() * 1e3);
   fmt::print("  TPOT             {:10.2f} ms   ({:.1f} tokens/s per sequence)\n",
              e.tpot.value() * 1e3, e.tpot.value() > 0 ? 1 / e.tpot.value() : 0.0);
@@ -142,6 +152,7 @@ int run_infer(InferOptions o, const GlobalOptions& g) {
   if (!o.fabric.empty()) o.d.fabric = o.fabric;
   if (!o.calibration.empty()) o.d.calibration_file = o.calibration;
   if (o.weight_group_size != 0) o.d.weight_group_size = o.weight_group_size;
+  if (!o.engine_version.empty()) o.d.engine_version = o.engine_version;
   offload::Request request{{o.d, infer::parse_batch_spec(o.batch, "--batch"), o.input, o.output},
                            offload::parse_strategy(o.offload),
                            {}};
@@ -215,8 +226,11 @@ void register_infer(CLI::App& app, GlobalOptions& g, Runner& run) {
   sub->add_option("--weight-group-size", o->weight_group_size,
                   "Elements per scale of int4/fp4 weights (default 128 / 16; GGUF Q4_0: 32)");
   sub->add_option("--engine", o->d.engine,
-                  "Overhead profile: default, tensorrt-llm, tensorrt-llm-0.6, vllm, llama.cpp")
+                  "Serving engine profile (data/engines): default, vllm, sglang, trtllm, mindie, "
+                  "vllm-ascend, lmdeploy, llama.cpp, tgi")
       ->capture_default_str();
+  sub->add_option("--engine-version", o->engine_version,
+                  "Version of the engine's profile (default: its current one, e.g. vllm 0.11)");
   sub->add_option("--memory-utilization", o->d.memory_utilization,
                   "Fraction of device memory the engine may use (vLLM gpu_memory_utilization)")
       ->capture_default_str();

@@ -26,6 +26,8 @@ struct SimulateArgs {
   double rate = 0, cv = 1, batch_timeout = 0.1, swap_space = 4, watermark = 0.01;
   double link_bandwidth_gbps = 0, link_latency_us = 10, swap_bandwidth_gbps = 0;
   double memory_utilization = 0.9;
+  std::string engine = "default", engine_version;
+  bool engine_limits = false;
   int64_t concurrency = 0, requests = 1000, token_budget = 0, max_len = 0, max_waiting = 0;
   int64_t kv_capacity_tokens = 0;
   uint64_t seed = 1;
@@ -78,6 +80,9 @@ serve::SimulateRequest to_request(const SimulateArgs& a) {
   r.link_latency_us = a.link_latency_us;
   if (a.kv_capacity_tokens != 0) r.kv_capacity_tokens = a.kv_capacity_tokens;
   r.memory_utilization = a.memory_utilization;
+  r.engine = a.engine;
+  if (!a.engine_version.empty()) r.engine_version = a.engine_version;
+  r.engine_limits = a.engine_limits;
   if (!a.weight_precision.empty()) r.weight_precision = a.weight_precision;
   if (!a.kv_precision.empty()) r.kv_precision = a.kv_precision;
   if (!a.sla.empty()) r.sla = a.sla;
@@ -180,6 +185,12 @@ void register_simulate(CLI::App& app, GlobalOptions& g, Runner& run) {
   sub->add_option("--link-latency", a->link_latency_us, "Disaggregated: transfer latency, us");
   sub->add_option("--kv-capacity-tokens", a->kv_capacity_tokens,
                   "Override the memory plan's KV capacity per replica");
+  sub->add_option("--engine", a->engine,
+                  "Engine profile (data/engines): default, vllm, sglang, trtllm, ... (as infer)");
+  sub->add_option("--engine-version", a->engine_version, "Version of the engine's profile");
+  sub->add_flag("--engine-limits", a->engine_limits,
+                "Use the engine's max sequences, max batched tokens and chunked prefill instead "
+                "of --max-batch, --token-budget and continuous/chunked");
   sub->add_option("--memory-utilization", a->memory_utilization,
                   "Share of device memory the engine may use (default 0.9)");
   sub->add_option("--weight-precision", a->weight_precision, "Weight precision (default bf16)");

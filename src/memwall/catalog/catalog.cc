@@ -22,7 +22,8 @@ constexpr std::array<std::string_view, 5> kEntryKinds = {"accelerators", "nodes"
                                                          "models", "hosts"};
 // Top-level keys a user file may carry that this loader does not read: a free-text description
 // the price list read by the cost module and the software facts read by the scorecard.
-constexpr std::array<std::string_view, 4> kOtherKeys = {"description", "prices", "ecosystem", "support"};
+constexpr std::array<std::string_view, 5> kOtherKeys = {"description", "prices", "ecosystem",
+                                                         "support", "engine"};
 
 bool same_name(std::string_view a, std::string_view b) {
   return std::equal(a.begin(), a.end(), b.begin(), b.end(), [](char x, char y) {

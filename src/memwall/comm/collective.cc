@@ -50,7 +50,11 @@ Placement place(const Cluster& c, const Group& g) {
   Placement p;
   p.n = g.size;
   p.first_local = g.first % d;
-  if (g.stride >= d) {
+  if (last / d == g.first / d) {  // the whole group inside one node, whatever its stride
+    p.r = g.size;
+    p.m = 1;
+    p.local_stride = g.stride;
+  } else if (g.stride >= d) {
     p.r = 1;
     p.m = g.size;
     p.node_stride = g.stride / d;
@@ -813,6 +817,27 @@ Explanation explain(const Cluster& cluster, Collective op, Bytes bytes, const Gr
     x.example_path = topo.describe(topo.route(group.first, op == Collective::send_recv ? group.first + group.stride : to));
   }
   return x;
+}
+
+std::optional<Seconds> custom_all_reduce_time(const Node& node, int ranks, Bytes bytes) {
+  if (ranks < 2 || ranks > node.devices) return std::nullopt;
+  if (node.topology != IntraNodeTopology::nvswitch && node.topology != IntraNodeTopology::full_mesh)
+    return std::nullopt;
+  // Per-peer bandwidth: NVSwitch gives every pair the device's whole link; a full mesh splits it
+  // over the devices - 1 peer links.
+  const double device_bw = node.device_link_achievable_bandwidth_per_direction
+                               ? node.device_link_achievable_bandwidth_per_direction->value()
+                               : node.device_link_bandwidth_per_direction.value() *
+                                     (node.topology == IntraNodeTopology::nvswitch
+                                          ? kNvlinkEfficiency
+                                          : kMeshEfficiency);
+  if (device_bw <= 0) return std::nullopt;
+  const double n = ranks, b = bytes.value(), hop = node.device_link_latency.value();
+  const double base = kCustomAllReduceBaseUs * 1e-6;
+  // Both forms pull (n - 1) shares from peers at once; the device's links carry them together.
+  const double one_shot = base + hop + (n - 1) * b / device_bw;
+  const double two_shot = base + 2 * hop + 2 * (n - 1) / n * b / device_bw;
+  return Seconds(std::min(one_shot, two_shot));
 }
 
 }  // namespace memwall::comm

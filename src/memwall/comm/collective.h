@@ -10,6 +10,7 @@
 // NCCL's tuner picks them. Bus bandwidth follows nccl-tests (doc/PERFORMANCE.md).
 #pragma once
 
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -69,6 +70,12 @@ CollectiveEstimate estimate(const Cluster& cluster, Collective op, Bytes bytes, 
 // reduction, hierarchical inside one node ...).
 CollectiveEstimate estimate(const Cluster& cluster, Collective op, Bytes bytes, const Group& group,
                             Algorithm algorithm);
+
+// An engine's custom all-reduce of `bytes` over `ranks` devices of one NVSwitch or full-mesh node:
+// the faster of one-shot (each rank reads its ranks - 1 peers' buffers, one barrier) and two-shot
+// (reduce-scatter + all-gather over peer memory, 2 (ranks - 1) / ranks of the buffer, two barriers)
+// at the link's achievable bandwidth. Empty when the node has no such links or ranks < 2.
+std::optional<Seconds> custom_all_reduce_time(const Node& node, int ranks, Bytes bytes);
 
 // The bytes one rank of an all-to-all (nccl-tests alltoall: `bytes` is its whole send buffer,
 // bytes/n to each rank, itself included) sends over each level of the cluster: to peers inside

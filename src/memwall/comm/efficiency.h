@@ -63,4 +63,12 @@ inline constexpr double kNvlsNetLatencyUs = 18.0;
 // all-to-all entry in its tuning tables).
 inline constexpr double kAllToAllPerPeerUs = 0.6;
 
+// Engines' custom all-reduce over peer memory (vLLM custom_all_reduce, TensorRT-LLM AllReduce
+// plugin, SGLang): one kernel that signals its peers through flags in NVLink-mapped buffers and
+// either reads every peer's whole buffer (one-shot) or reduce-scatters then all-gathers
+// (two-shot). Fixed cost per call: graph-replayed kernel plus one flag barrier, memwall's estimate
+// set below NCCL LL's 6.6 us base (tuning.cc) and near the ~6 us measured for a CUDA-graph 2-GPU
+// NVLS all-reduce on H100 (NVIDIA/nccl #1259); each further barrier costs one link latency.
+inline constexpr double kCustomAllReduceBaseUs = 5.0;
+
 }  // namespace memwall::comm

@@ -7,6 +7,7 @@
 
 #include "memwall/comm/collective.h"
 #include "memwall/core/error.h"
+#include "memwall/core/text.h"
 
 namespace memwall::infer {
 namespace {
@@ -58,6 +59,29 @@ Seconds CommTable::time(Bytes bytes) const {
   const size_t i = static_cast<size_t>(l);
   const double f = l - double(i);
   return Seconds(seconds[i] + f * (seconds[i + 1] - seconds[i]));
+}
+
+namespace {
+// Engines pick their defaults by device memory (vLLM: >= 70 GiB and not an A100).
+bool small_device(const perf::EngineLimits& l, const Accelerator& a) {
+  if (l.small_device_bytes <= 0) return false;
+  if (a.memory.value_or(Bytes(0)).value() < l.small_device_bytes) return true;
+  const std::string arch = to_lower(a.arch);
+  return std::any_of(l.small_archs.begin(), l.small_archs.end(),
+                     [&](const std::string& k) { return arch.rfind(k, 0) == 0; });
+}
+}  // namespace
+
+int Deployment::max_num_seqs() const {
+  const auto& l = engine_profile->limits;
+  return small_device(l, gpu) && l.small_max_num_seqs > 0 ? l.small_max_num_seqs : l.max_num_seqs;
+}
+
+int64_t Deployment::max_num_batched_tokens() const {
+  const auto& l = engine_profile->limits;
+  const bool small = small_device(l, gpu);
+  return small && l.small_max_num_batched_tokens > 0 ? l.small_max_num_batched_tokens
+                                                     : l.max_num_batched_tokens;
 }
 
 int Deployment::nodes_per_replica() const {
@@ -161,7 +185,18 @@ Deployment make_deployment(const ModelSpec& model, const Accelerator& gpu,
                             : std::make_shared<perf::Efficiency>(
                                   o.calibration_file ? perf::load_calibration(*o.calibration_file)
                                                      : perf::default_efficiency());
-  d.ceilings = perf::resolve_ceilings(gpu, d.matmul, *d.efficiency, d.engine);
+  const std::string engine_spec = o.engine_version ? o.engine + "@" + *o.engine_version : o.engine;
+  d.engine_profile = &d.efficiency->engine(engine_spec);
+  d.engine = d.engine_profile->name;
+  d.ceilings = perf::resolve_ceilings(gpu, d.matmul, *d.efficiency, engine_spec);
+  d.assumptions.push_back(fmt::format(
+      "engine: {}{} ({} us per kernel, {:.0f} us host work per iteration, at most {} sequences and "
+      "{} tokens per iteration{})",
+      d.engine_profile->display.empty() ? d.engine : d.engine_profile->display,
+      o.engine == "default" ? " - the default; --engine vllm|sglang|trtllm|... names one" : "",
+      d.engine_profile->kernel_overhead.value() * 1e6, d.engine_profile->step_overhead.value() * 1e6,
+      d.max_num_seqs(), d.max_num_batched_tokens(),
+      d.engine_profile->limits.chunked_prefill ? ", chunked prefill" : ""));
 
   d.shard.tp = d.tp;
   d.shard.pp = d.pp;
@@ -174,6 +209,7 @@ Deployment make_deployment(const ModelSpec& model, const Accelerator& gpu,
   d.shard.fused_elementwise = d.ceilings.fused_elementwise;
   d.shard.gqa_shared_kv_loads = d.ceilings.gqa_shared_kv_loads;
   d.shard.gqa_reread_dram_share = d.efficiency->gqa_reread_dram_share;
+  d.shard.fp8_activation_quant_kernel = d.engine_profile->fp8_activation_quant_kernel;
 
   // Node and fabric.
   if (node) {
@@ -203,6 +239,29 @@ Deployment make_deployment(const ModelSpec& model, const Accelerator& gpu,
   using perf::CommPattern;
   d.comm[size_t(CommPattern::tp_all_reduce)] =
       tabulate(cluster, comm::Collective::all_reduce, comm::Group{d.tp, 1, 0});
+  // The engine's custom all-reduce replaces NCCL for small messages inside one node (vLLM uses it
+  // for 2, 4, 6 or 8 ranks with full NVLink; TensorRT-LLM and SGLang likewise).
+  const double custom_max = d.engine_profile->custom_all_reduce_max_bytes;
+  if (custom_max > 0 && d.tp > 1 && d.tp <= 8 && d.tp % 2 == 0 && d.nodes_per_replica() == 1) {
+    auto& t = d.comm[size_t(CommPattern::tp_all_reduce)];
+    bool used = false;
+    for (size_t i = 0; i < t.seconds.size(); ++i) {
+      const double bytes = std::exp2(t.min_log2_bytes + double(i));
+      if (bytes > custom_max) break;
+      if (auto c = comm::custom_all_reduce_time(d.node, d.tp, Bytes(bytes)); c && c->value() < t.seconds[i]) {
+        t.seconds[i] = c->value();
+        used = true;
+      }
+    }
+    // A larger message never takes less time (the engine could always split it): keep the table
+    // monotone across the custom-to-NCCL switch, so step time grows with the batch.
+    for (size_t i = 1; i < t.seconds.size(); ++i) t.seconds[i] = std::max(t.seconds[i], t.seconds[i - 1]);
+    if (used)
+      d.assumptions.push_back(fmt::format(
+          "tensor-parallel all-reduces up to {:.0f} MiB use the engine's one-/two-shot custom "
+          "all-reduce over {} where faster than NCCL",
+          custom_max / kMiB, d.node.id));
+  }
   d.comm[size_t(CommPattern::tp_all_gather)] =
       tabulate(cluster, comm::Collective::all_gather, comm::Group{d.tp, 1, 0});
   d.comm[size_t(CommPattern::pp_send_recv)] =

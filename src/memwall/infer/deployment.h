@@ -36,7 +36,8 @@ struct DeploymentOptions {
   std::optional<int> weight_group_size;           // elements per scale for int4/fp4 (GGUF Q4_0: 32)
   std::optional<Precision> activation_precision;  // default: see make_deployment
   std::optional<Precision> kv_precision;          // default: the activation precision (>= 8 bit)
-  std::string engine = "default";                 // overhead profile (perf/efficiency.h)
+  std::string engine = "default";                 // engine profile id (data/engines/*.json)
+  std::optional<std::string> engine_version;      // default: the engine's current version
   std::optional<std::string> calibration_file;    // JSON/YAML over the default efficiency
   double memory_utilization = kDefaultMemoryUtilization;
 };
@@ -60,7 +61,8 @@ struct Deployment {
   double weight_bytes_per_element = 2;  // with group-scale overhead
   double head_bytes_per_element = 2;    // embedding and LM head
   Precision matmul = Precision::bf16;  // the precision GEMMs run in (tensor-core peak used)
-  std::string engine = "default";
+  std::string engine = "default";  // engine id
+  const perf::EngineProfile* engine_profile = nullptr;  // inside *efficiency (kept alive by it)
   double memory_utilization = kDefaultMemoryUtilization;
   std::shared_ptr<const perf::Efficiency> efficiency;
   perf::Ceilings ceilings;     // resolved from gpu x matmul x efficiency x engine
@@ -69,6 +71,9 @@ struct Deployment {
   std::vector<std::string> assumptions;
 
   int devices_per_replica() const { return tp * pp; }
+  // The engine's scheduler limits for this device (small-device values where the engine has them).
+  int max_num_seqs() const;
+  int64_t max_num_batched_tokens() const;
   int devices() const { return tp * pp * dp; }
   int nodes_per_replica() const;
 };

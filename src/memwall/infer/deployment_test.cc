@@ -154,5 +154,30 @@ TEST(Estimate, StepTimeIsAdditiveInLayersAndMonotone) {
   EXPECT_THROW(step_time(d, bad), InputError);
 }
 
+TEST(Estimate, PrefillModelFlopsUseTheFullSequenceAsTrainDoes) {
+  // Megatron/PaLM convention (Narayanan et al. 2021 eq. 3): attention over the full S.
+  const Deployment d = make(llama2_7b(), h100_sxm(), DeploymentOptions{});
+  const Estimate e = estimate(d, {2, 4000, 1});
+  EXPECT_NEAR(e.prefill.model_flops.value(), 2 * 4000 * forward_flops_per_token(d.model, 4000),
+              1e-6 * e.prefill.model_flops.value());
+}
+
+TEST(Estimate, BytesMovedPerDeviceIsOneStagesShareWithPipelining) {
+  DeploymentOptions o;
+  o.tp = 2;
+  const Deployment flat = make(llama31_70b(), h100_sxm(), o);
+  o.pp = 4;
+  const Deployment piped = make(llama31_70b(), h100_sxm(), o);
+  const auto b = decode_batch(8, 1000);
+  const double whole = step_cost(flat, b).bytes_moved.value();
+  EXPECT_NEAR(step_cost(piped, b).bytes_moved.value(), whole / 4, 1e-6 * whole);
+  // MBU is unchanged by the bookkeeping: pp micro-batches, each a stage's share per device.
+  const Estimate e = estimate(piped, {8, 1000, 64});
+  EXPECT_GT(e.mbu, 0.3);
+  EXPECT_LT(e.mbu, 1.0);
+  // Per device, bytes moved stay below what one device holds plus its KV share.
+  EXPECT_LT(e.decode.step.bytes_moved.value(), e.memory.weights.value() + e.memory.kv_used.value());
+}
+
 }  // namespace
 }  // namespace memwall::infer

@@ -77,11 +77,13 @@ Estimate estimate(const Deployment& d, const Workload& w) {
   e.prefill.step = step_cost(d, prefill_batch(per_micro, w.input_tokens));
   e.prefill.time = e.prefill.step.total * (double(micro + d.pp - 1) / d.pp);
   e.ttft = e.prefill.time;
+  // Megatron/PaLM model-FLOPs convention (Narayanan et al. 2021 eq. 3, as `train` and
+  // docs/models.md): every prompt token attends to the full S, not the causal (S + 1) / 2.
   e.prefill.model_flops =
-      model_flops(m, double(w.batch * w.input_tokens), (double(w.input_tokens) + 1) / 2);
+      model_flops(m, double(w.batch * w.input_tokens), double(w.input_tokens));
   e.prefill.mfu = e.prefill.model_flops.value() / (e.prefill.time.value() * devices * peak_flops);
-  e.prefill.mbu = e.prefill.step.bytes_moved.value() * double(micro) / d.pp /
-                  e.prefill.time.value() / peak_bw;
+  e.prefill.mbu =
+      e.prefill.step.bytes_moved.value() * double(micro) / e.prefill.time.value() / peak_bw;
   e.prefill.bound = bound_of(e.prefill.step);
 
   // Decode: steps 1 .. output-1 at context input + j; pp micro-batches in flight, each getting a
@@ -103,8 +105,7 @@ Estimate estimate(const Deployment& d, const Workload& w) {
     e.decode.time = e.tpot * double(steps);
     e.decode.model_flops = model_flops(m, double(w.batch * steps), mean_ctx);
     e.decode.mfu = e.decode.model_flops.value() / (e.decode.time.value() * devices * peak_flops);
-    e.decode.mbu =
-        e.decode.step.bytes_moved.value() * double(dmicro) / d.pp / e.tpot.value() / peak_bw;
+    e.decode.mbu = e.decode.step.bytes_moved.value() * double(dmicro) / e.tpot.value() / peak_bw;
     e.decode.bound = bound_of(e.decode.step);
   }
   e.e2e = e.ttft + e.tpot * double(steps);
@@ -156,6 +157,8 @@ Json deployment_json(const Deployment& d) {
               {"kv_precision", to_string(d.kv)},
               {"matmul_precision", to_string(d.matmul)},
               {"engine", d.engine},
+              {"engine_version", d.engine_profile ? d.engine_profile->version : std::string()},
+              {"engine_profile", d.engine_profile ? perf::to_json(*d.engine_profile) : Json()},
               {"memory_utilization", d.memory_utilization},
               {"ceilings",
                {{"matmul_peak_flops_per_s", d.ceilings.matmul_peak.value()},
@@ -228,6 +231,8 @@ Json to_json(const Estimate& e, const Deployment& d, bool with_operators) {
       {"mbu", e.mbu},
       {"efficiency", d.ceilings.calibrated ? "calibrated" : "uncalibrated"},
       {"batch", e.workload.batch},
+      {"batching", e.batching},
+      {"continuous", e.continuous ? to_json(*e.continuous) : Json()},
       {"input_tokens", e.workload.input_tokens},
       {"output_tokens", e.workload.output_tokens},
       {"prefill", phase_json(e.prefill, with_operators)},

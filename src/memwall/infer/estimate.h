@@ -11,10 +11,12 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "memwall/core/document.h"
+#include "memwall/infer/continuous.h"
 #include "memwall/infer/deployment.h"
 #include "memwall/infer/memory_plan.h"
 #include "memwall/infer/step.h"
@@ -49,6 +51,11 @@ struct Estimate {
   MemoryPlan memory;
   int64_t max_batch = 0;  // largest batch that fits at input + output tokens of context
   std::string overlap;    // what runs concurrently with what (stated, not hidden)
+  // "static" (one batch prefilled then decoded) or "continuous" (--batch max: the engine's
+  // continuous-batching steady state; latencies and throughput then come from `continuous`, the
+  // phases and memory from a static batch of the same concurrency).
+  std::string batching = "static";
+  std::optional<ContinuousEstimate> continuous;
   std::vector<std::string> assumptions;
 };
 

@@ -1,11 +1,14 @@
 #include "memwall/infer/request.h"
 
+#include <algorithm>
+#include <cmath>
 #include <sstream>
 #include <string>
 
 #include <fmt/format.h>
 
 #include "memwall/core/error.h"
+#include "memwall/infer/continuous.h"
 #include "memwall/infer/memory_plan.h"
 
 namespace memwall::infer {
@@ -55,8 +58,30 @@ Answer answer(const Catalog& catalog, const Request& r) {
       throw InfeasibleError("not even one sequence of " + std::to_string(context) +
                             " tokens fits");
     }
-    a.batches = {a.max_batch};
-    a.estimates.push_back(estimate(a.deployment, {a.max_batch, r.input_tokens, r.output_tokens}));
+    // Continuous batching under the engine's limits: the steady state of an endless queue.
+    const ContinuousEstimate c =
+        continuous_max_throughput(a.deployment, r.input_tokens, r.output_tokens);
+    const int64_t batch =
+        std::clamp<int64_t>(std::llround(c.concurrency), 1, a.max_batch);
+    a.batches = {batch};
+    Estimate e = estimate(a.deployment, {batch, r.input_tokens, r.output_tokens});
+    e.batching = "continuous";
+    e.ttft = c.ttft;
+    e.tpot = c.tpot;
+    e.e2e = c.ttft + c.tpot * double(r.output_tokens - 1);
+    e.throughput_tokens_per_s = c.throughput_tokens_per_s;
+    e.throughput_tokens_per_s_per_device = c.throughput_tokens_per_s / a.deployment.devices();
+    e.requests_per_s = c.requests_per_s;
+    e.assumptions.push_back(fmt::format(
+        "--batch max: continuous batching at saturation ({} sequences resident on average, {} "
+        "binds; {}), not one static batch; TTFT excludes queueing",
+        std::llround(c.concurrency), c.binding,
+        c.limits.chunked_prefill
+            ? fmt::format("{:.0f} prompt tokens chunked into each iteration beside the decodes",
+                          c.prefill_tokens)
+            : std::string("whole prompts in prefill-only iterations")));
+    e.continuous = c;
+    a.estimates.push_back(std::move(e));
     return a;
   }
   a.batches = r.batch.sizes;

@@ -1,5 +1,7 @@
 #include "memwall/infer/request.h"
 
+#include <algorithm>
+
 #include <gtest/gtest.h>
 
 #include "memwall/catalog/catalog.h"
@@ -30,8 +32,13 @@ TEST(InferRequest, MaxIsTheLargestBatchThatFits) {
   const Answer a = answer(Catalog::builtin(), llama8b({true, {}}));
   ASSERT_EQ(a.estimates.size(), 1u);
   EXPECT_GT(a.max_batch, 1);
-  EXPECT_EQ(a.batches, (std::vector<int64_t>{a.max_batch}));
-  EXPECT_EQ(a.estimates[0].workload.batch, a.max_batch);
+  // --batch max is continuous batching: its concurrency, capped by what fits and the engine's
+  // max sequences (1024 for the default engine on an 80 GB H100).
+  ASSERT_TRUE(a.estimates[0].continuous.has_value());
+  EXPECT_EQ(a.batches.size(), 1u);
+  EXPECT_LE(a.batches[0], std::min<int64_t>(a.max_batch, 1024));
+  EXPECT_EQ(a.estimates[0].workload.batch, a.batches[0]);
+  EXPECT_EQ(a.estimates[0].continuous->binding, "max_num_seqs");
   // One more sequence does not fit.
   EXPECT_THROW(answer(Catalog::builtin(), llama8b({false, {a.max_batch + 1}})), InfeasibleError);
 }

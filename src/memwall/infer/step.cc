@@ -60,6 +60,9 @@ StepCost step_cost(const Deployment& d, const StepBatch& batch) {
     }
     c.ops.push_back(std::move(t));
   }
+  // Operators repeat over the whole model's layers; one device holds 1/pp of them.
+  c.bytes_moved = c.bytes_moved / double(d.pp);
+  c.flops = c.flops / double(d.pp);
   c.total += d.ceilings.step_overhead;
   c.overhead += d.ceilings.step_overhead;
   return c;

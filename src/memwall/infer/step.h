@@ -41,8 +41,8 @@ struct StepCost {
   Seconds memory_bound;    // time in memory-bound operators (kernel overheads excluded)
   Seconds communication;   // collectives (after the stated overlap)
   Seconds overhead;        // kernel launch overheads + per-iteration engine overhead
-  Bytes bytes_moved;       // HBM traffic of one replica's devices, per device (sum over layers)
-  Flops flops;             // per device (sum over layers)
+  Bytes bytes_moved;       // HBM traffic per device: the sum over layers / pp (one stage's share)
+  Flops flops;             // per device, the same way
 };
 StepCost step_cost(const Deployment& d, const StepBatch& batch);
 

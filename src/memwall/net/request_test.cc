@@ -37,6 +37,18 @@ TEST(NetRequest, SendRecvGoesFromRankZeroToTheLastRank) {
   EXPECT_EQ(s->title(), "2 nodes x hgx-h100 (16 devices), fabric ib-ndr");
 }
 
+TEST(NetRequest, SendRecvInsideOneNodeNeedsNoFabric) {
+  Request r;
+  r.node = "hgx-h100";
+  r.op = "sendrecv";
+  r.sizes = "1G";
+  const Curve c = curve(Catalog::builtin(), r);
+  EXPECT_EQ(c.setup->group.size, 2);
+  ASSERT_EQ(c.rows.size(), 1u);
+  EXPECT_GT(c.rows[0].time.value(), 0.0);
+  EXPECT_EQ(c.rows[0].bottleneck.find("NIC"), std::string::npos);
+}
+
 TEST(NetRequest, BadInputNamesTheField) {
   Request r;
   r.node = "hgx-h100";

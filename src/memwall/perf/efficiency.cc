@@ -4,6 +4,7 @@
 #include <cctype>
 #include <cmath>
 
+#include "memwall/core/embedded.h"
 #include "memwall/core/error.h"
 #include "memwall/core/text.h"
 
@@ -33,34 +34,28 @@ Efficiency make_default() {
   // H200 fp8 1453.4/1979 = 0.734 (Hopper fp8 0.72); B200 1745/2250 = 0.776, GB200 1822/2500 =
   // 0.729 (Blackwell bf16 0.75), B200 fp8 3432.5/4500 = 0.763; MI300X 668.4/1300 = 0.514, MI325X
   // 784.9/1300 = 0.604 (CDNA 3: 0.56); MI355X 1565/2300 = 0.68 (CDNA 4); Gaudi 2 418.7/432 = 0.969.
+  // Blackwell FP4 (block-scaled MXF4/NVFP4): cuBLASLt (cublasTest 13.3) 8192^3 on B200 5239 of
+  // 9000 TFLOPS = 0.58 (DeepGEMM's own kernel 5702, 0.63; deepseek-ai/DeepGEMM PR #348, CUDA 12.9);
+  // vLLM's tuned CUTLASS NVFP4 GEMM reaches 3.0-3.9 PFLOPS at 8k-16k rows (vllm PR #20646).
   // Unlisted architectures use the median of the table, 0.76.
   e.gemm_peak_fraction.fallback = 0.76;
   e.gemm_peak_fraction.entries = {
       {"Ampere", 0.84},      {"Hopper/fp8", 0.72},    {"Hopper", 0.82},
-      {"Blackwell/fp8", 0.763}, {"Blackwell", 0.75}, {"CDNA 3", 0.56},
+      {"Blackwell/fp8", 0.763}, {"Blackwell/fp4", 0.58}, {"Blackwell", 0.75}, {"CDNA 3", 0.56},
       {"CDNA 4", 0.68},      {"Gaudi 2", 0.97}};
   e.gemm_peak_fraction.evidence =
       "MAMF finder best-shape matmul / dense peak, stas00/ml-engineering (A100, H100, GH200, H200, "
       "B200, GB200, MI300X, MI325X, MI355X, Gaudi 2); unlisted architectures use the median 0.76";
-  // Engines. Kernel overheads: a CUDA-graph replayed kernel costs ~2-4 us of launch gap and
-  // ramp-up/tail (NVIDIA CUDA Graphs blog 2019: ~2 us per node vs ~4-8 us per stream launch);
-  // engines without graphs pay the host launch path per kernel.
-  e.engines = {
-      {"default", us(4.0), us(150.0), true, true, 1.0,
-       "a CUDA-graph engine (vLLM/SGLang/TensorRT-LLM >= 0.7 class): ~4 us per kernel, ~0.15 ms "
-       "host work per iteration (scheduling, sampling, detokenisation hand-off)"},
-      {"tensorrt-llm", us(4.0), us(150.0), true, true, 1.0,
-       "TensorRT-LLM >= 0.7: fused kernels, XQA GQA decode kernel (release notes 0.7.0)"},
-      {"tensorrt-llm-0.6", us(8.0), us(150.0), false, false, 0.68,
-       "TensorRT-LLM 0.5/0.6 (gptSessionBenchmark): no CUDA graphs, separate activation/residual "
-       "kernels, masked-MHA decode kernel that re-reads K/V per query head (XQA arrived in 0.7); "
-       "FP8 GEMMs at 0.68 of the MAMF rate: its Llama-2-7B 2048-token TTFT is 3.7x faster on "
-       "H100 FP8 (36 ms) than on A100 FP16 (133 ms), where the MAMF rates predict 5.4x"},
-      {"vllm", us(4.0), us(300.0), true, true, 1.0,
-       "vLLM V0/V1 with CUDA graphs for decode; Python scheduler and sampler per iteration"},
-      {"llama.cpp", us(12.0), us(300.0), false, true, 1.0,
-       "llama.cpp CUDA backend (2023, no CUDA graphs): one host launch per ggml node"},
-  };
+  // Engines: data/engines/*.json, one file per engine with its versions, each figure with its
+  // source (docs/infer.md, "Engine profiles"); default.json sorts first and is the default.
+  for (const auto& f : data::embedded_files()) {
+    if (f.path.rfind("engines/", 0) != 0) continue;
+    const std::string origin = "built-in data/" + std::string(f.path);
+    for (auto& p : read_engine_profiles(parse_document(f.content, origin), origin))
+      e.engines.push_back(std::move(p));
+  }
+  if (e.engines.empty() || e.engines.front().name != "default")
+    throw InputError("built-in data/engines: the first profile must be engines/default.json");
   return e;
 }
 
@@ -96,6 +91,19 @@ void apply_table(FractionTable& t, const Json& v, const std::string& field) {
     throw InputError(field, v.dump(), "a fraction or an object of key -> fraction");
   }
   t.evidence = "calibration file";
+}
+
+// Dotted release numbers compared numerically ("0.9" < "0.10.2").
+bool version_less(const std::string& a, const std::string& b) {
+  size_t i = 0, j = 0;
+  while (i < a.size() || j < b.size()) {
+    long x = 0, y = 0;
+    while (i < a.size() && a[i] != '.') x = x * 10 + (std::isdigit(static_cast<unsigned char>(a[i])) ? a[i] - '0' : 0), ++i;
+    while (j < b.size() && b[j] != '.') y = y * 10 + (std::isdigit(static_cast<unsigned char>(b[j])) ? b[j] - '0' : 0), ++j;
+    if (x != y) return x < y;
+    ++i, ++j;
+  }
+  return false;
 }
 
 // A vendor's conservative prior for families without evidence (docs/infer.md "Uncalibrated
@@ -219,14 +227,41 @@ double FractionTable::lookup(const Accelerator& a, Precision p) const {
 
 const EngineProfile& Efficiency::engine(std::string_view name) const {
   const std::string n = to_lower(name);
+  // Exact key (id@version) or alias first, then the id's current version, then the newest
+  // version at or below the one asked.
   for (const auto& e : engines)
-    if (to_lower(e.name) == n) return e;
+    if (e.key() == n || std::find(e.aliases.begin(), e.aliases.end(), n) != e.aliases.end())
+      return e;
+  const size_t at = n.find('@');
+  const std::string id = n.substr(0, at);
+  const EngineProfile* first = nullptr;
+  std::vector<std::string> versions;
+  for (const auto& e : engines) {
+    if (e.name != id) continue;
+    if (at == std::string::npos && e.current) return e;
+    if (!first) first = &e;
+    versions.push_back(e.key());
+  }
+  if (first && at == std::string::npos) return *first;
+  if (first) {
+    // The newest profile at or below the version asked ("vllm@0.10.2" -> vllm@0.6 when the
+    // profiles are 0.6 and 0.11): figures change with releases, not within them.
+    const std::string asked = n.substr(at + 1);
+    const EngineProfile* best = nullptr;
+    for (const auto& e : engines)
+      if (e.name == id && !version_less(asked, e.version) &&
+          (!best || version_less(best->version, e.version)))
+        best = &e;
+    if (best) return *best;
+    throw InputError::unknown_name("engine version", std::string(name), versions);
+  }
   throw InputError::unknown_name("engine", std::string(name), engine_names());
 }
 
 std::vector<std::string> Efficiency::engine_names() const {
   std::vector<std::string> names;
-  for (const auto& e : engines) names.push_back(e.name);
+  for (const auto& e : engines)
+    if (std::find(names.begin(), names.end(), e.name) == names.end()) names.push_back(e.name);
   return names;
 }
 
@@ -269,30 +304,47 @@ Efficiency apply_calibration(const Efficiency& base, const Json& doc, const std:
       for (const auto& [name, s] : v.items()) {
         if (!s.is_object()) throw InputError(field + "." + name, s.dump(), "an object");
         const std::string lower_name = to_lower(name);  // clang 14 cannot capture structured bindings
-        auto it = std::find_if(e.engines.begin(), e.engines.end(),
-                               [&](const EngineProfile& p) { return to_lower(p.name) == lower_name; });
-        if (it == e.engines.end()) {
+        // "id" calibrates every version of the engine, "id@version" one of them.
+        std::vector<EngineProfile*> targets;
+        for (auto& p : e.engines)
+          if (p.name == lower_name || p.key() == lower_name) targets.push_back(&p);
+        if (targets.empty()) {
           e.engines.push_back(e.engines.front());
-          it = e.engines.end() - 1;
-          it->name = name;
+          e.engines.back().name = lower_name;
+          e.engines.back().version.clear();
+          e.engines.back().aliases.clear();
+          e.engines.back().current = true;
+          targets.clear();
+          for (auto& p : e.engines)
+            if (p.name == lower_name) targets.push_back(&p);
         }
-        it->evidence = "calibration file";
-        for (const auto& [k, x] : s.items()) {
-          const std::string f = field + "." + name + "." + k;
-          if (k == "kernel_overhead_us")
-            it->kernel_overhead = us(number_in_range(x, f, 0.0, 1e5));
-          else if (k == "step_overhead_us")
-            it->step_overhead = us(number_in_range(x, f, 0.0, 1e7));
-          else if (k == "fused_elementwise" && x.is_boolean())
-            it->fused_elementwise = x.get<bool>();
-          else if (k == "fp8_gemm_rate_scale")
-            it->fp8_gemm_rate_scale = number_in_range(x, f, 0.01, 2.0);
-          else if (k == "gqa_shared_kv_loads" && x.is_boolean())
-            it->gqa_shared_kv_loads = x.get<bool>();
-          else
-            throw InputError(f, x.dump(),
-                             "kernel_overhead_us, step_overhead_us (numbers), "
-                             "fp8_gemm_rate_scale, fused_elementwise or gqa_shared_kv_loads (true/false)");
+        for (EngineProfile* it : targets) {
+          it->evidence = "calibration file";
+          for (const auto& [k, x] : s.items()) {
+            const std::string f = field + "." + name + "." + k;
+            if (k == "kernel_overhead_us")
+              it->kernel_overhead = us(number_in_range(x, f, 0.0, 1e5));
+            else if (k == "step_overhead_us")
+              it->step_overhead = us(number_in_range(x, f, 0.0, 1e7));
+            else if (k == "fused_elementwise" && x.is_boolean())
+              it->fused_elementwise = x.get<bool>();
+            else if (k == "fp8_gemm_rate_scale")
+              it->fp8_gemm_rate_scale = number_in_range(x, f, 0.01, 2.0);
+            else if (k == "gqa_shared_kv_loads" && x.is_boolean())
+              it->gqa_shared_kv_loads = x.get<bool>();
+            else if (k == "max_num_seqs")
+              it->limits.max_num_seqs = static_cast<int>(number_in_range(x, f, 1, 1 << 20));
+            else if (k == "max_num_batched_tokens")
+              it->limits.max_num_batched_tokens =
+                  static_cast<int64_t>(number_in_range(x, f, 1, 1 << 24));
+            else if (k == "custom_all_reduce_max_mib")
+              it->custom_all_reduce_max_bytes = number_in_range(x, f, 0, 1 << 20) * kMiB;
+            else
+              throw InputError(f, x.dump(),
+                               "kernel_overhead_us, step_overhead_us, max_num_seqs, "
+                               "max_num_batched_tokens, custom_all_reduce_max_mib (numbers), "
+                               "fp8_gemm_rate_scale, fused_elementwise or gqa_shared_kv_loads (true/false)");
+          }
         }
       }
     } else {
@@ -318,12 +370,7 @@ Json to_json(const Efficiency& e) {
     return j;
   };
   Json engines = Json::object();
-  for (const auto& p : e.engines)
-    engines[p.name] = {{"kernel_overhead_us", p.kernel_overhead.value() * 1e6},
-                       {"step_overhead_us", p.step_overhead.value() * 1e6},
-                       {"fused_elementwise", p.fused_elementwise},
-                       {"gqa_shared_kv_loads", p.gqa_shared_kv_loads},
-                       {"fp8_gemm_rate_scale", p.fp8_gemm_rate_scale}};
+  for (const auto& p : e.engines) engines[p.key()] = to_json(p);
   return Json{{"memory_bandwidth_fraction", table(e.memory_bandwidth_fraction)},
               {"gemm_peak_fraction", table(e.gemm_peak_fraction)},
               {"attention_compute_fraction", e.attention_compute_fraction},

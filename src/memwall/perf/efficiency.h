@@ -4,6 +4,7 @@
 // calibration file (JSON or YAML, `--calibration FILE`).
 #pragma once
 
+#include <cstdint>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -30,12 +31,36 @@ struct FractionTable {
   bool has_entry(const Accelerator& a, Precision p) const;
 };
 
-// The overheads of one serving engine (software stack). A kernel gap is paid per launched kernel,
-// a step overhead once per engine iteration (scheduling, sampling, host synchronisation).
+// The scheduler limits of a serving engine: what one iteration may hold (vLLM max_num_seqs and
+// max_num_batched_tokens, SGLang max_running_requests and chunked_prefill_size, TensorRT-LLM
+// max_batch_size and max_num_tokens). Devices below `small_device_bytes` get the small values
+// where the engine picks its defaults by device memory (vLLM: 70 GiB).
+struct EngineLimits {
+  int max_num_seqs = 256;
+  int64_t max_num_batched_tokens = 8192;
+  bool chunked_prefill = true;  // prompts are split to fill the token budget next to decodes
+  int small_max_num_seqs = 0;                 // 0: same as max_num_seqs
+  int64_t small_max_num_batched_tokens = 0;   // 0: same as max_num_batched_tokens
+  double small_device_bytes = 0;              // 0: one set of limits for every device
+  std::vector<std::string> small_archs;       // architectures that get the small values anyway
+  int cuda_graph_max_batch = 0;  // decode batches up to this replay a captured graph (0: none)
+  std::vector<int> cuda_graph_batches;  // captured sizes (padded up to the next); empty: every size
+};
+
+// The overheads of one serving engine (software stack), one version of it. A kernel gap is paid
+// per launched kernel, a step overhead once per engine iteration: the host's scheduling, sampling
+// and detokenisation, less the share an overlapped scheduler hides behind the GPU.
 struct EngineProfile {
-  std::string name;               // "default", "tensorrt-llm", "vllm", "llama.cpp"
+  std::string name;     // engine id: vllm, sglang, trtllm, mindie, vllm-ascend, lmdeploy, llama.cpp,
+                        // tgi, or "default"
+  std::string version;  // e.g. "0.11"; empty for the generic default
+  std::string display;  // "vLLM 0.11 (V1 engine)"
+  std::vector<std::string> aliases;  // other names that select this profile ("tensorrt-llm-0.6")
+  bool current = false;  // the version chosen when none is asked
   Seconds kernel_overhead;        // per kernel: launch + prologue/epilogue not covered by roofline
-  Seconds step_overhead;          // per iteration on the host
+  Seconds step_overhead;          // per iteration on the host, after overlap
+  Seconds host_scheduling, host_sampling, host_detokenization;  // its parts before overlap
+  double host_overlap = 0;        // share of the host work hidden behind the GPU's iteration
   bool fused_elementwise = true;  // rotary, activation and residual adds fused into neighbours
   // Decode attention loads each KV head once for its whole query-head group (GQA-aware kernels:
   // FlashDecoding, TensorRT-LLM XQA from v0.7); false: once per query head (older MMHA kernels).
@@ -43,7 +68,17 @@ struct EngineProfile {
   // Rate of this stack's FP8 GEMMs relative to today's cuBLAS (the MAMF figures): early FP8
   // kernels (2023) ran well below them.
   double fp8_gemm_rate_scale = 1.0;
-  std::string evidence;
+  // FP8 (W8A8) GEMM inputs are quantised by a kernel of their own, one launch per GEMM.
+  bool fp8_activation_quant_kernel = false;
+  // One-shot / two-shot all-reduce over NVLink peer memory for messages up to this size (vLLM
+  // custom_all_reduce, TensorRT-LLM AllReduce plugin, SGLang); 0: every all-reduce goes to NCCL.
+  double custom_all_reduce_max_bytes = 0;
+  EngineLimits limits;
+  std::string date;      // when the figures were read
+  std::string evidence;  // what the figures rest on
+  std::vector<std::pair<std::string, std::string>> sources;  // figure -> source
+
+  std::string key() const { return version.empty() ? name : name + "@" + version; }
 };
 
 struct Efficiency {
@@ -87,8 +122,10 @@ struct Efficiency {
 
   std::vector<EngineProfile> engines;  // the first one is the default
 
-  const EngineProfile& engine(std::string_view name) const;  // InputError for an unknown name
-  std::vector<std::string> engine_names() const;
+  // "id", "id@version" or an alias; the id alone picks its current version. InputError for an
+  // unknown name or version (naming the known ones).
+  const EngineProfile& engine(std::string_view name) const;
+  std::vector<std::string> engine_names() const;  // ids, each once, in catalog order
 };
 
 // The built-in parameters with their evidence (see efficiency.cc and docs/infer.md).
@@ -116,11 +153,16 @@ Node with_communication_prior(Node node, const Accelerator& a, const Efficiency&
 // Applies a calibration document over `base`. Keys: memory_bandwidth_fraction,
 // gemm_peak_fraction (number, or object of key -> fraction with optional "default"),
 // attention_compute_fraction, attention_bandwidth_fraction, overlap_exponent, tp_comm_overlap,
-// gqa_reread_dram_share, gemm_min_tile_m, gemm_k_overhead, gemm_stream_k, engines: {name: {kernel_overhead_us,
-// step_overhead_us, fused_elementwise}}, probe (the measurements `memwall probe` records; read
+// gqa_reread_dram_share, gemm_min_tile_m, gemm_k_overhead, gemm_stream_k, engines: {name or
+// name@version: {kernel_overhead_us, step_overhead_us, fused_elementwise, ...}}, probe (the measurements `memwall probe` records; read
 // and ignored). Unknown keys and out-of-range values raise InputError.
 Efficiency apply_calibration(const Efficiency& base, const Json& doc, const std::string& where);
 Efficiency load_calibration(const std::string& path);  // default_efficiency() + the file
 Json to_json(const Efficiency& e);
+Json to_json(const EngineProfile& p);  // the profile as data/engines/*.json states it
+
+// The engine profiles of data/engines/*.json (one file per engine, each with its versions).
+// InputError naming the file and field for a malformed one.
+std::vector<EngineProfile> read_engine_profiles(const Json& doc, const std::string& origin);
 
 }  // namespace memwall::perf

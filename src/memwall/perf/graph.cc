@@ -21,6 +21,9 @@ class Builder {
   void gemm(std::string_view name, double rows, int64_t n, int64_t k, double repeat,
             double groups = 1.0, double weight_bytes_per_element = 0) {
     if (rows <= 0 || n <= 0 || k <= 0 || repeat <= 0 || groups <= 0) return;
+    if (s_.fp8_activation_quant_kernel && weight_bytes_per_element == 0 &&
+        (s_.activation == Precision::fp8_e4m3 || s_.activation == Precision::fp8_e5m2))
+      elementwise("fp8_act_quant", rows * double(k), rows * double(k), repeat);
     Operator op = make(name, OpKind::gemm, repeat);
     op.element = s_.weight;
     const double rows_per_group = rows / groups;
@@ -91,6 +94,27 @@ class Builder {
   double w_, a_, kv_;
 };
 
+// Expected number of distinct experts on the busiest of `ep` expert-parallel ranks when `tokens`
+// tokens each pick `top_k` of `experts` uniformly. Each expert is touched with probability
+// p = 1 - (1 - k/E)^T (the coverage behind expected_distinct_experts); treating experts as
+// independent, a rank's count is Binomial(E/ep, p) and the expected maximum of ep independent
+// counts is sum_{m>=0} (1 - F(m)^ep) (order statistics, e.g. David & Nagaraja, "Order
+// Statistics", 3rd ed., eq. 4.2.1 via E[X] = sum P(X > m)). With ep = 1 it is the mean E p.
+double expected_busiest_rank_experts(int experts, int top_k, double tokens, int ep) {
+  if (experts <= 0 || top_k <= 0 || tokens <= 0) return 0.0;
+  const int per_rank = experts / std::max(1, ep);
+  const double E = experts, k = std::min<double>(top_k, experts);
+  const double p = 1.0 - std::pow(1.0 - k / E, tokens);
+  if (ep <= 1 || p >= 1.0 - 1e-12) return per_rank * p;
+  double cdf = 0, pmf = std::pow(1.0 - p, per_rank), expected_max = 0;
+  for (int m = 0; m < per_rank; ++m) {
+    cdf += pmf;
+    expected_max += 1.0 - std::pow(std::min(1.0, cdf), ep);
+    pmf *= double(per_rank - m) / double(m + 1) * p / (1.0 - p);  // Binomial pmf recurrence
+  }
+  return expected_max;
+}
+
 }  // namespace
 
 double causal_pairs(double new_tokens, double cached) {
@@ -143,17 +167,27 @@ std::vector<Operator> build_step_graph(const ModelSpec& m, const ShardPlan& s,
     v_dim = a.v_head_dim;
     kv_per_token = kv_elements_per_token_per_layer(m);  // latent replicated on every TP rank
     // DeepSeek-V2 §2.1: q down/up (or direct q), joint KV down-projection (+ rope key), KV up.
+    // The compressed latents are RMS-normalised before their up-projections (q_a_layernorm,
+    // kv_a_layernorm in the reference modeling_deepseek.py): one kernel each.
     if (a.q_lora_rank > 0) {
       b.gemm("q_down_proj", T, a.q_lora_rank, h, Lr);
+      b.elementwise("q_latent_norm", T * a.q_lora_rank, T * a.q_lora_rank, Lr);
       b.gemm("q_up_proj", T, int64_t(heads) * qk_dim, a.q_lora_rank, Lr);
     } else {
       b.gemm("q_proj", T, int64_t(heads) * qk_dim, h, Lr);
     }
     b.gemm("kv_down_proj", T, int64_t(a.kv_lora_rank) + a.qk_rope_head_dim, h, Lr);
-    // Up-projection of the latent: applied to new tokens in prefill, absorbed into the query and
-    // output in decode; the FLOPs per token are the same either way.
-    b.gemm("kv_up_proj", T, int64_t(heads) * (a.qk_nope_head_dim + a.v_head_dim), a.kv_lora_rank,
-           Lr);
+    b.elementwise("kv_latent_norm", T * a.kv_lora_rank, T * a.kv_lora_rank, Lr);
+    // Up-projection of the latent: applied to new tokens in prefill (one GEMM for K and V), absorbed
+    // in decode into the query (W_UK, before attention) and the output (W_UV, after it): two
+    // batched GEMMs with the same FLOPs per token in all.
+    if (Tp > 0)
+      b.gemm("kv_up_proj", Tp, int64_t(heads) * (a.qk_nope_head_dim + a.v_head_dim),
+             a.kv_lora_rank, Lr);
+    if (Sd > 0) {
+      b.gemm("q_absorb_uk", Sd, int64_t(heads) * a.kv_lora_rank, a.qk_nope_head_dim, Lr);
+      b.gemm("out_absorb_uv", Sd, int64_t(heads) * a.v_head_dim, a.kv_lora_rank, Lr);
+    }
   } else {
     const int kvh = kv_heads_per_device(m, tp);
     kv_per_token = 2LL * kvh * m.head_dim;
@@ -207,9 +241,14 @@ std::vector<Operator> build_step_graph(const ModelSpec& m, const ShardPlan& s,
     const int ep = std::max(1, s.ep);
     b.gemm("moe_router", T, e.experts, h, ml);
     b.elementwise("moe_topk_permute", T * double(h), T * e.top_k * double(h) / ep, ml);
-    // Experts this device holds that the step's tokens touch, and their token rows.
-    const double touched = expected_distinct_experts(e.experts, e.top_k, T) / ep;
-    const double rows = T * e.top_k / ep;
+    // Experts the busiest expert-parallel rank holds that the step's tokens touch (the other
+    // ranks wait for it at the combine), and its token rows. A small batch spreads its few
+    // experts unevenly: batch 1 of DeepSeek-V3 on EP 8 touches 8 experts, ~1 per rank on
+    // average but ~2.5 on the busiest.
+    const double mean_touched = expected_distinct_experts(e.experts, e.top_k, T) / ep;
+    const double touched = std::max(mean_touched,
+                                    expected_busiest_rank_experts(e.experts, e.top_k, T, ep));
+    const double rows = T * e.top_k / ep * (mean_touched > 0 ? touched / mean_touched : 1.0);
     mlp("moe_expert_up_gate", "moe_expert_act", "moe_expert_down", e.expert_ffn, tp / ep, rows,
         ml, std::max(touched, 1e-9));
     b.elementwise("moe_unpermute", T * e.top_k * double(h) / ep, T * double(h), ml);

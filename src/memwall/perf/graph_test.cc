@@ -118,7 +118,18 @@ TEST(Graph, MlaProjections) {
   t.decode_context_tokens = 10;
   const auto ops = build_step_graph(m, ShardPlan{}, t);
   EXPECT_EQ(find(ops, "kv_down_proj")->cost.gemm.n, 512 + 64);
-  EXPECT_EQ(find(ops, "kv_up_proj")->cost.gemm.n, 128 * (128 + 128));
+  // Decode absorbs the latent up-projection into the query (W_UK) and the output (W_UV): two
+  // batched GEMMs with the FLOPs and weights of prefill's single kv_up_proj.
+  EXPECT_EQ(find(ops, "kv_up_proj"), nullptr);
+  EXPECT_DOUBLE_EQ(find(ops, "q_absorb_uk")->cost.flops.value() +
+                       find(ops, "out_absorb_uv")->cost.flops.value(),
+                   2.0 * 128 * (128 + 128) * 512);
+  StepTokens prefill;
+  prefill.prefill_tokens = 16;
+  prefill.prefill_sequences = 1;
+  prefill.prefill_attended_pairs = causal_pairs(16, 0);
+  EXPECT_EQ(find(build_step_graph(m, ShardPlan{}, prefill), "kv_up_proj")->cost.gemm.n,
+            128 * (128 + 128));
   EXPECT_EQ(find(ops, "q_up_proj")->cost.gemm.n, 128 * (128 + 64));
   // Absorbed decode attention: QK over 576, PV over 512 per head.
   EXPECT_DOUBLE_EQ(find(ops, "attention_decode")->cost.flops.value(), 2.0 * 10 * 128 * (576 + 512));

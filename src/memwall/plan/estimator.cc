@@ -37,14 +37,16 @@ ReplicaModelFactory estimator_factory(std::optional<Fabric> fabric) {
       return StepShares{c.memory_bound, c.compute_bound, c.communication, c.overhead, c.bytes_moved};
     };
     // Device activity for the power model: the larger of MBU and MFU of the iteration
-    // (PRODUCT.md definitions; bytes and FLOPs per device from the step cost).
+    // (PRODUCT.md definitions; bytes and FLOPs per device from the step cost). A pipelined engine
+    // keeps pp such batches in flight, so each device does its stage's share pp times per step.
     m.activity = [d](const infer::StepBatch& b) {
       const infer::StepCost c = infer::step_cost(*d, b);
       if (c.total.value() <= 0) return 0.0;
+      const double per_step = double(d->pp) / c.total.value();
       const double mbu = d->gpu.memory_bandwidth
-                             ? c.bytes_moved.value() / c.total.value() / d->gpu.memory_bandwidth->value()
+                             ? c.bytes_moved.value() * per_step / d->gpu.memory_bandwidth->value()
                              : 1.0;
-      const double mfu = c.flops.value() / c.total.value() / d->ceilings.matmul_peak.value();
+      const double mfu = c.flops.value() * per_step / d->ceilings.matmul_peak.value();
       return std::clamp(std::max(mbu, mfu), 0.0, 1.0);
     };
     return m;

@@ -44,6 +44,11 @@ struct SimulateRequest {
   double link_latency_us = 10;
   std::optional<int64_t> kv_capacity_tokens;
   double memory_utilization = 0.9;
+  std::string engine = "default";          // engine profile (data/engines), as `infer --engine`
+  std::optional<std::string> engine_version;
+  // true: the engine's limits (max sequences, max batched tokens, chunked prefill or whole
+  // prompts) replace max_batch, token_budget and a continuous/chunked scheduler
+  bool engine_limits = false;
   std::optional<std::string> weight_precision, kv_precision;
   std::optional<std::string> sla;  // e.g. ttft_p99=1s,tpot_p99=50ms
 };

@@ -44,6 +44,18 @@ ServingRun simulate_serving(const Catalog& catalog, const ServingOptions& o) {
     run.assumptions.push_back("model context unknown: 2048 tokens assumed (--max-len to change)");
   c.replica.kv = KvConfig{o.kv, run.kv_capacity_tokens, o.block_tokens, context, o.watermark};
   c.replica.scheduler = o.scheduler;
+  if (o.engine_limits) {
+    auto& s = c.replica.scheduler;
+    s.max_batch = d.max_num_seqs();
+    s.token_budget = d.max_num_batched_tokens();
+    if (s.policy == SchedulerPolicy::continuous || s.policy == SchedulerPolicy::chunked)
+      s.policy = d.engine_profile->limits.chunked_prefill ? SchedulerPolicy::chunked
+                                                          : SchedulerPolicy::continuous;
+    run.assumptions.push_back(fmt::format(
+        "engine limits of {}: {} sequences, {} tokens per iteration, {}", d.engine_profile->display,
+        s.max_batch, s.token_budget,
+        s.policy == SchedulerPolicy::chunked ? "chunked prefill" : "whole prompts"));
+  }
   c.replica.kv_bytes_per_token = plan.kv_bytes_per_token;
   if (o.scheduler.preemption == Preemption::swap) {
     if (!(o.swap_space_gib > 0) || !std::isfinite(o.swap_space_gib) || o.swap_space_gib > 1e6)

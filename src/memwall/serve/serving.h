@@ -33,6 +33,10 @@ struct ServingOptions {
   std::optional<BytesPerSecond> swap_bandwidth;  // default: the device's host link
   std::optional<int64_t> kv_capacity_tokens;     // override the memory plan
   std::vector<SlaTerm> sla;
+  // The deployment's engine limits replace the scheduler's max_batch and token_budget, and a
+  // continuous or chunked policy follows the engine (chunked prefill or whole prompts), so the run
+  // answers what `infer --batch max` answers at an infinite rate.
+  bool engine_limits = false;
 };
 
 struct ServingRun {

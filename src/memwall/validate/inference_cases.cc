@@ -12,6 +12,7 @@
 
 #include "memwall/core/error.h"
 #include "memwall/core/text.h"
+#include "memwall/infer/continuous.h"
 #include "memwall/infer/estimate.h"
 #include "memwall/validate/case.h"
 #include "memwall/validate/names.h"
@@ -49,13 +50,31 @@ CasePrecision precision_of(const std::string& text, std::string& note) {
   return p;
 }
 
+// The engine profile (data/engines) of the case's framework text, with its version when stated
+// ("vLLM 0.10.2" -> vllm@0.10.2, resolved to the nearest profile at or below it).
 std::string engine_of(const std::string& framework) {
   const std::string f = to_lower(framework);
+  auto version = [&](const char* name) {
+    const size_t at = f.find(name);
+    size_t i = at == std::string::npos ? std::string::npos : f.find_first_of("0123456789", at);
+    if (i == std::string::npos) return std::string();
+    size_t j = f.find_first_not_of("0123456789.", i);
+    std::string v = f.substr(i, j == std::string::npos ? std::string::npos : j - i);
+    while (!v.empty() && v.back() == '.') v.pop_back();
+    return v;
+  };
+  auto with = [](const char* id, const std::string& v) {
+    return v.empty() ? std::string(id) : std::string(id) + "@" + v;
+  };
   if (has(f, "tensorrt"))
     return (has(f, "v0.5") || has(f, "v0.6") || has(f, " 0.5") || has(f, " 0.6")) ? "tensorrt-llm-0.6"
                                                                              : "tensorrt-llm";
   if (has(f, "llama.cpp") || has(f, "llama-bench")) return "llama.cpp";
-  if (has(f, "vllm")) return "vllm";
+  if (has(f, "sglang")) return with("sglang", version("sglang"));
+  if (has(f, "vllm")) return with("vllm", version("vllm"));
+  if (has(f, "lmdeploy")) return "lmdeploy";
+  if (has(f, "mindie")) return "mindie";
+  if (has(f, "text-generation-inference") || has(f, "tgi")) return "tgi";
   return "default";
 }
 
@@ -74,8 +93,11 @@ CaseResult predict_inference_case(const Json& c, const Catalog& catalog) {
     const CasePrecision prec = precision_of(str_field(cfg, "precision"), note);
     o.weight_precision = prec.weight;
     o.kv_precision = prec.kv;
+    if (const auto kv = str_field(cfg, "kv_precision"); !kv.empty())
+      o.kv_precision = parse_precision_or_throw(kv, "config.kv_precision");
     o.weight_group_size = prec.group;
     o.engine = engine_of(str_field(cfg, "framework"));
+    if (const auto e = str_field(cfg, "engine"); !e.empty()) o.engine = e;
     o.tp = static_cast<int>(int_field(cfg, "tp").value_or(int_field(hw, "count").value_or(1)));
     // The case ran at its batch, so capacity is not judged here: the engine's allocator reserve
     // is set to none (gptSessionBenchmark and llama.cpp size the KV cache for the batch exactly).
@@ -106,6 +128,27 @@ CaseResult predict_inference_case(const Json& c, const Catalog& catalog) {
       if (!input) input = 1;  // text generation from an empty prompt (BOS)
       const auto e = infer::estimate(d, {batch, *input, *output});
       r.predicted = double(batch) / e.tpot.value();
+    } else if (has(metric, "throughput") && has(to_lower(str_field(cfg, "batching")), "continuous")) {
+      // An endless queue (offline benchmark, infinite request rate): the continuous-batching
+      // steady state under the engine's limits, those the case states replacing the defaults.
+      if (!input || !output) throw InputError("config: input_len and output_len are required");
+      infer::ContinuousLimits l = infer::engine_limits(d);
+      if (auto v = int_field(cfg, "max_num_seqs")) l.max_num_seqs = static_cast<int>(*v);
+      if (auto v = int_field(cfg, "max_num_batched_tokens")) l.max_num_batched_tokens = *v;
+      if (cfg.contains("chunked_prefill") && cfg.at("chunked_prefill").is_boolean())
+        l.chunked_prefill = cfg.at("chunked_prefill").get<bool>();
+      if (auto n = int_field(cfg, "num_prompts"))  // fewer prompts than slots: all run at once
+        l.max_num_seqs = static_cast<int>(std::min<int64_t>(l.max_num_seqs, *n));
+      const auto ce = infer::continuous_max_throughput(d, *input, *output, l);
+      const bool total = has(unit, "total") || has(unit, "prompt + output");
+      double v = total ? ce.requests_per_s * double(*input + *output) : ce.throughput_tokens_per_s;
+      if (has(unit, "per gpu")) v /= d.devices();
+      r.predicted = v;
+    } else if (has(metric, "latency") && !has(metric, "first")) {
+      // vLLM benchmark_latency: one static batch, prompt then every output token.
+      if (!input || !output) throw InputError("config: input_len and output_len are required");
+      const auto e = infer::estimate(d, {batch, *input, *output});
+      r.predicted = e.e2e.value() * (unit == "ms" ? 1e3 : 1.0);
     } else if (has(metric, "throughput")) {
       if (!input || !output) throw InputError("config: input_len and output_len are required");
       const auto e = infer::estimate(d, {batch, *input, *output});

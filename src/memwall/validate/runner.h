@@ -18,12 +18,26 @@ struct KindSummary {
   int skipped = 0;
   double median_abs_pct_error = 0;  // over predicted cases
   double p90_abs_pct_error = 0;     // nearest-rank 90th percentile
+  double median_pct_error = 0;      // signed: > 0 when optimistic (more throughput / less time)
+};
+
+// The same statistics over the predicted cases of one kind that share a regime (inference:
+// "output <= 256" / "output > 256", "tp 8", "fp8", "moe", "continuous" ...), so that an error that
+// is one-sided in one regime cannot hide in the kind's median.
+struct RegimeSummary {
+  std::string kind, regime;
+  int predicted = 0;
+  double median_abs_pct_error = 0, p90_abs_pct_error = 0, median_pct_error = 0;
 };
 
 struct Report {
   std::vector<CaseResult> cases;
   std::vector<KindSummary> kinds;
+  std::vector<RegimeSummary> regimes;
 };
+
+// The regimes a case belongs to (inference cases only; empty for other kinds).
+std::vector<std::string> regimes_of(const Json& c, const Catalog& catalog);
 
 // Dispatches on the case's "kind" (inference, training, microbench, memory).
 CaseResult predict_case(const Json& c, const Catalog& catalog);

@@ -1,0 +1,52 @@
+// Maximum throughput as a continuous-batching engine produces it: an endless queue of requests of
+// `input` prompt and `output` generated tokens, scheduled iteration by iteration under the engine's
+// limits (max sequences, max batched tokens, chunked prefill mixing prompt chunks into decode
+// iterations) and the KV cache's capacity. Closed-form steady state of the same scheduler the
+// serving simulator runs (serve/scheduler.h, policies chunked and continuous), so `infer --batch
+// max` and `simulate` at an infinite rate answer the same question.
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+#include "memwall/core/document.h"
+#include "memwall/core/units.h"
+#include "memwall/infer/deployment.h"
+#include "memwall/infer/step.h"
+
+namespace memwall::infer {
+
+struct ContinuousLimits {
+  int max_num_seqs = 256;                 // sequences resident at once
+  int64_t max_num_batched_tokens = 8192;  // tokens per iteration
+  bool chunked_prefill = true;            // prompts split to fill the budget beside the decodes
+  int64_t kv_capacity_tokens = 0;         // per replica
+  int block_tokens = 16;                  // paged KV block: half a block per sequence is wasted
+};
+
+// The engine's limits on this deployment (Deployment::max_num_seqs ...) and its KV capacity.
+ContinuousLimits engine_limits(const Deployment& d);
+
+struct ContinuousEstimate {
+  ContinuousLimits limits;
+  std::string binding;          // max_num_seqs | max_num_batched_tokens | kv_cache
+  double concurrency = 0;       // mean sequences resident per replica
+  double decode_sequences = 0;  // of those, decoding in an iteration
+  double prefill_tokens = 0;    // prompt tokens per iteration (chunked: in the decode iterations)
+  double requests_per_iteration = 0;
+  Seconds iteration;                   // mean iteration time
+  Seconds tpot;                        // time between a sequence's tokens after the first
+  Seconds ttft;                        // its prefill at saturation, queueing excluded
+  double throughput_tokens_per_s = 0;  // generated tokens/s, all replicas
+  double requests_per_s = 0;           // all replicas
+};
+
+// InputError for non-positive lengths; InfeasibleError when not one sequence fits.
+ContinuousEstimate continuous_max_throughput(const Deployment& d, int64_t input_tokens,
+                                             int64_t output_tokens, const ContinuousLimits& limits);
+ContinuousEstimate continuous_max_throughput(const Deployment& d, int64_t input_tokens,
+                                             int64_t output_tokens);
+
+Json to_json(const ContinuousEstimate& c);
+
+}  // namespace memwall::infer

@@ -1,0 +1,97 @@
+#include "memwall/infer/continuous.h"
+
+#include <gtest/gtest.h>
+
+#include "memwall/catalog/catalog.h"
+#include "memwall/core/error.h"
+#include "memwall/infer/request.h"
+
+namespace memwall::infer {
+namespace {
+
+DeploymentOptions options(const std::string& engine) {
+  DeploymentOptions o;
+  o.model = "llama-3.1-8b";
+  o.gpu = "h100";
+  o.engine = engine;
+  return o;
+}
+
+TEST(Continuous, TheBindingLimitIsNamed) {
+  const Deployment d = make_deployment(Catalog::builtin(), options("vllm"));
+  ContinuousLimits l = engine_limits(d);
+  l.max_num_seqs = 8;
+  EXPECT_EQ(continuous_max_throughput(d, 128, 128, l).binding, "max_num_seqs");
+  l.max_num_seqs = 4096;
+  l.max_num_batched_tokens = 512;
+  EXPECT_EQ(continuous_max_throughput(d, 2048, 128, l).binding, "max_num_batched_tokens");
+  l.max_num_batched_tokens = 1 << 20;
+  l.kv_capacity_tokens = 100000;
+  EXPECT_EQ(continuous_max_throughput(d, 2048, 2048, l).binding, "kv_cache");
+  l.kv_capacity_tokens = 10;
+  EXPECT_THROW(continuous_max_throughput(d, 2048, 2048, l), InfeasibleError);
+  EXPECT_THROW(continuous_max_throughput(d, 0, 2048, l), InputError);
+}
+
+TEST(Continuous, BatchMaxReportsTheContinuousSteadyState) {
+  Request r;
+  r.deployment = options("sglang");
+  r.batch = parse_batch_spec("max", "--batch");
+  r.input_tokens = 1024;
+  r.output_tokens = 256;
+  const Answer a = answer(Catalog::builtin(), r);
+  const Estimate& e = a.estimates.front();
+  ASSERT_TRUE(e.continuous.has_value());
+  EXPECT_EQ(e.batching, "continuous");
+  EXPECT_DOUBLE_EQ(e.throughput_tokens_per_s, e.continuous->throughput_tokens_per_s);
+  const Json j = to_json(a, false);
+  EXPECT_EQ(j["batching"], "continuous");
+  EXPECT_EQ(j["deployment"]["engine"], "sglang");
+  EXPECT_EQ(j["deployment"]["engine_version"], "0.4");
+  EXPECT_GT(j["continuous"]["max_num_batched_tokens"].get<int64_t>(), 0);
+}
+
+TEST(EngineProfiles, EveryEngineIdResolvesWithItsSources) {
+  const auto& eff = perf::default_efficiency();
+  for (const char* id : {"vllm", "sglang", "trtllm", "mindie", "vllm-ascend", "lmdeploy",
+                         "llama.cpp", "tgi", "default"}) {
+    SCOPED_TRACE(id);
+    const perf::EngineProfile& p = eff.engine(id);
+    EXPECT_EQ(p.name, id);
+    EXPECT_TRUE(p.current);
+    EXPECT_FALSE(p.sources.empty());
+    EXPECT_FALSE(p.date.empty());
+    EXPECT_GT(p.limits.max_num_seqs, 0);
+  }
+  EXPECT_EQ(eff.engine("tensorrt-llm-0.6").version, "0.6");
+  EXPECT_EQ(eff.engine("trtllm@0.6").kernel_overhead.value(), 8e-6);
+  EXPECT_EQ(eff.engine("vllm@0.6").version, "0.6");
+  EXPECT_EQ(eff.engine("vllm@0.10.2").version, "0.8");  // nearest at or below
+  EXPECT_EQ(eff.engine("vllm@0.7.3").version, "0.6");
+  EXPECT_THROW(eff.engine("vllm@0.1"), InputError);
+  EXPECT_THROW(eff.engine("nope"), InputError);
+  // The default is stated as an assumption.
+  const Deployment d = make_deployment(Catalog::builtin(), options("default"));
+  bool stated = false;
+  for (const auto& a : d.assumptions) stated = stated || a.rfind("engine: ", 0) == 0;
+  EXPECT_TRUE(stated);
+}
+
+TEST(EngineProfiles, CustomAllReduceIsFasterThanNcclForDecodeMessages) {
+  DeploymentOptions o = options("vllm");
+  o.model = "llama-3.1-70b";
+  o.tp = 8;
+  const Deployment with = make_deployment(Catalog::builtin(), o);
+  o.engine = "tgi";  // NCCL only
+  const Deployment without = make_deployment(Catalog::builtin(), o);
+  const Bytes msg(64 * 8192 * 2);  // 64 tokens x hidden 8192 x bf16
+  const auto ar = size_t(perf::CommPattern::tp_all_reduce);
+  EXPECT_LT(with.comm[ar].time(msg), without.comm[ar].time(msg));
+  EXPECT_GT(with.comm[ar].time(msg).value(), 4e-6);
+  // Large messages keep NCCL's time.
+  EXPECT_DOUBLE_EQ(with.comm[ar].time(Bytes(1 << 30)).value(),
+                   without.comm[ar].time(Bytes(1 << 30)).value());
+}
+
+}  // namespace
+}  // namespace memwall::infer

@@ -1,0 +1,175 @@
+// Engine profiles from data/engines/*.json: one file per serving engine, each with its versions'
+// overheads, limits and sources (the format is described in docs/infer.md, "Engine profiles").
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+
+#include "memwall/core/error.h"
+#include "memwall/core/text.h"
+#include "memwall/perf/efficiency.h"
+
+namespace memwall::perf {
+namespace {
+
+double number(const Json& o, const std::string& key, const std::string& field, double lo, double hi,
+              double fallback) {
+  auto it = o.find(key);
+  if (it == o.end()) return fallback;
+  if (!it->is_number()) throw InputError(field + "." + key, it->dump(), "a number");
+  const double x = it->get<double>();
+  if (!std::isfinite(x) || x < lo || x > hi)
+    throw InputError(field + "." + key, it->dump(), fmt::format("a number in [{}, {}]", lo, hi));
+  return x;
+}
+
+bool flag(const Json& o, const std::string& key, const std::string& field, bool fallback) {
+  auto it = o.find(key);
+  if (it == o.end()) return fallback;
+  if (!it->is_boolean()) throw InputError(field + "." + key, it->dump(), "true or false");
+  return it->get<bool>();
+}
+
+std::string text(const Json& o, const std::string& key, const std::string& field) {
+  auto it = o.find(key);
+  if (it == o.end()) return {};
+  if (!it->is_string()) throw InputError(field + "." + key, it->dump(), "a string");
+  return it->get<std::string>();
+}
+
+EngineLimits read_limits(const Json& l, const std::string& field) {
+  if (!l.is_object()) throw InputError(field, l.dump(), "an object");
+  EngineLimits x;
+  x.max_num_seqs = static_cast<int>(number(l, "max_num_seqs", field, 1, 1 << 20, x.max_num_seqs));
+  x.max_num_batched_tokens = static_cast<int64_t>(
+      number(l, "max_num_batched_tokens", field, 1, 1 << 24, double(x.max_num_batched_tokens)));
+  x.chunked_prefill = flag(l, "chunked_prefill", field, x.chunked_prefill);
+  x.small_device_bytes = number(l, "small_device_gib", field, 0, 1e6, 0) * kGiB;
+  x.small_max_num_seqs = static_cast<int>(number(l, "small_max_num_seqs", field, 0, 1 << 20, 0));
+  x.small_max_num_batched_tokens =
+      static_cast<int64_t>(number(l, "small_max_num_batched_tokens", field, 0, 1 << 24, 0));
+  if (auto it = l.find("small_archs"); it != l.end() && it->is_array())
+    for (const auto& a : *it)
+      if (a.is_string()) x.small_archs.push_back(to_lower(a.get<std::string>()));
+  x.cuda_graph_max_batch =
+      static_cast<int>(number(l, "cuda_graph_max_batch", field, 0, 1 << 20, 0));
+  if (auto it = l.find("cuda_graph_batches"); it != l.end()) {
+    if (!it->is_array()) throw InputError(field + ".cuda_graph_batches", it->dump(), "a list");
+    for (const auto& b : *it) {
+      if (!b.is_number_integer() || b.get<int>() < 1)
+        throw InputError(field + ".cuda_graph_batches", b.dump(), "positive integers");
+      x.cuda_graph_batches.push_back(b.get<int>());
+    }
+    std::sort(x.cuda_graph_batches.begin(), x.cuda_graph_batches.end());
+  }
+  for (const auto& [k, v] : l.items()) {
+    static const char* known[] = {"max_num_seqs",         "max_num_batched_tokens",
+                                  "chunked_prefill",      "small_device_gib",
+                                  "small_max_num_seqs",   "small_max_num_batched_tokens",
+                                  "cuda_graph_max_batch", "cuda_graph_batches",
+                                  "small_archs",          "note"};
+    if (std::none_of(std::begin(known), std::end(known), [&](const char* n) { return k == n; }))
+      throw InputError(field + "." + k, v.dump(),
+                       "one of max_num_seqs, max_num_batched_tokens, chunked_prefill, "
+                       "small_device_gib, small_max_num_seqs, small_max_num_batched_tokens, "
+                       "cuda_graph_max_batch, cuda_graph_batches, small_archs, note");
+  }
+  return x;
+}
+
+}  // namespace
+
+std::vector<EngineProfile> read_engine_profiles(const Json& doc, const std::string& origin) {
+  std::vector<EngineProfile> out;
+  auto eit = doc.find("engine");
+  if (eit == doc.end()) return out;
+  const Json& e = *eit;
+  const std::string field = origin + ": engine";
+  if (!e.is_object()) throw InputError(field, e.dump(), "an object with id, name and versions");
+  const std::string id = text(e, "id", field);
+  if (id.empty()) throw InputError(field + ".id", "(none)", "the engine id, e.g. vllm");
+  const std::string name = text(e, "name", field);
+  auto vit = e.find("versions");
+  if (vit == e.end() || !vit->is_array() || vit->empty())
+    throw InputError(field + ".versions", vit == e.end() ? "(none)" : vit->dump(),
+                     "a non-empty list of version objects");
+  for (size_t i = 0; i < vit->size(); ++i) {
+    const Json& v = (*vit)[i];
+    const std::string f = fmt::format("{}.versions[{}]", field, i);
+    if (!v.is_object()) throw InputError(f, v.dump(), "an object");
+    EngineProfile p;
+    p.name = to_lower(id);
+    p.version = text(v, "version", f);
+    p.display =
+        fmt::format("{}{}{}", name.empty() ? id : name, p.version.empty() ? "" : " ", p.version);
+    p.current = flag(v, "current", f, false);
+    p.date = text(v, "date", f);
+    p.evidence = text(v, "evidence", f);
+    if (auto a = v.find("aliases"); a != v.end())
+      for (const auto& x : *a)
+        if (x.is_string()) p.aliases.push_back(to_lower(x.get<std::string>()));
+    p.kernel_overhead = us(number(v, "kernel_overhead_us", f, 0, 1e5, 4.0));
+    if (auto h = v.find("host_us"); h != v.end()) {
+      if (!h->is_object()) throw InputError(f + ".host_us", h->dump(), "an object of microseconds");
+      p.host_scheduling = us(number(*h, "scheduling", f + ".host_us", 0, 1e7, 0));
+      p.host_sampling = us(number(*h, "sampling", f + ".host_us", 0, 1e7, 0));
+      p.host_detokenization = us(number(*h, "detokenization", f + ".host_us", 0, 1e7, 0));
+    }
+    p.host_overlap = number(v, "host_overlap", f, 0, 1, 0);
+    p.step_overhead =
+        (p.host_scheduling + p.host_sampling + p.host_detokenization) * (1 - p.host_overlap);
+    p.fused_elementwise = flag(v, "fused_elementwise", f, true);
+    p.gqa_shared_kv_loads = flag(v, "gqa_shared_kv_loads", f, true);
+    p.fp8_gemm_rate_scale = number(v, "fp8_gemm_rate_scale", f, 0.01, 2.0, 1.0);
+    p.fp8_activation_quant_kernel = flag(v, "fp8_activation_quant_kernel", f, false);
+    p.custom_all_reduce_max_bytes = number(v, "custom_all_reduce_max_mib", f, 0, 1 << 20, 0) * kMiB;
+    if (auto l = v.find("limits"); l != v.end()) p.limits = read_limits(*l, f + ".limits");
+    if (auto s = v.find("sources"); s != v.end()) {
+      if (!s->is_object())
+        throw InputError(f + ".sources", s->dump(), "an object figure -> source");
+      for (const auto& [k, x] : s->items())
+        p.sources.emplace_back(k, x.is_string() ? x.get<std::string>() : x.dump());
+    }
+    out.push_back(std::move(p));
+  }
+  // Exactly one current version per engine: the first listed when none says so.
+  if (std::none_of(out.begin(), out.end(), [](const EngineProfile& p) { return p.current; }))
+    out.front().current = true;
+  return out;
+}
+
+Json to_json(const EngineProfile& p) {
+  Json sources = Json::object();
+  for (const auto& [k, v] : p.sources) sources[k] = v;
+  Json graphs = Json::array();
+  for (int b : p.limits.cuda_graph_batches) graphs.push_back(b);
+  return Json{{"id", p.name},
+              {"version", p.version},
+              {"name", p.display},
+              {"date", p.date},
+              {"kernel_overhead_us", p.kernel_overhead.value() * 1e6},
+              {"step_overhead_us", p.step_overhead.value() * 1e6},
+              {"host_us",
+               {{"scheduling", p.host_scheduling.value() * 1e6},
+                {"sampling", p.host_sampling.value() * 1e6},
+                {"detokenization", p.host_detokenization.value() * 1e6}}},
+              {"host_overlap", p.host_overlap},
+              {"fused_elementwise", p.fused_elementwise},
+              {"gqa_shared_kv_loads", p.gqa_shared_kv_loads},
+              {"fp8_gemm_rate_scale", p.fp8_gemm_rate_scale},
+              {"fp8_activation_quant_kernel", p.fp8_activation_quant_kernel},
+              {"custom_all_reduce_max_bytes", p.custom_all_reduce_max_bytes},
+              {"limits",
+               {{"max_num_seqs", p.limits.max_num_seqs},
+                {"max_num_batched_tokens", p.limits.max_num_batched_tokens},
+                {"chunked_prefill", p.limits.chunked_prefill},
+                {"small_device_bytes", p.limits.small_device_bytes},
+                {"small_max_num_seqs", p.limits.small_max_num_seqs},
+                {"small_max_num_batched_tokens", p.limits.small_max_num_batched_tokens},
+                {"cuda_graph_max_batch", p.limits.cuda_graph_max_batch},
+                {"cuda_graph_batches", graphs}}},
+              {"evidence", p.evidence},
+              {"sources", sources}};
+}
+
+}  // namespace memwall::perf

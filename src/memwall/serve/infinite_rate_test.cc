@@ -1,0 +1,80 @@
+// `infer --batch max` (the continuous-batching steady state, infer/continuous.h) and the serving
+// simulator at an arrival rate far above capacity answer the same question: their throughputs agree
+// for the same engine limits.
+#include <gtest/gtest.h>
+
+#include "memwall/catalog/catalog.h"
+#include "memwall/infer/continuous.h"
+#include "memwall/serve/request.h"
+#include "memwall/serve/serving.h"
+
+namespace memwall::serve {
+namespace {
+
+using infer::ContinuousLimits;
+using infer::Deployment;
+using infer::DeploymentOptions;
+
+DeploymentOptions options(const std::string& engine) {
+  DeploymentOptions o;
+  o.model = "llama-3.1-8b";
+  o.gpu = "h100";
+  o.engine = engine;
+  return o;
+}
+
+// The serving simulator at an arrival rate far above capacity, with the same engine limits.
+double simulated_throughput(const DeploymentOptions& o, const ContinuousLimits& l, int64_t in,
+                            int64_t out, int64_t requests) {
+  ServingOptions s;
+  s.deployment = o;
+  s.workload.lengths = dataset_preset("fixed:" + std::to_string(in) + "," + std::to_string(out));
+  s.workload.requests = requests;
+  s.workload.arrival.rate_per_s = 1e7;
+  s.scheduler.policy = l.chunked_prefill ? SchedulerPolicy::chunked : SchedulerPolicy::continuous;
+  s.scheduler.max_batch = l.max_num_seqs;
+  s.scheduler.token_budget = l.max_num_batched_tokens;
+  return simulate_serving(Catalog::builtin(), s).result.throughput_tokens_per_s;
+}
+
+TEST(InfiniteRate, AgreesWithTheSimulatorAtAnInfiniteRate) {
+  // Chunked prefill (vLLM V1 limits, cut to keep the test quick) and whole prompts (vLLM V0).
+  struct Case {
+    std::string engine;
+    int seqs;
+    int64_t budget, in, out;
+  };
+  for (const Case& k : {Case{"vllm", 64, 2048, 512, 128}, Case{"vllm", 128, 8192, 1024, 64},
+                        Case{"vllm@0.6", 64, 4096, 256, 128}}) {
+    SCOPED_TRACE(k.engine + " " + std::to_string(k.seqs));
+    const auto o = options(k.engine);
+    const Deployment d = infer::make_deployment(Catalog::builtin(), o);
+    ContinuousLimits l = infer::engine_limits(d);
+    l.max_num_seqs = k.seqs;
+    l.max_num_batched_tokens = k.budget;
+    const infer::ContinuousEstimate c = infer::continuous_max_throughput(d, k.in, k.out, l);
+    const double sim = simulated_throughput(o, l, k.in, k.out, 40 * k.seqs);
+    EXPECT_NEAR(c.throughput_tokens_per_s / sim, 1.0, 0.05)
+        << "infer " << c.throughput_tokens_per_s << " simulate " << sim << " binds " << c.binding;
+  }
+}
+
+TEST(InfiniteRate, EngineLimitsTakeTheEnginesSchedulerSettings) {
+  SimulateRequest r;
+  r.model = "llama-3.1-8b";
+  r.gpu = "h100";
+  r.rate = 1e7;
+  r.dataset = "fixed:512,64";
+  r.requests = 200;
+  r.engine = "vllm";
+  r.engine_version = "0.6";
+  r.engine_limits = true;
+  const ServingRun run = simulate_serving(Catalog::builtin(), to_options(r));
+  bool stated = false;
+  for (const auto& a : run.assumptions) stated = stated || a.find("whole prompts") != std::string::npos;
+  EXPECT_TRUE(stated);
+  EXPECT_EQ(run.result.completed, 200);
+}
+
+}  // namespace
+}  // namespace memwall::serve
