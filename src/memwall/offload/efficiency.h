@@ -13,7 +13,8 @@ struct HostEfficiency {
   // weights): bytes read / DRAM peak. The dev set's decode runs imply 0.44 (KTransformers, Xeon
   // Gold 6454S, 8 x DDR5-4800), ~0.5 (KTransformers, EPYC 9654, 12 x DDR5-4800) and 0.57-0.70
   // (KTransformers and llama.cpp, EPYC 7773X, 8 x DDR4-3200); 0.5 gives the lowest median error
-  // over them (0.55: 17.7 % median, 42.8 % p90; 0.5: 17.0 %, 33.6 %). STREAM triad reaches
+  // over them (when set: 0.55 gave 17.7 % median, 42.8 % p90; 0.5 gave 17.0 %, 33.6 %; the
+  // offload group's current figures are in validation/REPORT.md). STREAM triad reaches
   // 0.75-0.85 of peak on the same parts; the gap is the dequantisation work between loads.
   double cpu_memory_bandwidth_fraction = 0.5;
   // Prompt-processing GEMMs on the CPU with AVX-512/AVX2 int8 dot products (not AMX): achieved
