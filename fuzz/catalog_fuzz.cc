@@ -14,6 +14,7 @@
 #include "memwall/catalog/catalog.h"
 #include "memwall/core/document.h"
 #include "memwall/core/error.h"
+#include "memwall/hw/host_io.h"
 #include "memwall/hw/hw_io.h"
 #include "memwall/hw/support.h"
 #include "memwall/uncertainty/model.h"
@@ -28,6 +29,13 @@ void check_accepted(const memwall::Catalog& c) {
     const memwall::Json j = memwall::accelerator_to_json(a);
     if (memwall::accelerator_to_json(memwall::accelerator_from_json(j, "roundtrip")) != j)
       std::abort();
+  }
+  for (const auto& h : c.hosts()) {
+    if (c.find_host(h.id) != &h) std::abort();
+    for (const auto& alias : h.aliases)
+      if (c.find_host(alias) != &h) std::abort();
+    const memwall::Json j = memwall::host_to_json(h);
+    if (memwall::host_to_json(memwall::host_from_json(j, "roundtrip")) != j) std::abort();
   }
 }
 

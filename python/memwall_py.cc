@@ -26,6 +26,7 @@
 #include "memwall/infer/request.h"
 #include "memwall/model/zoo.h"
 #include "memwall/net/request.h"
+#include "memwall/offload/request.h"
 #include "memwall/plan/estimator.h"
 #include "memwall/plan/inference_search.h"
 #include "memwall/plan/plan_json.h"
@@ -126,7 +127,9 @@ py::object infer_py(const std::string& model, const std::string& gpu, int64_t in
                     double memory_utilization, const std::optional<std::string>& node,
                     const std::optional<std::string>& fabric,
                     const std::optional<std::string>& calibration, bool explain,
-                    const std::optional<Files>& catalog) {
+                    const std::optional<Files>& catalog, const std::string& offload_strategy,
+                    const std::optional<std::string>& cpu,
+                    const std::optional<double>& host_memory_gb) {
   infer::Request r;
   r.deployment.model = model;
   r.deployment.gpu = gpu;
@@ -151,7 +154,10 @@ py::object infer_py(const std::string& model, const std::string& gpu, int64_t in
   {
     py::gil_scoped_release unlocked;  // the estimate touches no Python object
     const CatalogRef c(catalog);
-    j = infer::to_json(infer::answer(c.get(), r), explain);
+    offload::Request o{r, offload::parse_strategy(offload_strategy, "offload"), {}};
+    o.host.cpu = cpu;
+    o.host.host_memory_gb = host_memory_gb;
+    j = offload::to_json(offload::answer(c.get(), o), explain);
   }
   return to_python(j);
 }
@@ -506,7 +512,9 @@ PYBIND11_MODULE(memwall, m) {
         "prefill, decode, deployment, batching, continuous ...). batch: an int (a static batch), "
         "'max' (continuous batching at saturation under the engine's limits), or a list of ints "
         "(a sweep: the last batch's estimate plus 'sweep', one object per batch that fits). "
-        "engine: a data/engines profile id (vllm, sglang, trtllm, ...), engine_version its version.",
+        "engine: a data/engines profile id (vllm, sglang, trtllm, ...), engine_version its version. "
+        "offload: none | auto | layers:N | experts | kv | weights-stream | cpu, with cpu (host "
+        "id, NxID) and host_memory_gb (docs/offload.md); the answer then has 'offload'.",
         arg("model"), arg("gpu"), py::kw_only(), arg("input"), arg("output"), arg("batch") = 1,
         arg("tp") = 1, arg("pp") = 1, arg("ep") = 1, arg("dp") = 1,
         arg("weight_precision") = none, arg("activation_precision") = none,
@@ -514,7 +522,8 @@ PYBIND11_MODULE(memwall, m) {
         arg("engine") = "default", arg("engine_version") = none,
         arg("memory_utilization") = infer::kDefaultMemoryUtilization,
         arg("node") = none, arg("fabric") = none, arg("calibration") = none,
-        arg("explain") = false, arg("catalog") = none);
+        arg("explain") = false, arg("catalog") = none, arg("offload") = "none",
+        arg("cpu") = none, arg("host_memory_gb") = none);
 
   m.def("train", &train_py,
         "Training estimate of one configuration: the object `memwall train --json` prints "

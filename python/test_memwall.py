@@ -131,6 +131,16 @@ class InferTest(unittest.TestCase):
         with self.assertRaises(memwall.InfeasibleError):
             memwall.infer(model="llama-3.1-70b", gpu="h100", input=8, output=8)
 
+    def test_offload_same_answer_as_the_cli(self):
+        args = ["--model", "deepseek-v3", "--gpu", "4090", "--weight-precision", "int4",
+                "--input", "512", "--output", "128", "--offload", "auto", "--host-memory", "1024"]
+        py = memwall.infer(model="deepseek-v3", gpu="4090", weight_precision="int4", input=512,
+                           output=128, offload="auto", host_memory_gb=1024)
+        cli = cli_json("infer", *args)
+        self.assertEqual(py["offload"], cli["offload"])
+        self.assertEqual(py["tpot_s"], cli["tpot_s"])
+        self.assertEqual(py["offload"]["strategy"], "experts")
+
 
 class TrainTest(unittest.TestCase):
     ARGS = ["--model", "gpt3-175b", "--gpu", "a100", "--gpus", "1024", "--tp", "8", "--pp", "8",

@@ -13,6 +13,7 @@
 #include "commands.h"
 #include "memwall/catalog/catalog.h"
 #include "memwall/core/error.h"
+#include "memwall/hw/host_io.h"
 #include "memwall/hw/hw_io.h"
 #include "memwall/model/counts.h"
 #include "memwall/model/zoo.h"
@@ -132,6 +133,26 @@ void list_fabrics(const Catalog& c) {
   print_table({"ID", "TECHNOLOGY", "PORT GB/s/dir", "TIERS", "OVERSUB", "RAILS", "NAME"}, rows);
 }
 
+void list_hosts(const Catalog& c) {
+  std::vector<std::vector<std::string>> rows;
+  for (const auto& h : c.hosts()) {
+    const auto bw = h.memory_bandwidth();
+    const auto peak = h.peak(Precision::int8);
+    rows.push_back({h.id, fmt::format("{}", fmt::join(h.aliases, ", ")), h.kind,
+                    fmt::format("{}", h.cores()), h.memory_type,
+                    bw ? fmt::format("{:.1f}", bw->value() / kGiga) : kUnknown,
+                    peak ? fmt::format("{:.1f} ({})", peak->value() / kTera, h.peak_path(Precision::int8))
+                         : kUnknown,
+                    h.pcie_generation ? fmt::format("Gen{}", *h.pcie_generation) : kUnknown,
+                    h.installed_memory() ? fmt::format("{:.0f}", h.installed_memory()->value() / kGiB)
+                                         : kUnknown});
+  }
+  fmt::print("Hosts ({}): per socket; --cpu NxID for N sockets (docs/offload.md)\n", rows.size());
+  print_table({"ID", "ALIASES", "KIND", "CORES", "DRAM", "DRAM GB/s", "GEMM TOPS (path)", "PCIE",
+               "INSTALLED GiB"},
+              rows);
+}
+
 void list_models(const Catalog& c) {
   std::vector<std::vector<std::string>> rows;
   for (const auto& m : c.models()) {
@@ -167,6 +188,10 @@ int run_list(const Catalog& c, const CatalogOptions& o, bool json) {
       out["fabrics"] = Json::array();
       for (const auto& f : c.fabrics()) out["fabrics"].push_back(fabric_to_json(f));
     }
+    if (all || o.section == "hosts") {
+      out["hosts"] = Json::array();
+      for (const auto& h : c.hosts()) out["hosts"].push_back(host_to_json(h));
+    }
     if (all || o.section == "models") {
       out["models"] = Json::array();
       for (const auto& m : c.models()) out["models"].push_back(model_to_json(m));
@@ -184,6 +209,7 @@ int run_list(const Catalog& c, const CatalogOptions& o, bool json) {
   section(gpus, list_accelerators);
   section(all || o.section == "nodes", list_nodes);
   section(all || o.section == "fabrics", list_fabrics);
+  section(all || o.section == "hosts", list_hosts);
   section(all || o.section == "models", list_models);
   return 0;
 }
@@ -380,8 +406,8 @@ void register_catalog(CLI::App& app, GlobalOptions& g, Runner& run) {
 
   auto* list = sub->add_subcommand("list", "List catalog entries (default: all four sections)");
   list->fallthrough();
-  list->add_option("section", opts->section, "gpus | nodes | fabrics | models | all")
-      ->check(CLI::IsMember({"all", "gpus", "accelerators", "nodes", "fabrics", "models"}));
+  list->add_option("section", opts->section, "gpus | nodes | fabrics | hosts | models | all")
+      ->check(CLI::IsMember({"all", "gpus", "accelerators", "nodes", "fabrics", "hosts", "models"}));
   list->callback([&run, &g, opts] {
     run = [&g, opts] { return run_list(Catalog::with_user_files(g.catalog_files), *opts, g.json); };
   });

@@ -14,6 +14,7 @@
 #include "memwall/infer/estimate.h"
 #include "memwall/infer/intervals.h"
 #include "memwall/infer/request.h"
+#include "memwall/offload/request.h"
 #include "memwall/uncertainty/model.h"
 
 namespace memwall::cli {
@@ -27,6 +28,8 @@ struct InferOptions {
   int weight_group_size = 0;
   std::string engine_version;
   bool explain = false;
+  std::string offload = "none", cpu, host_profile;
+  double host_memory_gb = 0;
 };
 
 constexpr const char* kDefinitions =
@@ -117,6 +120,37 @@ void print_operators(const char* title, const infer::StepCost& c) {
   }
 }
 
+void print_split(const char* title, const offload::StepSplit& s) {
+  fmt::print("  {:<14} {:9.2f} ms = GPU {:.2f} + CPU {:.2f} + transfer {:.2f} ({:.1f} MB) + NVMe "
+             "{:.2f} + overhead {:.2f}; bound: {}\n",
+             title, s.total.value() * 1e3, s.gpu.value() * 1e3, s.cpu.value() * 1e3,
+             s.transfer.value() * 1e3, s.transfer_bytes.value() / 1e6, s.disk.value() * 1e3,
+             s.overhead.value() * 1e3, s.bound);
+}
+
+void print_offload(const offload::Answer& a) {
+  const offload::HostSetup& h = *a.host;
+  for (const auto& e : a.estimates) {
+    const offload::Placement& p = e.placement;
+    fmt::print("offload {}: {} layers of {} on the GPU; host {} x{} ({:.0f} GiB DRAM at {:.0f} "
+               "GB/s{}), link {}\n",
+               offload::to_string(p.strategy), p.gpu_layers, p.layers, h.host.id, h.host.sockets,
+               h.memory.value() / kGiB, h.dram_peak.value() / kGiga,
+               h.dram_measured ? " measured" : " peak", h.link);
+    print_estimate(e.infer, a.deployment);
+    fmt::print("memory: GPU {} of {} usable, host {} of {} usable, NVMe {}\n",
+               gib_str(p.gpu_used), gib_str(p.gpu_usable), gib_str(p.host_used),
+               gib_str(p.host_usable), gib_str(p.disk_used));
+    fmt::print("{:<16} {:>12} {:>12} {:>12}  {}\n", "tensor class", "GPU", "host", "NVMe",
+               "computed on");
+    for (const auto& t : p.classes)
+      fmt::print("{:<16} {:>12} {:>12} {:>12}  {}\n", t.name, gib_str(t.gpu), gib_str(t.host),
+                 gib_str(t.disk), t.compute);
+    print_split("prefill", e.prefill);
+    if (e.infer.workload.output_tokens > 1) print_split("decode step", e.decode);
+  }
+}
+
 int run_infer(InferOptions o, const GlobalOptions& g) {
   const Catalog catalog = Catalog::with_user_files(g.catalog_files);
   if (!o.weight_precision.empty())
@@ -131,13 +165,22 @@ int run_infer(InferOptions o, const GlobalOptions& g) {
   if (!o.calibration.empty()) o.d.calibration_file = o.calibration;
   if (o.weight_group_size != 0) o.d.weight_group_size = o.weight_group_size;
   if (!o.engine_version.empty()) o.d.engine_version = o.engine_version;
-  const infer::Request request{o.d, infer::parse_batch_spec(o.batch, "--batch"), o.input,
-                               o.output};
-  const infer::Answer a = infer::answer(catalog, request);
+  offload::Request request{{o.d, infer::parse_batch_spec(o.batch, "--batch"), o.input, o.output},
+                           offload::parse_strategy(o.offload),
+                           {}};
+  if (!o.cpu.empty()) request.host.cpu = o.cpu;
+  if (o.host_memory_gb != 0) request.host.host_memory_gb = o.host_memory_gb;
+  if (!o.host_profile.empty()) request.host.host_profile = o.host_profile;
+  const offload::Answer oa = offload::answer(catalog, request);
   if (g.json) {
-    std::cout << infer::to_json(a, o.explain).dump(2) << "\n";
+    std::cout << offload::to_json(oa, o.explain).dump(2) << "\n";
     return 0;
   }
+  if (!oa.gpu_only) {
+    print_offload(oa);
+    return 0;
+  }
+  const infer::Answer& a = *oa.gpu_only;
   const infer::Deployment& d = a.deployment;
   if (!a.sweep()) {
     const infer::Estimate& e = a.estimates.front();
@@ -207,6 +250,19 @@ void register_infer(CLI::App& app, GlobalOptions& g, Runner& run) {
       ->capture_default_str();
   sub->add_option("--calibration", o->calibration,
                   "Calibration file (JSON/YAML) overriding efficiency parameters")
+      ->check(CLI::ExistingFile);
+  sub->add_option("--offload", o->offload,
+                  "none | auto | layers:N | experts | kv | weights-stream | cpu: place weights, "
+                  "experts or KV in host memory (docs/offload.md)")
+      ->capture_default_str();
+  sub->add_option("--cpu", o->cpu,
+                  "Host CPU for --offload: catalog id or alias, NxID for N sockets (default: a "
+                  "DDR5 desktop for consumer cards, an EPYC Genoa server otherwise, Grace for GH200)");
+  sub->add_option("--host-memory", o->host_memory_gb,
+                  "Host DRAM in GiB for --offload (default: the host entry's installed memory)");
+  sub->add_option("--host-profile", o->host_profile,
+                  "A 'memwall probe' calibration profile: its measured STREAM bandwidth replaces "
+                  "the host's datasheet DRAM bandwidth")
       ->check(CLI::ExistingFile);
   sub->add_flag("--explain", o->explain,
                 "Per-operator table: FLOPs, bytes, intensity, bound, time, share");

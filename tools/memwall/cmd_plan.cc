@@ -18,6 +18,7 @@
 #include "memwall/catalog/catalog.h"
 #include "memwall/core/error.h"
 #include "memwall/cost/prices.h"
+#include "memwall/offload/placement.h"
 #include "memwall/plan/estimator.h"
 #include "memwall/plan/inference_search.h"
 #include "memwall/plan/intervals.h"
@@ -202,6 +203,35 @@ void print_requirements(const plan::InferenceAnswer& p) {
 }
 
 
+// Exit 3 (nothing can run it) unless an all-GPU plan or an offload plan meets the SLA.
+bool offload_meets_sla(const plan::InferenceAnswer& p) {
+  return std::any_of(p.offload_plans.begin(), p.offload_plans.end(),
+                     [](const plan::OffloadPlan& x) { return x.meets_sla; });
+}
+
+// One GPU with the model partly in host memory (docs/offload.md), beside the all-GPU plans.
+void print_offload_plans(const plan::InferenceAnswer& p) {
+  if (p.offload_plans.empty()) return;
+  fmt::print("\nOffload plans: one GPU, the rest of the model in host memory (the host's CPU, DRAM "
+             "and NVMe are not priced)\n");
+  std::vector<std::vector<std::string>> rows;
+  for (const auto& pl : p.offload_plans) {
+    const auto& e = pl.estimate;
+    rows.push_back({pl.gpu, std::string(to_string(pl.weight)), offload::to_string(e.placement.strategy),
+                    fmt::format("{}x{} {:.0f} GiB", pl.host.host.sockets, pl.host.host.id,
+                                pl.host.memory.value() / kGiB),
+                    fmt::format("{}", pl.batch), fmt::format("{:.2f}", e.infer.ttft.value()),
+                    fmt::format("{:.1f}", e.infer.tpot.value() * 1e3),
+                    fmt::format("{:.1f}", pl.generated_tokens_per_s),
+                    money(pl.cost.usd_per_million_tokens, 3), money(value_of(pl.cost.per_hour)),
+                    std::string(pl.meets_sla ? "yes" : "no"), e.decode.bound});
+  }
+  print_table({"ACCELERATOR", "W", "OFFLOAD", "HOST", "BATCH", "TTFT s", "TPOT ms", "TOK/S",
+               "$/M TOK (GPU)", "$/HOUR (GPU)", "SLA", "BOUND"},
+              rows);
+  fmt::print("  {}\n", p.offload_plans.front().binding);
+}
+
 int run_plan_infer(const PlanInferOptions& o, const GlobalOptions& g) {
   Prepared prepared;
   prepare(o, g, prepared);
@@ -213,7 +243,7 @@ int run_plan_infer(const PlanInferOptions& o, const GlobalOptions& g) {
   const double seconds = p.search_seconds;
   if (g.json) {
     std::cout << plan::to_json(p).dump(2) << "\n";
-    return r.plans.empty() ? kExitInfeasible : 0;
+    return r.plans.empty() && !offload_meets_sla(p) ? kExitInfeasible : 0;
   }
 
   print_requirements(p);
@@ -233,7 +263,8 @@ int run_plan_infer(const PlanInferOptions& o, const GlobalOptions& g) {
   if (r.plans.empty()) {
     fmt::print("  none. Why each accelerator fails (first reason):\n");
     for (const auto& [id, why] : plan::first_rejection(r)) fmt::print("  {}: {}\n", id, why);
-    return kExitInfeasible;
+    print_offload_plans(p);
+    return offload_meets_sla(p) ? 0 : kExitInfeasible;
   }
   std::vector<std::vector<std::string>> rows;
   for (int i = 0; i < top; ++i) {
@@ -294,6 +325,7 @@ int run_plan_infer(const PlanInferOptions& o, const GlobalOptions& g) {
                      : "");
     }
   }
+  print_offload_plans(p);
   fmt::print("\n4. Pareto frontiers\n  tokens/s per device vs tokens/s per user ({} of {} points):\n",
              r.throughput_front.size(), r.throughput_points.size());
   const size_t shown = std::min<size_t>(r.throughput_front.size(), 12);

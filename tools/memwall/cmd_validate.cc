@@ -65,7 +65,7 @@ void register_validate(CLI::App& app, GlobalOptions& g, Runner& run) {
                   "Cases file (JSON array); default: the built-in validation/dev-cases.json")
       ->check(CLI::ExistingFile);
   sub->add_option("--kind", o->kind, "Only this kind: inference, training, microbench, memory")
-      ->check(CLI::IsMember({"inference", "training", "microbench", "memory"}));
+      ->check(CLI::IsMember({"inference", "training", "microbench", "memory", "offload"}));
   sub->add_flag("--markdown", o->markdown, "Print the report as Markdown (validation/REPORT.md)");
   sub->add_flag("--fit-uncertainty", o->fit_uncertainty,
                 "Fit the uncertainty model on these cases and print it (the content of\n"

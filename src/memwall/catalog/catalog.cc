@@ -11,14 +11,15 @@
 #include "memwall/core/embedded.h"
 #include "memwall/core/error.h"
 #include "memwall/core/text.h"
+#include "memwall/hw/host_io.h"
 #include "memwall/hw/hw_io.h"
 #include "memwall/model/zoo.h"
 
 namespace memwall {
 namespace {
 
-constexpr std::array<std::string_view, 4> kEntryKinds = {"accelerators", "nodes", "fabrics",
-                                                         "models"};
+constexpr std::array<std::string_view, 5> kEntryKinds = {"accelerators", "nodes", "fabrics",
+                                                         "models", "hosts"};
 // Top-level keys a user file may carry that this loader does not read: a free-text description
 // the price list read by the cost module and the software facts read by the scorecard.
 constexpr std::array<std::string_view, 5> kOtherKeys = {"description", "prices", "ecosystem",
@@ -35,7 +36,8 @@ bool ends_with(std::string_view s, std::string_view suffix) {
   return s.size() >= suffix.size() && to_lower(s.substr(s.size() - suffix.size())) == suffix;
 }
 
-bool names_match(const Accelerator& a, std::string_view name) {
+template <class T>  // Accelerator or Host: an id and aliases
+bool names_match(const T& a, std::string_view name) {
   if (same_name(a.id, name)) return true;
   return std::any_of(a.aliases.begin(), a.aliases.end(),
                      [&](const std::string& alias) { return same_name(alias, name); });
@@ -152,6 +154,8 @@ void Catalog::load(const Json& doc, const std::string& origin) {
         add(std::move(n));
       } else if (kind == "fabrics") {
         add(fabric_from_json(e, where));
+      } else if (kind == "hosts") {
+        add(host_from_json(e, where));
       } else {
         add(model_from_json(e, where));
       }
@@ -202,26 +206,31 @@ void Catalog::add_accelerator_entry(const Json& e, const std::string& where) {
   add_from_here(accelerator_from_json(merged, where));
 }
 
-void Catalog::add(Accelerator a) {
-  Accelerator* old = find_by_id(accelerators_, a.id);
-  if (old && a.aliases.empty()) a.aliases = old->aliases;
-  // Every id and alias must name exactly one accelerator.
-  std::vector<std::string> names = a.aliases;
-  names.push_back(a.id);
-  for (const auto& name : names) {
-    for (const auto& other : accelerators_) {
-      if (&other == old) continue;
-      if (names_match(other, name))
-        throw InputError(fmt::format(
-            "accelerator '{}': the name '{}' already names accelerator '{}'; choose another alias",
-            a.id, name, other.id));
-    }
-  }
+namespace {
+
+// Every id and alias must name exactly one entry of `v` (`old`: the entry `x` replaces).
+template <class T>
+void check_names(const std::vector<T>& v, const T* old, const T& x, const char* what) {
+  std::vector<std::string> names = x.aliases;
+  names.push_back(x.id);
+  for (const auto& name : names)
+    for (const auto& other : v)
+      if (&other != old && names_match(other, name))
+        throw InputError(fmt::format("{} '{}': the name '{}' already names {} '{}'; choose another "
+                                     "alias",
+                                     what, x.id, name, what, other.id));
   for (size_t i = 0; i < names.size(); ++i)
     for (size_t j = 0; j < i; ++j)
       if (same_name(names[i], names[j]))
-        throw InputError(
-            fmt::format("accelerator '{}': the name '{}' is given twice", a.id, names[i]));
+        throw InputError(fmt::format("{} '{}': the name '{}' is given twice", what, x.id, names[i]));
+}
+
+}  // namespace
+
+void Catalog::add(Accelerator a) {
+  Accelerator* old = find_by_id(accelerators_, a.id);
+  if (old && a.aliases.empty()) a.aliases = old->aliases;
+  check_names(accelerators_, old, a, "accelerator");
   if (old) {
     *old = std::move(a);
   } else {
@@ -238,6 +247,12 @@ void Catalog::add(Fabric f) {
 void Catalog::add(ModelSpec m) {
   add_or_replace(models_, std::move(m));
 }
+void Catalog::add(Host h) {
+  Host* old = find_by_id(hosts_, h.id);
+  if (old && h.aliases.empty()) h.aliases = old->aliases;
+  check_names(hosts_, old, h, "host");
+  add_or_replace(hosts_, std::move(h));
+}
 
 const Accelerator* Catalog::find_accelerator(std::string_view name) const {
   for (const auto& a : accelerators_)
@@ -253,12 +268,25 @@ const Fabric* Catalog::find_fabric(std::string_view name) const {
 const ModelSpec* Catalog::find_model(std::string_view name) const {
   return find_by_id(models_, name);
 }
+const Host* Catalog::find_host(std::string_view name) const {
+  for (const auto& h : hosts_)
+    if (names_match(h, name)) return &h;
+  return nullptr;
+}
 
 std::vector<std::string> Catalog::accelerator_names() const {
   std::vector<std::string> out;
   for (const auto& a : accelerators_) {
     out.push_back(a.id);
     out.insert(out.end(), a.aliases.begin(), a.aliases.end());
+  }
+  return out;
+}
+std::vector<std::string> Catalog::host_names() const {
+  std::vector<std::string> out;
+  for (const auto& h : hosts_) {
+    out.push_back(h.id);
+    out.insert(out.end(), h.aliases.begin(), h.aliases.end());
   }
   return out;
 }
@@ -275,6 +303,11 @@ std::vector<std::string> Catalog::model_names() const {
 const Accelerator& Catalog::accelerator(std::string_view name) const {
   if (const auto* a = find_accelerator(name)) return *a;
   throw InputError::unknown_name("--gpu", std::string(name), accelerator_names());
+}
+
+const Host& Catalog::host(std::string_view name) const {
+  if (const auto* h = find_host(name)) return *h;
+  throw InputError::unknown_name("--cpu", std::string(name), host_names());
 }
 
 const Node& Catalog::node(std::string_view name) const {

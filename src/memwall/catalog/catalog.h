@@ -9,6 +9,7 @@
 #include "memwall/core/document.h"
 #include "memwall/hw/accelerator.h"
 #include "memwall/hw/fabric.h"
+#include "memwall/hw/host.h"
 #include "memwall/hw/node.h"
 #include "memwall/model/transformer.h"
 
@@ -22,7 +23,7 @@ class Catalog {
   // Built-in plus each user file in order; later entries replace earlier ones with the same id.
   static Catalog with_user_files(const std::vector<std::string>& paths);
 
-  // Adds the entries of one JSON/YAML document (keys: accelerators, nodes, fabrics, models; also
+  // Adds the entries of one JSON/YAML document (keys: accelerators, nodes, fabrics, models, hosts; also
   // accepted and ignored here: description, prices). An entry replaces the one with the same id; a
   // replacement without "aliases" keeps the old aliases. An accelerator entry with
   // "extends": "<id or alias>" starts from that entry and overrides only the fields it gives.
@@ -34,6 +35,8 @@ class Catalog {
   const Accelerator& accelerator(std::string_view name) const;
   const Node& node(std::string_view name) const;
   const Fabric& fabric(std::string_view name) const;
+  // A host (CPU, DRAM, PCIe, NVMe) by id or alias.
+  const Host& host(std::string_view name) const;
   // A built-in model id, or a path to a Hugging Face config.json (imported on the fly).
   ModelSpec model(std::string_view name_or_path) const;
 
@@ -42,22 +45,26 @@ class Catalog {
   const Node* find_node(std::string_view name) const;
   const Fabric* find_fabric(std::string_view name) const;
   const ModelSpec* find_model(std::string_view name) const;
+  const Host* find_host(std::string_view name) const;
 
   // Every id and alias of one kind, in catalog order (for messages and listings).
   std::vector<std::string> accelerator_names() const;
   std::vector<std::string> node_names() const;
   std::vector<std::string> fabric_names() const;
   std::vector<std::string> model_names() const;
+  std::vector<std::string> host_names() const;
 
   const std::vector<Accelerator>& accelerators() const { return accelerators_; }
   const std::vector<Node>& nodes() const { return nodes_; }
   const std::vector<Fabric>& fabrics() const { return fabrics_; }
   const std::vector<ModelSpec>& models() const { return models_; }
+  const std::vector<Host>& hosts() const { return hosts_; }
 
   void add(Accelerator a);
   void add(Node n);
   void add(Fabric f);
   void add(ModelSpec m);
+  void add(Host h);
 
  private:
   void add_accelerator_entry(const Json& entry, const std::string& where);
@@ -66,6 +73,7 @@ class Catalog {
   std::vector<Node> nodes_;
   std::vector<Fabric> fabrics_;
   std::vector<ModelSpec> models_;
+  std::vector<Host> hosts_;
 };
 
 }  // namespace memwall

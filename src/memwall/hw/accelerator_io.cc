@@ -110,19 +110,14 @@ Json text(const std::string& s) {
   return s.empty() ? Json(nullptr) : Json(s);
 }
 
+}  // namespace
+
 // Values are stored in SI units; the file keeps the datasheet's decimal units. Rounding to 12
 // significant digits undoes the binary noise of the x1e9 then /1e9 round trip (989.4, not
 // 989.4000000000001) at any magnitude.
 double to_unit(double si, double unit) {
   return std::strtod(fmt::format("{:.12g}", si / unit).c_str(), nullptr);
 }
-
-template <class Q>
-Json in_unit(const std::optional<Q>& q, double unit) {
-  return q ? Json(to_unit(q->value(), unit)) : Json(nullptr);
-}
-
-}  // namespace
 
 Accelerator accelerator_from_json(const Json& e, const std::string& where) {
   if (!e.is_object())
@@ -235,32 +230,32 @@ Accelerator accelerator_from_json(const Json& e, const std::string& where) {
 
 Json accelerator_to_json(const Accelerator& a) {
   Json t = Json::object();
-  for (const auto& [key, value] : a.dense_peak) t[key] = in_unit(value, kTera);
+  for (const auto& [key, value] : a.dense_peak) t[key] = json_in_unit(value, kTera);
   Json j = Json::object();
   j["id"] = a.id;
   j["aliases"] = a.aliases;
   j["vendor"] = text(a.vendor);
   j["name"] = text(a.name);
   j["arch"] = text(a.arch);
-  j["memory_gb"] = in_unit(a.memory, memory_unit_bytes(a.memory_unit));
+  j["memory_gb"] = json_in_unit(a.memory, memory_unit_bytes(a.memory_unit));
   j["memory_unit"] = a.memory_unit;
   j["memory_unit_basis"] = text(a.memory_unit_basis);
   j["memory_type"] = text(a.memory_type);
-  j["mem_bw_gbps"] = in_unit(a.memory_bandwidth, kGiga);
+  j["mem_bw_gbps"] = json_in_unit(a.memory_bandwidth, kGiga);
   j["tflops"] = t;
   j["unsupported_precisions"] = a.unsupported_precisions;
   j["dense_method"] = text(a.dense_method);
   j["scaleup_interconnect"] = text(a.scaleup_interconnect);
-  j["scaleup_bw_gbps"] = in_unit(a.scaleup_bandwidth_published, kGiga);
+  j["scaleup_bw_gbps"] = json_in_unit(a.scaleup_bandwidth_published, kGiga);
   j["scaleup_bw_direction"] = text(a.scaleup_bandwidth_direction);
-  j["scaleup_bw_per_direction_gbps_derived"] = in_unit(a.scaleup_bandwidth_per_direction, kGiga);
+  j["scaleup_bw_per_direction_gbps_derived"] = json_in_unit(a.scaleup_bandwidth_per_direction, kGiga);
   j["pcie"] = text(a.host_link);
-  j["host_bandwidth_per_direction_gbps"] = in_unit(a.host_bandwidth_per_direction, kGiga);
-  j["tdp_w"] = in_unit(a.tdp, 1.0);
+  j["host_bandwidth_per_direction_gbps"] = json_in_unit(a.host_bandwidth_per_direction, kGiga);
+  j["tdp_w"] = json_in_unit(a.tdp, 1.0);
   j["compute_units"] = a.compute_units ? Json(*a.compute_units) : Json(nullptr);
   j["form_factor"] = text(a.form_factor);
   j["year"] = a.year ? Json(*a.year) : Json(nullptr);
-  j["price_usd"] = in_unit(a.price, 1.0);
+  j["price_usd"] = json_in_unit(a.price, 1.0);
   j["price_usd_range"] = a.price_low && a.price_high
                              ? Json::array({a.price_low->value(), a.price_high->value()})
                              : Json(nullptr);

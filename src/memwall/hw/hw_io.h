@@ -2,6 +2,7 @@
 // objects (the format of data/hw/*.json and of user --catalog files). InputError names bad fields.
 #pragma once
 
+#include <optional>
 #include <string>
 
 #include "memwall/core/document.h"
@@ -10,6 +11,15 @@
 #include "memwall/hw/node.h"
 
 namespace memwall {
+
+// An SI value in a file's unit (unit = 1e9 for GB/s ...), rounded to 12 significant digits so a
+// file -> memory -> file round trip gives back the same decimal number.
+double to_unit(double si, double unit);
+// The same for an optional quantity; null when unknown.
+template <class Q>
+Json json_in_unit(const std::optional<Q>& q, double unit) {
+  return q ? Json(to_unit(q->value(), unit)) : Json(nullptr);
+}
 
 Accelerator accelerator_from_json(const Json& entry, const std::string& where);
 Json accelerator_to_json(const Accelerator& a);

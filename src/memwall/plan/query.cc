@@ -130,6 +130,9 @@ std::unique_ptr<const InferenceAnswer> answer_inference(const Catalog& catalog, 
       : w.load.concurrency
           ? std::clamp<int64_t>(static_cast<int64_t>(100 * *w.load.concurrency), 10'000, 300'000)
           : 20'000;
+  if (q.offload)
+    a->offload_plans =
+        search_offload(catalog, a->model, w, space, prices, a->options.cost, std::min(q.top, 5));
   for (int i = 0; i < std::min(q.verify, a->top); ++i)
     a->checks.push_back(verify_plan(a->model, a->result.plans[static_cast<size_t>(i)], w, a->lengths, factory,
                                     a->verify_requests));
@@ -145,6 +148,7 @@ Json to_json(const InferenceAnswer& a) {
                              {"plans_removed", a.removed_by_confidence},
                              {"rule", "the SLA must hold with TTFT, TPOT and e2e at the high end "
                                       "of their interval at this level"}};
+  out["offload_plans"] = offload_plans_json(a.offload_plans);
   return out;
 }
 

@@ -14,6 +14,7 @@
 #include "memwall/cost/prices.h"
 #include "memwall/cost/tco.h"
 #include "memwall/plan/inference_search.h"
+#include "memwall/plan/offload_plans.h"
 #include "memwall/plan/verify.h"
 #include "memwall/serve/workload.h"
 
@@ -38,6 +39,7 @@ struct InferenceQuery {
   std::string engine;                   // kEngineIds; empty: any engine
   std::vector<std::string> catalog_files;  // user files whose "support"/"ecosystem" keys extend the built-ins
   int top = 10;
+  bool offload = true;           // also one-GPU plans with the model partly in host memory
   int verify = 0;                // re-check this many top plans in the serving simulator
   int64_t verify_requests = 0;   // 0: 100 per closed-loop user (10,000 to 300,000), else 20,000
   // Keep only plans whose SLA holds at the pessimistic end of this interval (plan/intervals.h).
@@ -55,6 +57,7 @@ struct InferenceAnswer {
   score::EcosystemBook ecosystem;   // options.ecosystem points here
   InferenceSearchResult result;
   std::vector<Verification> checks;  // of the first plans, in rank order
+  std::vector<OffloadPlan> offload_plans;  // one GPU + host memory (plan/offload_plans.h)
   int64_t verify_requests = 0;       // requests each check simulated
   int top = 0;                       // plans reported
   double search_seconds = 0;
@@ -69,7 +72,7 @@ struct InferenceAnswer {
 std::unique_ptr<const InferenceAnswer> answer_inference(const Catalog& catalog, const cost::PriceBook& prices,
                                                         const InferenceQuery& q);
 
-// plan::search_result_json plus "search_seconds" and "definitions".
+// plan::search_result_json plus "search_seconds", "definitions" and "offload_plans".
 Json to_json(const InferenceAnswer& a);
 
 // The definitions printed with every planner answer.

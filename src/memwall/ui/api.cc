@@ -9,6 +9,7 @@
 #include "memwall/cost/prices.h"
 #include "memwall/infer/request.h"
 #include "memwall/net/request.h"
+#include "memwall/offload/request.h"
 #include "memwall/plan/compare_query.h"
 #include "memwall/plan/query.h"
 #include "memwall/serve/request.h"
@@ -102,14 +103,19 @@ Json infer_json(const Catalog& c, const Json& r) {
   q.batch.sizes = {count(r, "batch", 16, 1, 1 << 20)};
   q.input_tokens = count(r, "input", 1024, 1, 1 << 22);
   q.output_tokens = count(r, "output", 256, 1, 1 << 22);
-  Json out = infer::to_json(infer::answer(c, q), true);
+  // With an offload, the placement per tensor class and the host (docs/offload.md).
+  offload::Request o{q, offload::parse_strategy(text(r, "offload", "none"), "offload"), {}};
+  if (auto gb = number(r, "host_memory_gb")) o.host.host_memory_gb = *gb;
+  const std::string cpu = text(r, "cpu", "");
+  if (!cpu.empty()) o.host.cpu = cpu;
+  Json out = offload::to_json(offload::answer(c, o), true);
   // A batch sweep beside the answer (the sizes that fit), for the page's TPOT/throughput curve.
   const std::string sweep = text(r, "sweep", "");
   if (!sweep.empty()) {
-    q.batch = infer::parse_batch_spec(sweep, "sweep");
-    if (q.batch.sizes.size() > 64) throw InputError("sweep", sweep, "at most 64 batch sizes");
+    o.infer.batch = infer::parse_batch_spec(sweep, "sweep");
+    if (o.infer.batch.sizes.size() > 64) throw InputError("sweep", sweep, "at most 64 batch sizes");
     try {
-      const Json swept = infer::to_json(infer::answer(c, q), false);
+      const Json swept = offload::to_json(offload::answer(c, o), false);
       out["sweep"] = swept.contains("sweep") ? swept.at("sweep") : Json::array({swept});
     } catch (const InfeasibleError&) {
       out["sweep"] = Json::array();  // no size of the sweep fits; the answer above still stands
@@ -242,7 +248,8 @@ const std::vector<Endpoint>& endpoint_table() {
          return out;
        }},
       {"infer",
-       {"model", "gpu", "tp", "pp", "batch", "input", "output", "weight_precision", "kv_precision", "sweep"},
+       {"model", "gpu", "tp", "pp", "batch", "input", "output", "weight_precision", "kv_precision", "sweep",
+        "offload", "cpu", "host_memory_gb"},
        infer_json},
       {"train",
        {"model", "gpu", "node", "fabric", "gpus", "tp", "pp", "cp", "ep", "dp", "vpp", "micro_batch",

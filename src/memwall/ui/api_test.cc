@@ -39,6 +39,16 @@ TEST(UiApi, InferIsTheEstimatorsJsonWithEveryOperator) {
   EXPECT_GT(r.at("decode").at("step").at("operators").size(), 5u);
 }
 
+TEST(UiApi, InferWithAnOffloadShowsThePlacement) {
+  const Json r = handle(Catalog::builtin(), "infer",
+                        Json{{"model", "deepseek-v3"}, {"gpu", "4090"}, {"weight_precision", "int4"},
+                             {"batch", 1}, {"input", 512}, {"output", 128}, {"offload", "auto"},
+                             {"host_memory_gb", 1024}});
+  ASSERT_TRUE(r.contains("offload"));
+  EXPECT_EQ(r.at("offload").at("strategy"), "experts");
+  EXPECT_TRUE(r.at("offload").at("placement").contains("expert_weights"));
+}
+
 TEST(UiApi, BadRequestsNameTheField) {
   const Catalog& c = Catalog::builtin();
   auto message = [&](const std::string& endpoint, const Json& req) {

@@ -35,6 +35,8 @@ CaseResult predict_inference_case(const Json& c, const Catalog& catalog);
 CaseResult predict_training_case(const Json& c, const Catalog& catalog);
 CaseResult predict_microbench_case(const Json& c, const Catalog& catalog);
 CaseResult predict_memory_case(const Json& c, const Catalog& catalog);
+// A model on one GPU with weights, experts or KV in host memory (offload/placement.h).
+CaseResult predict_offload_case(const Json& c, const Catalog& catalog);
 // Collective-bandwidth microbenchmarks (nccl-tests); predict_microbench_case delegates to it.
 CaseResult predict_net_microbench_case(const Json& c, const Catalog& catalog);
 

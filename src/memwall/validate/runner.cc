@@ -21,6 +21,7 @@ CaseResult predict_case(const Json& c, const Catalog& catalog) {
     if (kind == "training") return predict_training_case(c, catalog);
     if (kind == "microbench") return predict_microbench_case(c, catalog);
     if (kind == "memory") return predict_memory_case(c, catalog);
+    if (kind == "offload") return predict_offload_case(c, catalog);
   } catch (const std::exception& e) {
     CaseResult r = start_result(c);
     r.skipped_reason = std::string("predictor failed: ") + e.what();
