@@ -68,7 +68,9 @@ EngineLimits read_limits(const Json& l, const std::string& field) {
                                   "small_max_num_seqs",   "small_max_num_batched_tokens",
                                   "cuda_graph_max_batch", "cuda_graph_batches",
                                   "small_archs",          "note"};
-    if (std::none_of(std::begin(known), std::end(known), [&](const char* n) { return k == n; }))
+    // A named copy: clang 14 cannot capture a structured binding in a lambda (C++20 P1091).
+    const std::string& key = k;
+    if (std::none_of(std::begin(known), std::end(known), [&](const char* n) { return key == n; }))
       throw InputError(field + "." + k, v.dump(),
                        "one of max_num_seqs, max_num_batched_tokens, chunked_prefill, "
                        "small_device_gib, small_max_num_seqs, small_max_num_batched_tokens, "
