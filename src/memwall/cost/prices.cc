@@ -35,25 +35,22 @@ SourcedValue read_value(const Json& v, const std::string& where, double lo, doub
   return out;
 }
 
-void read_facility(const Json& f, FacilityPrices& out, const std::string& where,
-                   const std::string& origin) {
+// A table of sourced figures (`Prices` = FacilityPrices or PlatformPrices): each key of `f` is one
+// of `fields`, its value a number in the field's range; keys starting with '_' are comments.
+template <class Prices>
+struct PriceField {
+  const char* key;
+  SourcedValue Prices::*member;
+  double lo, hi;
+};
+
+template <class Prices, size_t N>
+void read_fields(const Json& f, Prices& out, const PriceField<Prices> (&fields)[N],
+                 const std::string& where, const std::string& origin) {
   if (!f.is_object()) throw InputError(where, f.dump().substr(0, 40), "an object");
-  struct Field {
-    const char* key;
-    SourcedValue FacilityPrices::*member;
-    double lo, hi;
-  };
-  // Ranges reject nonsense, not unusual but real values: PUE 1..5, power 0..10 $/kWh, etc.
-  static const Field fields[] = {
-      {"electricity_usd_per_kwh", &FacilityPrices::electricity_usd_per_kwh, 0.0, 10.0},
-      {"pue", &FacilityPrices::pue, 1.0, 5.0},
-      {"hosting_usd_per_kw_month", &FacilityPrices::hosting_usd_per_kw_month, 0.0, 1e5},
-      {"life_years", &FacilityPrices::life_years, 0.1, 30.0},
-      {"idle_power_fraction", &FacilityPrices::idle_power_fraction, 0.0, 1.0},
-  };
   for (const auto& [key, value] : f.items()) {
     if (!key.empty() && key[0] == '_') continue;  // comments
-    const Field* field = nullptr;
+    const PriceField<Prices>* field = nullptr;
     for (const auto& candidate : fields) {
       if (key == candidate.key) field = &candidate;
     }
@@ -66,33 +63,28 @@ void read_facility(const Json& f, FacilityPrices& out, const std::string& where,
   }
 }
 
+void read_facility(const Json& f, FacilityPrices& out, const std::string& where,
+                   const std::string& origin) {
+  // Ranges reject nonsense, not unusual but real values: PUE 1..5, power 0..10 $/kWh, etc.
+  static const PriceField<FacilityPrices> fields[] = {
+      {"electricity_usd_per_kwh", &FacilityPrices::electricity_usd_per_kwh, 0.0, 10.0},
+      {"pue", &FacilityPrices::pue, 1.0, 5.0},
+      {"hosting_usd_per_kw_month", &FacilityPrices::hosting_usd_per_kw_month, 0.0, 1e5},
+      {"life_years", &FacilityPrices::life_years, 0.1, 30.0},
+      {"idle_power_fraction", &FacilityPrices::idle_power_fraction, 0.0, 1.0},
+  };
+  read_fields(f, out, fields, where, origin);
+}
+
 void read_platform(const Json& f, PlatformPrices& out, const std::string& where,
                    const std::string& origin) {
-  if (!f.is_object()) throw InputError(where, f.dump().substr(0, 40), "an object");
-  struct Field {
-    const char* key;
-    SourcedValue PlatformPrices::*member;
-    double lo, hi;
-  };
-  static const Field fields[] = {
+  static const PriceField<PlatformPrices> fields[] = {
       {"host_platform_usd", &PlatformPrices::host_platform_usd, 0.0, 1e7},
       {"host_power_w", &PlatformPrices::host_power_w, 0.0, 1e6},
       {"switch_port_usd", &PlatformPrices::switch_port_usd, 0.0, 1e6},
       {"optics_per_port_usd", &PlatformPrices::optics_per_port_usd, 0.0, 1e6},
   };
-  for (const auto& [key, value] : f.items()) {
-    if (!key.empty() && key[0] == '_') continue;
-    const Field* field = nullptr;
-    for (const auto& candidate : fields) {
-      if (key == candidate.key) field = &candidate;
-    }
-    if (!field) {
-      std::vector<std::string> known;
-      for (const auto& candidate : fields) known.emplace_back(candidate.key);
-      throw InputError::unknown_name(where + " key", key, known);
-    }
-    out.*(field->member) = read_value(value, where + "." + key, field->lo, field->hi, origin);
-  }
+  read_fields(f, out, fields, where, origin);
 }
 
 }  // namespace
