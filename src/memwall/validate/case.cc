@@ -2,6 +2,7 @@
 
 #include <cmath>
 
+#include "memwall/core/error.h"
 #include "memwall/uncertainty/model.h"
 
 namespace memwall::validate {
@@ -41,6 +42,18 @@ CaseResult start_result(const Json& c) {
   auto v = c.find("value");
   if (v != c.end() && v->is_number()) r.measured = v->get<double>();
   return r;
+}
+
+std::string skipped_because(const std::exception_ptr& e) {
+  try {
+    std::rethrow_exception(e);
+  } catch (const InputError& x) {
+    return std::string("cannot express: ") + x.what();
+  } catch (const InfeasibleError& x) {
+    return std::string("infeasible as described: ") + x.what();
+  } catch (const Json::exception& x) {
+    return std::string("case lacks a field: ") + x.what();
+  }
 }
 
 }  // namespace memwall::validate

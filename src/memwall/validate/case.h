@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstdint>
+#include <exception>
 #include <optional>
 #include <string>
 #include <vector>
@@ -47,5 +48,10 @@ std::optional<int64_t> int_field(const Json& obj, const char* key);  // rounded;
 
 // Common header fields of a case into a result with nothing predicted yet.
 CaseResult start_result(const Json& c);
+
+// Why a predictor could not express a case, from the exception it threw (`e`, rethrown here):
+// "cannot express" (InputError), "infeasible as described" (InfeasibleError) or "case lacks a
+// field" (a JSON access); any other exception propagates to predict_case.
+std::string skipped_because(const std::exception_ptr& e);
 
 }  // namespace memwall::validate

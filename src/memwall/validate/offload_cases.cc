@@ -78,12 +78,8 @@ CaseResult predict_offload_case(const Json& c, const Catalog& catalog) {
     note += fmt::format("Placement {} ({} bound in decode). ",
                         offload::to_string(e.placement.strategy), e.decode.bound);
     r.assumptions = note;
-  } catch (const InputError& e) {
-    r.skipped_reason = std::string("cannot express: ") + e.what();
-  } catch (const InfeasibleError& e) {
-    r.skipped_reason = std::string("infeasible as described: ") + e.what();
-  } catch (const Json::exception& e) {
-    r.skipped_reason = std::string("case lacks a field: ") + e.what();
+  } catch (...) {
+    r.skipped_reason = skipped_because(std::current_exception());
   }
   return r;
 }
