@@ -54,7 +54,9 @@ def _run(cmd):
 
 def _build_module():
     """Builds the extension module for this interpreter; returns its path."""
-    build_dir = os.path.join(_ROOT, "build-python", "cp%d%d" % sys.version_info[:2])
+    # One level below the checkout, like build/: the compile commands (relative to the build folder
+    # under ccache's CCACHE_BASEDIR) then match the release build's, so a warm cache skips the library.
+    build_dir = os.path.join(_ROOT, "build-python-cp%d%d" % sys.version_info[:2])
     generator = ["-G", "Ninja"] if shutil.which("ninja") else []
     _run(["cmake", "-S", _ROOT, "-B", build_dir, *generator,
           "-DCMAKE_BUILD_TYPE=Release", "-DMEMWALL_PYTHON=ON", "-DMEMWALL_TESTS=OFF",

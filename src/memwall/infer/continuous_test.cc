@@ -69,6 +69,11 @@ TEST(EngineProfiles, EveryEngineIdResolvesWithItsSources) {
   EXPECT_EQ(eff.engine("vllm@0.10.2").version, "0.8");  // nearest at or below
   EXPECT_EQ(eff.engine("vllm@0.7.3").version, "0.6");
   EXPECT_THROW(eff.engine("vllm@0.1"), InputError);
+  // Release parts of any length compare as numbers, without overflow (a fuzzer found
+  // "4000015000000000000" overflowing a long).
+  EXPECT_EQ(eff.engine("vllm@0.0008").version, "0.8");
+  EXPECT_EQ(eff.engine("vllm@0.400001500000000000000000").version, "0.8");
+  EXPECT_EQ(eff.engine("vllm@99999999999999999999999").version, "0.8");
   EXPECT_THROW(eff.engine("nope"), InputError);
   // The default is stated as an assumption.
   const Deployment d = make_deployment(Catalog::builtin(), options("default"));

@@ -93,15 +93,23 @@ void apply_table(FractionTable& t, const Json& v, const std::string& field) {
   t.evidence = "calibration file";
 }
 
-// Dotted release numbers compared numerically ("0.9" < "0.10.2").
+// Dotted release numbers compared numerically ("0.9" < "0.10.2"). Each part is compared as a
+// digit string (leading zeros dropped, then length, then lexicographic), so a part of any length
+// compares without overflow; characters that are not digits are ignored.
 bool version_less(const std::string& a, const std::string& b) {
+  auto next_part = [](const std::string& s, size_t& i) {
+    std::string digits;
+    for (; i < s.size() && s[i] != '.'; ++i)
+      if (std::isdigit(static_cast<unsigned char>(s[i])) && !(digits.empty() && s[i] == '0'))
+        digits += s[i];
+    ++i;
+    return digits;
+  };
   size_t i = 0, j = 0;
   while (i < a.size() || j < b.size()) {
-    long x = 0, y = 0;
-    while (i < a.size() && a[i] != '.') x = x * 10 + (std::isdigit(static_cast<unsigned char>(a[i])) ? a[i] - '0' : 0), ++i;
-    while (j < b.size() && b[j] != '.') y = y * 10 + (std::isdigit(static_cast<unsigned char>(b[j])) ? b[j] - '0' : 0), ++j;
+    const std::string x = next_part(a, i), y = next_part(b, j);
+    if (x.size() != y.size()) return x.size() < y.size();
     if (x != y) return x < y;
-    ++i, ++j;
   }
   return false;
 }

@@ -9,8 +9,8 @@ namespace {
 // Builds operators for one device; sizes in elements, converted with the plan's precisions.
 class Builder {
  public:
-  Builder(const ModelSpec& m, const ShardPlan& s, std::vector<Operator>& ops)
-      : m_(m), s_(s), ops_(ops),
+  Builder(const ShardPlan& s, std::vector<Operator>& ops)
+      : s_(s), ops_(ops),
         w_(s.weight_bytes_per_element > 0 ? s.weight_bytes_per_element
                                           : bytes_per_element(s.weight)),
         a_(bytes_per_element(s.activation)),
@@ -88,7 +88,6 @@ class Builder {
     ops_.push_back(op);
   }
 
-  const ModelSpec& m_;
   const ShardPlan& s_;
   std::vector<Operator>& ops_;
   double w_, a_, kv_;
@@ -141,7 +140,7 @@ std::vector<Operator> build_step_graph(const ModelSpec& m, const ShardPlan& s,
                                        const StepTokens& t) {
   std::vector<Operator> ops;
   ops.reserve(40);
-  Builder b(m, s, ops);
+  Builder b(s, ops);
   const int tp = std::max(1, s.tp);
   const double T = double(t.prefill_tokens) + double(t.decode_sequences);  // rows this step
   if (T <= 0) return ops;
