@@ -67,15 +67,18 @@ void print_host(const probe::HostReport& h) {
              h.last_level_cache ? fmt::format("{:.1f} MB", h.last_level_cache->value() / 1e6)
                                 : "unknown",
              h.blas);
-  fmt::print("Memory bandwidth (STREAM-style, 3 arrays of {:.1f} MB, best of {} timed passes{})\n",
-             s.array_bytes.value() / 1e6, s.options.repetitions - 1,
-             s.validated ? "" : ", RESULTS NOT VALIDATED");
-  fmt::print("  {:<6} {:>7} {:>14} {:>12} {:>12}\n", "kernel", "arrays", "best", "best s",
-             "mean s");
+  fmt::print("Memory bandwidth (STREAM-style, 3 arrays of {:.1f} MB{}, best of {} timed passes{})\n",
+             s.array_bytes.value() / 1e6,
+             s.huge_page_bytes
+                 ? fmt::format(", {:.0f} MB of them on huge pages", s.huge_page_bytes->value() / 1e6)
+                 : "",
+             s.options.repetitions - 1, s.validated ? "" : ", RESULTS NOT VALIDATED");
+  fmt::print("  {:<6} {:>7} {:>14} {:>14} {:>12} {:>12}\n", "kernel", "arrays", "best", "median",
+             "best s", "mean s");
   for (const auto& k : s.kernels)
-    fmt::print("  {:<6} {:>7} {:>14} {:>12.6f} {:>12.6f}\n", probe::to_string(k.kernel),
+    fmt::print("  {:<6} {:>7} {:>14} {:>14} {:>12.6f} {:>12.6f}\n", probe::to_string(k.kernel),
                probe::stream_arrays_touched(k.kernel), gb_s(k.best_bandwidth()),
-               k.best_time.value(), k.mean_time.value());
+               gb_s(k.bytes_per_pass / k.median_time), k.best_time.value(), k.mean_time.value());
   if (!h.gemms.empty()) {
     fmt::print("\nGEMM ceilings (C = A B, square, best of {})\n", h.sizes.gemm_repetitions);
     for (const auto& g : h.gemms)

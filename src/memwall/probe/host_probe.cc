@@ -44,6 +44,17 @@ std::optional<Bytes> last_level_cache() {
   return std::nullopt;
 }
 
+std::string transparent_huge_pages() {
+  // Documentation/admin-guide/mm/transhuge.rst: the mode in use is the bracketed word.
+  std::ifstream f("/sys/kernel/mm/transparent_hugepage/enabled");
+  std::string line;
+  if (!std::getline(f, line)) return "THP setting unknown";
+  const size_t open = line.find('['), close = line.find(']');
+  if (open == std::string::npos || close == std::string::npos || close < open)
+    return "THP setting unknown";
+  return "THP \"" + line.substr(open + 1, close - open - 1) + "\"";
+}
+
 HostProbeSizes choose_host_sizes(int threads, std::optional<double> size_mb, bool quick,
                                  std::optional<Bytes> llc) {
   if (threads < 1 || threads > 4096)
@@ -85,6 +96,7 @@ HostProbeSizes choose_host_sizes(int threads, std::optional<double> size_mb, boo
   if (threads > 8) s.gemm_size = 4096;
   if (quick) {
     s.stream_repetitions = 3;
+    s.stream_min_time = Seconds(0.0);
     s.gemm_size = 256;
     s.gemm_repetitions = 3;
     s.sweep_max_columns = 64;
@@ -133,9 +145,15 @@ HostReport run_host_probe(const HostProbeSizes& s) {
   r.last_level_cache = last_level_cache();
   if (!s.sizing_note.empty()) r.notes.push_back(s.sizing_note);
   r.blas = blas_description();
-  r.stream = run_stream({s.threads, s.stream_elements, s.stream_repetitions});
+  r.stream = run_stream({s.threads, s.stream_elements, s.stream_repetitions, s.stream_min_time});
   if (!r.stream.validated)
     r.notes.push_back("STREAM arrays did not hold the expected values after the run");
+  if (const auto& huge = r.stream.huge_page_bytes;
+      huge && huge->value() < 0.9 * 3 * r.stream.array_bytes.value())
+    r.notes.push_back(fmt::format(
+        "only {:.0f} of the STREAM arrays' {:.0f} MB are on transparent huge pages ({}); on 4 KiB "
+        "pages the triad can read below the memory's bandwidth, 20-30 % on a VM (docs/probe.md)",
+        huge->value() / 1e6, 3 * r.stream.array_bytes.value() / 1e6, transparent_huge_pages()));
   if (!blas_available()) {
     r.notes.push_back("no GEMM ceilings or roofline sweep: " + r.blas);
     return r;

@@ -19,10 +19,25 @@ std::optional<Bytes> last_level_cache();
 // Physical memory of this host; nullopt when the system does not say.
 std::optional<Bytes> physical_memory();
 
+// Linux's transparent-huge-page mode, e.g. `THP "madvise"`; "THP setting unknown" elsewhere.
+std::string transparent_huge_pages();
+
+// STREAM keeps making passes (past stream_repetitions, at most kMaxStreamPasses) until its timed
+// kernels add up to this many seconds. Why: best-of-N takes the pass least disturbed by whatever
+// shares the memory system, and on a VM that disturbance comes and goes over seconds: on this
+// project's KVM VM the triad on huge pages switched between ~38 and ~65 GB/s, each state lasting
+// from under a second to several seconds (bench/RESULTS.md). Ten passes over the default 134 MB
+// arrays take 0.2-0.3 s, a sample of one state; ten over 2 GB arrays (the long run) take 3-5 s.
+// Three seconds gives the default run about the long run's window, for ~3 s more wall time.
+// STREAM's own rule (each timing at least 20 clock ticks, McCalpin's stream.c) is far exceeded
+// either way.
+inline constexpr double kDefaultStreamMinTimeS = 3.0;
+
 struct HostProbeSizes {
   int threads = 1;
   int64_t stream_elements = 0;  // doubles per STREAM array
   int stream_repetitions = 10;
+  Seconds stream_min_time{kDefaultStreamMinTimeS};  // see kDefaultStreamMinTimeS
   int64_t gemm_size = 2048;     // square m = n = k for the ceilings
   int gemm_repetitions = 3;
   int64_t sweep_rows = 4096, sweep_depth = 4096;  // the fp32 weight matrix

@@ -33,6 +33,17 @@ TEST(HostProbeSizes, CapALargeReportedCacheAndSayWhy) {
   EXPECT_NE(huge.sizing_note.find("may be cache bandwidth"), std::string::npos);
 }
 
+TEST(HostProbeSizes, StreamRunsForAMinimumTimeExceptQuick) {
+  // The default and --size-mb runs sample the same few seconds as the long run; --quick does not.
+  EXPECT_EQ(choose_host_sizes(2, std::nullopt, false, Bytes(32 * kMB)).stream_min_time.value(),
+            kDefaultStreamMinTimeS);
+  EXPECT_EQ(choose_host_sizes(2, 2048.0, false, std::nullopt).stream_min_time.value(),
+            kDefaultStreamMinTimeS);
+  const HostProbeSizes quick = choose_host_sizes(2, std::nullopt, true, std::nullopt);
+  EXPECT_EQ(quick.stream_min_time.value(), 0);
+  EXPECT_EQ(quick.stream_repetitions, 3);
+}
+
 TEST(HostProbeSizes, SizeMbOverridesTheCap) {
   const HostProbeSizes s = choose_host_sizes(2, 2048.0, false, Bytes(512 * kMB));
   EXPECT_NEAR(array_bytes(s), 2048 * kMB, 8);

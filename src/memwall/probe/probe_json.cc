@@ -15,14 +15,18 @@ Json to_json(const StreamResult& s) {
         {"bytes_per_pass", k.bytes_per_pass.value()},
         {"arrays_touched", stream_arrays_touched(k.kernel)},
         {"best_s", k.best_time.value()},
+        {"median_s", k.median_time.value()},
         {"mean_s", k.mean_time.value()},
         {"worst_s", k.worst_time.value()},
-        {"best_bytes_per_s", k.best_bandwidth().value()}};
+        {"best_bytes_per_s", k.best_bandwidth().value()},
+        {"median_bytes_per_s", (k.bytes_per_pass / k.median_time).value()}};
   return {{"threads", s.options.threads},
           {"elements_per_array", s.options.elements},
           {"array_bytes", s.array_bytes.value()},
           {"timed_passes", s.options.repetitions - 1},
+          {"min_time_s", s.options.min_time.value()},
           {"validated", s.validated},
+          {"huge_page_bytes", s.huge_page_bytes ? Json(s.huge_page_bytes->value()) : Json(nullptr)},
           {"kernels", kernels}};
 }
 

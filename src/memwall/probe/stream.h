@@ -7,7 +7,10 @@
 
 #include <array>
 #include <cstdint>
+#include <optional>
 #include <string_view>
+#include <utility>
+#include <vector>
 
 #include "memwall/core/units.h"
 
@@ -26,31 +29,45 @@ int stream_flops_per_element(StreamKernel k);
 // Bytes one pass moves over `elements` doubles: arrays touched x 8 x elements.
 Bytes stream_bytes(StreamKernel k, int64_t elements);
 
+// The most passes one run makes, whatever min_time asks for.
+inline constexpr int kMaxStreamPasses = 200;
+
 struct StreamOptions {
   int threads = 1;
-  int64_t elements = 0;   // per array
-  int repetitions = 10;   // passes of the four kernels; the first is a warm-up and not timed
+  int64_t elements = 0;  // per array
+  int repetitions = 10;  // passes of the four kernels at least; the first is a warm-up, not timed
+  // More passes until the timed kernels add up to this much time (at most kMaxStreamPasses), so
+  // that "best of N" samples seconds of the machine, not a fraction of one (see host_probe.h).
+  Seconds min_time{0.0};
 };
 
 struct StreamKernelResult {
   StreamKernel kernel = StreamKernel::copy;
   Bytes bytes_per_pass;
-  Seconds best_time, mean_time, worst_time;  // over the timed passes
+  Seconds best_time, median_time, mean_time, worst_time;  // over the timed passes
   BytesPerSecond best_bandwidth() const { return bytes_per_pass / best_time; }
 };
 
 struct StreamResult {
-  StreamOptions options;
+  StreamOptions options;  // as run: threads used, repetitions = passes made (warm-up included)
   Bytes array_bytes;  // one array
   std::array<StreamKernelResult, 4> kernels;
   bool validated = false;  // final array contents equal the scalar recurrence
+  // Bytes of the three arrays backed by transparent huge pages after the first touch (Linux
+  // /proc/self/smaps); nullopt where the system does not say. See run_stream for why it matters.
+  std::optional<Bytes> huge_page_bytes;
   const StreamKernelResult& operator[](StreamKernel k) const {
     return kernels[static_cast<size_t>(k)];
   }
 };
 
 // InputError for threads < 1, elements < 1024, repetitions < 2; InfeasibleError when the arrays
-// cannot be allocated.
+// cannot be allocated. The arrays are 2 MiB-aligned and advised MADV_HUGEPAGE (Linux).
 StreamResult run_stream(const StreamOptions& o);
+
+// Sum of "AnonHugePages" over the mappings of a /proc/PID/smaps text that overlap any of the
+// address ranges [first, second); nullopt when the text has no AnonHugePages field at all.
+std::optional<Bytes> smaps_huge_page_bytes(
+    std::string_view smaps, const std::vector<std::pair<uintptr_t, uintptr_t>>& ranges);
 
 }  // namespace memwall::probe

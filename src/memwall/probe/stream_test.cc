@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include <string>
+
 #include "memwall/core/error.h"
 
 namespace memwall::probe {
@@ -29,10 +31,63 @@ TEST(Stream, SmallRunValidatesAndReportsEachKernel) {
     EXPECT_EQ(k.kernel, kStreamKernels[i]);
     EXPECT_EQ(k.bytes_per_pass.value(), stream_arrays_touched(k.kernel) * 800'000.0);
     EXPECT_LE(k.best_time, k.mean_time);
+    EXPECT_LE(k.best_time, k.median_time);
     EXPECT_LE(k.mean_time, k.worst_time);
     EXPECT_DOUBLE_EQ(k.best_bandwidth().value(), (k.bytes_per_pass / k.best_time).value());
   }
   EXPECT_EQ(r[StreamKernel::triad].kernel, StreamKernel::triad);
+}
+
+TEST(Stream, MinTimeAddsPassesUpToTheCap) {
+  // Tiny arrays take microseconds a pass: 10 ms of kernels needs more than the 3 asked for; an
+  // hour would need more than kMaxStreamPasses, which stops the run.
+  StreamOptions o{2, 4096, 3, Seconds(0.01)};
+  const StreamResult r = run_stream(o);
+  EXPECT_GT(r.options.repetitions, 3);
+  EXPECT_LE(r.options.repetitions, kMaxStreamPasses);
+  EXPECT_TRUE(r.validated);
+  o.min_time = Seconds(600);
+  const StreamResult capped = run_stream(o);
+  EXPECT_EQ(capped.options.repetitions, kMaxStreamPasses);
+  EXPECT_TRUE(capped.validated);  // 200 passes of a <- 15 a stay finite
+  for (const auto& k : capped.kernels) {
+    EXPECT_LE(k.best_time, k.median_time);
+    EXPECT_LE(k.median_time, k.worst_time);
+  }
+  // Without min_time exactly the repetitions asked for.
+  EXPECT_EQ(run_stream({1, 4096, 4}).options.repetitions, 4);
+  EXPECT_THROW(run_stream({1, 4096, 4, Seconds(-1)}), InputError);
+}
+
+TEST(Stream, HugePageBytesReadFromSmaps) {
+  const std::string smaps =
+      "7f0000000000-7f0000400000 rw-p 00000000 00:00 0 \n"
+      "Size:               4096 kB\n"
+      "AnonHugePages:      4096 kB\n"
+      "VmFlags: rd wr mr mw me ac hg\n"
+      "7f0000400000-7f0000600000 rw-p 00000000 00:00 0 \n"
+      "AnonHugePages:      2048 kB\n"
+      "7f1000000000-7f1000021000 r-xp 00000000 08:01 1234    /usr/lib/libfoo.so\n"
+      "AnonHugePages:         0 kB\n";
+  // Only the first mapping overlaps the array.
+  const auto one = smaps_huge_page_bytes(smaps, {{0x7f0000100000, 0x7f0000300000}});
+  ASSERT_TRUE(one);
+  EXPECT_EQ(one->value(), 4096 * 1024.0);
+  const auto both = smaps_huge_page_bytes(
+      smaps, {{0x7f0000100000, 0x7f0000300000}, {0x7f00003ff000, 0x7f0000500000}});
+  ASSERT_TRUE(both);
+  EXPECT_EQ(both->value(), 6144 * 1024.0);
+  EXPECT_EQ(smaps_huge_page_bytes(smaps, {{0x1000, 0x2000}})->value(), 0);
+  EXPECT_FALSE(smaps_huge_page_bytes("no such field\n", {{0x1000, 0x2000}}));
+}
+
+TEST(Stream, ArraysReportTheirHugePages) {
+  // 8 MB arrays: four 2 MiB huge pages each where THP is "always" or "madvise"; whatever the
+  // kernel grants, never more than the arrays.
+  const StreamResult r = run_stream({2, 1'000'000, 2});
+  if (r.huge_page_bytes) {
+    EXPECT_LE(r.huge_page_bytes->value(), 3 * r.array_bytes.value());
+  }
 }
 
 TEST(Stream, ThreadsNeverExceedTheWork) {
