@@ -97,6 +97,7 @@ HostProbeSizes choose_host_sizes(int threads, std::optional<double> size_mb, boo
   if (quick) {
     s.stream_repetitions = 3;
     s.stream_min_time = Seconds(0.0);
+    s.stream_min_sample = Seconds(0.0);
     s.gemm_size = 256;
     s.gemm_repetitions = 3;
     s.sweep_max_columns = 64;
@@ -145,7 +146,8 @@ HostReport run_host_probe(const HostProbeSizes& s) {
   r.last_level_cache = last_level_cache();
   if (!s.sizing_note.empty()) r.notes.push_back(s.sizing_note);
   r.blas = blas_description();
-  r.stream = run_stream({s.threads, s.stream_elements, s.stream_repetitions, s.stream_min_time});
+  r.stream = run_stream(
+      {s.threads, s.stream_elements, s.stream_repetitions, s.stream_min_time, s.stream_min_sample});
   if (!r.stream.validated)
     r.notes.push_back("STREAM arrays did not hold the expected values after the run");
   if (const auto& huge = r.stream.huge_page_bytes;

@@ -32,12 +32,20 @@ std::string transparent_huge_pages();
 // STREAM's own rule (each timing at least 20 clock ticks, McCalpin's stream.c) is far exceeded
 // either way.
 inline constexpr double kDefaultStreamMinTimeS = 3.0;
+// And each timing repeats its kernel until it lasts at least this long. Why: the best of many
+// short timings is the best of many small samples of a fluctuating rate, which reads higher than
+// the best of a few long ones: in one process on this VM the triad's best over single 6 ms sweeps
+// of 134 MB arrays was 67 GB/s, over 50 ms spans of them 63-65, and over 2 GB arrays (100 ms a
+// timing) 64-66 (bench/RESULTS.md). 50 ms is about the long run's own timing, so default and long
+// runs report the same kind of sample; a 2 GB run is not changed by it.
+inline constexpr double kDefaultStreamMinSampleS = 0.05;
 
 struct HostProbeSizes {
   int threads = 1;
   int64_t stream_elements = 0;  // doubles per STREAM array
   int stream_repetitions = 10;
-  Seconds stream_min_time{kDefaultStreamMinTimeS};  // see kDefaultStreamMinTimeS
+  Seconds stream_min_time{kDefaultStreamMinTimeS};      // see kDefaultStreamMinTimeS
+  Seconds stream_min_sample{kDefaultStreamMinSampleS};  // see kDefaultStreamMinSampleS
   int64_t gemm_size = 2048;     // square m = n = k for the ceilings
   int gemm_repetitions = 3;
   int64_t sweep_rows = 4096, sweep_depth = 4096;  // the fp32 weight matrix

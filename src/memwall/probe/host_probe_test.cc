@@ -39,8 +39,11 @@ TEST(HostProbeSizes, StreamRunsForAMinimumTimeExceptQuick) {
             kDefaultStreamMinTimeS);
   EXPECT_EQ(choose_host_sizes(2, 2048.0, false, std::nullopt).stream_min_time.value(),
             kDefaultStreamMinTimeS);
+  EXPECT_EQ(choose_host_sizes(2, 2048.0, false, std::nullopt).stream_min_sample.value(),
+            kDefaultStreamMinSampleS);
   const HostProbeSizes quick = choose_host_sizes(2, std::nullopt, true, std::nullopt);
   EXPECT_EQ(quick.stream_min_time.value(), 0);
+  EXPECT_EQ(quick.stream_min_sample.value(), 0);
   EXPECT_EQ(quick.stream_repetitions, 3);
 }
 

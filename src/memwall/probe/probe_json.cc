@@ -16,6 +16,7 @@ Json to_json(const StreamResult& s) {
         {"arrays_touched", stream_arrays_touched(k.kernel)},
         {"best_s", k.best_time.value()},
         {"median_s", k.median_time.value()},
+        {"sweeps_per_timing", k.sweeps_per_timing},
         {"mean_s", k.mean_time.value()},
         {"worst_s", k.worst_time.value()},
         {"best_bytes_per_s", k.best_bandwidth().value()},
@@ -25,6 +26,7 @@ Json to_json(const StreamResult& s) {
           {"array_bytes", s.array_bytes.value()},
           {"timed_passes", s.options.repetitions - 1},
           {"min_time_s", s.options.min_time.value()},
+          {"min_sample_s", s.options.min_sample.value()},
           {"validated", s.validated},
           {"huge_page_bytes", s.huge_page_bytes ? Json(s.huge_page_bytes->value()) : Json(nullptr)},
           {"kernels", kernels}};

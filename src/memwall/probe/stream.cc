@@ -162,9 +162,10 @@ StreamResult run_stream(const StreamOptions& o) {
   // (15^200 ~ 1e235).
   if (o.repetitions < 2 || o.repetitions > 100)
     throw InputError("stream repetitions", std::to_string(o.repetitions), "an integer in [2, 100]");
-  if (!std::isfinite(o.min_time.value()) || o.min_time.value() < 0 || o.min_time.value() > 600)
-    throw InputError("stream minimum time", std::to_string(o.min_time.value()),
-                     "a number of seconds in [0, 600]");
+  for (const auto& [what, v] : {std::pair{"stream minimum time", o.min_time.value()},
+                                 std::pair{"stream minimum sample", o.min_sample.value()}})
+    if (!std::isfinite(v) || v < 0 || v > 600)
+      throw InputError(what, std::to_string(v), "a number of seconds in [0, 600]");
 
   const int64_t n = o.elements;
   Array a, b, c;
@@ -186,6 +187,13 @@ StreamResult run_stream(const StreamOptions& o) {
   times.reserve(static_cast<size_t>(kMaxStreamPasses));
   double timed_s = 0;  // kernel time of the timed passes so far (thread 0)
   bool more = true;
+  // Sweeps per timing of each kernel: 1 in the warm-up pass, then enough that one timing lasts
+  // o.min_sample at the fastest sweep seen so far (set by thread 0 after each pass, read after the
+  // next barrier; it only grows, so one slow warm-up sweep cannot leave it too low). A kernel never
+  // reads the array it writes, so running it again leaves every array as one run does.
+  std::array<int, 4> sweeps = {1, 1, 1, 1}, last_sweeps = sweeps;
+  std::array<double, 4> fastest_sweep;
+  fastest_sweep.fill(std::numeric_limits<double>::infinity());
   std::barrier sync(threads);
   std::optional<Bytes> huge_bytes;
   auto worker = [&](int t) {
@@ -211,14 +219,24 @@ StreamResult run_stream(const StreamOptions& o) {
       for (size_t ki = 0; ki < kStreamKernels.size(); ++ki) {
         if (ki > 0) sync.arrive_and_wait();
         const auto start = Clock::now();
-        run_kernel(kStreamKernels[ki], a.get(), b.get(), c.get(), lo, hi);
+        for (int sweep = 0; sweep < sweeps[ki]; ++sweep)
+          run_kernel(kStreamKernels[ki], a.get(), b.get(), c.get(), lo, hi);
         sync.arrive_and_wait();
         if (t == 0) pass_times[ki] = std::chrono::duration<double>(Clock::now() - start).count();
       }
       if (t == 0) {
-        times.push_back(pass_times);
-        if (pass > 0)  // pass 0 is the warm-up
-          for (double s : pass_times) timed_s += s;
+        std::array<double, 4> per_sweep{};
+        for (size_t ki = 0; ki < pass_times.size(); ++ki) {
+          per_sweep[ki] = pass_times[ki] / sweeps[ki];
+          last_sweeps[ki] = sweeps[ki];
+          if (pass > 0) timed_s += pass_times[ki];  // pass 0 is the warm-up
+          fastest_sweep[ki] = std::max(std::min(fastest_sweep[ki], per_sweep[ki]), 1e-9);
+          const double want = std::ceil(o.min_sample.value() / fastest_sweep[ki]);
+          sweeps[ki] = std::max(
+              sweeps[ki],
+              static_cast<int>(std::min(want, static_cast<double>(kMaxSweepsPerTiming))));
+        }
+        times.push_back(per_sweep);
         const int done = pass + 1;
         more = done < o.repetitions || (timed_s < o.min_time.value() && done < kMaxStreamPasses);
       }
@@ -253,6 +271,7 @@ StreamResult run_stream(const StreamOptions& o) {
     k.median_time = Seconds(m % 2 ? timed[m / 2] : 0.5 * (timed[m / 2 - 1] + timed[m / 2]));
     k.mean_time = Seconds(sum / static_cast<double>(m));
     k.worst_time = Seconds(timed.back());
+    k.sweeps_per_timing = last_sweeps[ki];
   }
 
   // The same recurrence on scalars: every element must end with these values.

@@ -29,8 +29,10 @@ int stream_flops_per_element(StreamKernel k);
 // Bytes one pass moves over `elements` doubles: arrays touched x 8 x elements.
 Bytes stream_bytes(StreamKernel k, int64_t elements);
 
-// The most passes one run makes, whatever min_time asks for.
+// The most passes one run makes, whatever min_time asks for, and the most back-to-back sweeps of
+// one kernel in one timing, whatever min_sample asks for.
 inline constexpr int kMaxStreamPasses = 200;
+inline constexpr int kMaxSweepsPerTiming = 64;
 
 struct StreamOptions {
   int threads = 1;
@@ -39,12 +41,18 @@ struct StreamOptions {
   // More passes until the timed kernels add up to this much time (at most kMaxStreamPasses), so
   // that "best of N" samples seconds of the machine, not a fraction of one (see host_probe.h).
   Seconds min_time{0.0};
+  // After the warm-up each timing repeats its kernel back-to-back so that it lasts about this long
+  // at the fastest sweep seen (at most kMaxSweepsPerTiming sweeps); times and bytes stay per sweep
+  // (see host_probe.h).
+  Seconds min_sample{0.0};
 };
 
 struct StreamKernelResult {
   StreamKernel kernel = StreamKernel::copy;
   Bytes bytes_per_pass;
-  Seconds best_time, median_time, mean_time, worst_time;  // over the timed passes
+  // Over the timed passes, per sweep over the arrays (a timing of k sweeps counts as its time / k).
+  Seconds best_time, median_time, mean_time, worst_time;
+  int sweeps_per_timing = 1;  // in the last pass (it can grow over the first passes)
   BytesPerSecond best_bandwidth() const { return bytes_per_pass / best_time; }
 };
 

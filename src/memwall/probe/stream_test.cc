@@ -59,6 +59,23 @@ TEST(Stream, MinTimeAddsPassesUpToTheCap) {
   EXPECT_THROW(run_stream({1, 4096, 4, Seconds(-1)}), InputError);
 }
 
+TEST(Stream, MinSampleRepeatsEachKernelAndCountsPerSweep) {
+  // 100k doubles sweep in well under 5 ms: each timing repeats its kernel, at most 64 times, and
+  // the arrays still validate (a kernel never reads what it writes).
+  StreamOptions o{2, 100'000, 3};
+  o.min_sample = Seconds(0.005);
+  const StreamResult r = run_stream(o);
+  EXPECT_TRUE(r.validated);
+  for (const auto& k : r.kernels) {
+    EXPECT_GT(k.sweeps_per_timing, 1);
+    EXPECT_LE(k.sweeps_per_timing, kMaxSweepsPerTiming);
+    EXPECT_EQ(k.bytes_per_pass.value(), stream_arrays_touched(k.kernel) * 800'000.0);
+  }
+  EXPECT_EQ(run_stream({2, 100'000, 3}).kernels[0].sweeps_per_timing, 1);
+  o.min_sample = Seconds(-1);
+  EXPECT_THROW(run_stream(o), InputError);
+}
+
 TEST(Stream, HugePageBytesReadFromSmaps) {
   const std::string smaps =
       "7f0000000000-7f0000400000 rw-p 00000000 00:00 0 \n"
