@@ -38,7 +38,8 @@ struct ProbeOptions {
 constexpr const char* kDescription =
     "Measure this machine and write a calibration profile.\n"
     "Host: STREAM-style copy/scale/add/triad bandwidth (bytes counted as STREAM does: copy and\n"
-    "scale move 2 arrays, add and triad 3; best of N passes), OpenBLAS sgemm/dgemm (and sbgemm\n"
+    "scale move 2 arrays, add and triad 3; arrays on transparent huge pages; best and median of\n"
+    "at least 10 passes and 3 s, each timing >= 50 ms), OpenBLAS sgemm/dgemm (and sbgemm\n"
     "bf16 when the library has it) FLOP/s = 2mnk / best time, and a GEMV->GEMM sweep (one weight\n"
     "matrix times n = 1, 2, 4 ... 512 columns) with arithmetic intensity = FLOPs / compulsory bytes\n"
     "and the ridge point = compute roof / bandwidth roof. GPU (CUDA builds, where a GPU is): device\n"
