@@ -39,14 +39,9 @@ TEST(Stream, SmallRunValidatesAndReportsEachKernel) {
 }
 
 TEST(Stream, MinTimeAddsPassesUpToTheCap) {
-  // Tiny arrays take microseconds a pass: 10 ms of kernels needs more than the 3 asked for; an
-  // hour would need more than kMaxStreamPasses, which stops the run.
-  StreamOptions o{2, 4096, 3, Seconds(0.01)};
-  const StreamResult r = run_stream(o);
-  EXPECT_GT(r.options.repetitions, 3);
-  EXPECT_LE(r.options.repetitions, kMaxStreamPasses);
-  EXPECT_TRUE(r.validated);
-  o.min_time = Seconds(600);
+  // An hour of kernels over 4096 doubles would need far more than kMaxStreamPasses: the run makes
+  // exactly that many passes, past the 3 asked for (no assertion on speed: a busy machine is slow).
+  StreamOptions o{2, 4096, 3, Seconds(600)};
   const StreamResult capped = run_stream(o);
   EXPECT_EQ(capped.options.repetitions, kMaxStreamPasses);
   EXPECT_TRUE(capped.validated);  // 200 passes of a <- 15 a stay finite
@@ -60,10 +55,10 @@ TEST(Stream, MinTimeAddsPassesUpToTheCap) {
 }
 
 TEST(Stream, MinSampleRepeatsEachKernelAndCountsPerSweep) {
-  // 100k doubles sweep in well under 5 ms: each timing repeats its kernel, at most 64 times, and
+  // 100k doubles sweep in far less than 1 s: each timing repeats its kernel, at most 64 times, and
   // the arrays still validate (a kernel never reads what it writes).
   StreamOptions o{2, 100'000, 3};
-  o.min_sample = Seconds(0.005);
+  o.min_sample = Seconds(1.0);
   const StreamResult r = run_stream(o);
   EXPECT_TRUE(r.validated);
   for (const auto& k : r.kernels) {
