@@ -311,8 +311,10 @@ TrainEstimate estimate_training(const TrainSetup& setup, const TrainConfig& conf
 
   // --- Optimizer: memory-bound Adam over this GPU's shard of the parameters.
   const double opt_shard = c.zero >= 1 ? 1.0 / (double(c.dp) * c.cp) : 1.0;
-  bd.optimizer = Seconds(
-      memory_seconds(rates, prm.optimizer_bytes_per_param * e.memory.local_parameters * opt_shard));
+  const double optimizer_bytes = c.fused_optimizer ? prm.optimizer_bytes_per_param
+                                                   : prm.unfused_optimizer_bytes_per_param;
+  bd.optimizer =
+      Seconds(memory_seconds(rates, optimizer_bytes * e.memory.local_parameters * opt_shard));
   bd.host_overhead = prm.step_overhead;
 
   e.step_time = bd.total();

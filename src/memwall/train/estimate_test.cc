@@ -70,6 +70,22 @@ TEST(TrainEstimate, BreakdownSumsToStepTime) {
   }
 }
 
+TEST(TrainEstimate, EagerAdamPaysItsOpByOpPasses) {
+  // Fused Adam: 32 B per local parameter; op by op (Composer DecoupledAdamW, torch for-each):
+  // 23 fp32 passes + the norm clip = 104 B. Same configuration otherwise.
+  const TrainSetup s = gpt3_on_a100();
+  TrainConfig c = ptdp(1024, 8, 8);
+  c.zero = 1;
+  const TrainEstimate fused = estimate_training(s, c);
+  c.fused_optimizer = false;
+  const TrainEstimate eager = estimate_training(s, c);
+  // (one kernel launch of fixed overhead on each side)
+  EXPECT_NEAR(eager.breakdown.optimizer.value() / fused.breakdown.optimizer.value(), 104.0 / 32.0,
+              0.02);
+  EXPECT_GT(eager.step_time.value(), fused.step_time.value());
+  EXPECT_DOUBLE_EQ(eager.breakdown.total().value(), eager.step_time.value());
+}
+
 TEST(TrainEstimate, ImpossibleConfigurationsSayWhyInNumbers) {
   const TrainSetup s = gpt3_on_a100();
   TrainConfig c = ptdp(1024, 8, 8);

@@ -51,6 +51,13 @@ struct TrainParameters {
   // and the 16-bit weight copy; plus the gradient-norm pass and gradient zeroing. Bytes per local
   // parameter with 16-bit gradients: 4x3 + 2 (read) + 4x3 + 2 (write) + 2 (norm) + 2 (zero) = 32.
   double optimizer_bytes_per_param = 32.0;
+  // Adam op by op (eager PyTorch: Composer DecoupledAdamW's per-parameter loop, torch.optim.AdamW
+  // for-each): every op is its own pass over fp32 tensors. Decoupled decay p *= (1 - wd) (2
+  // accesses), m *= b1 (2), m += (1 - b1) g (3), v *= b2 (2), v += (1 - b2) g g (4), sqrt(v) (2),
+  // / sqrt(bc2) (2), + eps (2), p -= lr m / denom (4): 23 x 4 B = 92 B; plus the gradient-norm
+  // clip (read 4 B, scale 8 B) = 104 B per local parameter (composer/optim/
+  // decoupled_weight_decay.py DecoupledAdamW.adamw; torch.nn.utils.clip_grad_norm_).
+  double unfused_optimizer_bytes_per_param = 104.0;
 
   // --- Communication overlap --------------------------------------------------------------------
   // Fraction of an overlappable window that actually hides communication (SM and memory

@@ -251,6 +251,10 @@ TrainingCase translate_training_case(const Json& c) {
     t.dropout = false;
     t.recompute = has(recompute, "checkpoint") ? train::Recompute::full : train::Recompute::none;
     t.overlap_param_gather = true;
+    t.fused_optimizer = false;  // Composer DecoupledAdamW: a per-parameter loop of eager ops
+    // Composer FSDP mixed precision 'DEFAULT' (the tables' MP Mode column): bf16 parameters,
+    // gradients reduced and kept in fp32; 'PURE': bf16 throughout.
+    if (to_lower(str(cfg, "mp_mode")) == "default") t.fp32_grad_accumulation = true;
     tc.metric = TrainingMetric::tokens_per_s_per_gpu;
     assume("llm-foundry 2023 stack: FSDP full shard, FlashAttention v1-class kernel, unfused "
            "element-wise PyTorch ops");
