@@ -24,6 +24,8 @@ TEST(TrainingFramework, EveryFrameworkOfTheIssueIsThereWithSources) {
   EXPECT_TRUE(training_framework("megatron").fused_optimizer);
   EXPECT_TRUE(training_framework("deepspeed").fused_optimizer);
   EXPECT_FALSE(training_framework("fsdp").fused_optimizer);
+  EXPECT_TRUE(training_framework("deepspeed").bf16_grad_accumulation_pass);
+  EXPECT_FALSE(training_framework("megatron").bf16_grad_accumulation_pass);
   EXPECT_THROW(training_framework("megatorn"), InputError);
 }
 

@@ -58,6 +58,12 @@ struct TrainParameters {
   // clip (read 4 B, scale 8 B) = 104 B per local parameter (composer/optim/
   // decoupled_weight_decay.py DecoupledAdamW.adamw; torch.nn.utils.clip_grad_norm_).
   double unfused_optimizer_bytes_per_param = 104.0;
+  // DeepSpeed BF16_Optimizer gradient accumulation, per micro-batch and local parameter: read the
+  // bf16 gradient (2 B), write and read its fp32 cast (4 + 4), read and write the fp32 buffer
+  // (4 + 4), zero the bf16 gradient (2) = 20 B (deepspeed/runtime/bf16_optimizer.py
+  // update_hp_grads: hp_grad.add_(lp.grad.to(fp32)); clear_lp_grads; called after each backward
+  // micro-step by deepspeed/runtime/pipe/engine.py _exec_backward_pass).
+  double grad_accumulation_pass_bytes_per_param = 20.0;
 
   // --- Communication overlap --------------------------------------------------------------------
   // Fraction of an overlappable window that actually hides communication (SM and memory

@@ -60,6 +60,8 @@ Answer answer(const Catalog& catalog, const Request& r) {
       fw.efficiency));
   c.fused_elementwise = c.fused_elementwise && fw.fused_elementwise;
   c.fused_optimizer = c.fused_optimizer && fw.fused_optimizer;
+  c.fp32_grad_accumulation_pass = c.fp32_grad_accumulation_pass ||
+                                  (fw.bf16_grad_accumulation_pass && c.precision == Precision::bf16);
   c.flash_attention_version = r.flash_attention_version.value_or(fw.flash_attention_version);
   c.overlap_grad_reduce = c.overlap_grad_reduce && fw.overlap_grad_reduce;
   c.overlap_param_gather = c.overlap_param_gather && fw.overlap_param_gather;
@@ -224,6 +226,7 @@ Json to_json(const Answer& a) {
                      {"flash_attention_version", c.flash_attention_version},
                      {"fused_elementwise", c.fused_elementwise},
                      {"fused_optimizer", c.fused_optimizer},
+                     {"fp32_grad_accumulation_pass", c.fp32_grad_accumulation_pass},
                      {"overlap_grad_reduce", c.overlap_grad_reduce},
                      {"overlap_param_gather", c.overlap_param_gather},
                      {"overlap_tp_comm", c.overlap_tp_comm}};

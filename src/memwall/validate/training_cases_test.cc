@@ -59,6 +59,22 @@ TEST(TrainingCases, DevSetErrorWithinTargets) {
   EXPECT_LE(p90, 15.0);
 }
 
+TEST(TrainingCases, Bf16OptimizerPassOnlyWhereTheSourceNamesIt) {
+  // BLOOM's Megatron-DeepSpeed ran DeepSpeed's BF16_Optimizer (fp32 gradient accumulation by a
+  // pass per micro-batch); MT-NLG (2021) and fp16 GPT-NeoX do not state it.
+  int seen = 0;
+  for (const auto& c : training_cases()) {
+    const std::string id = c.at("id").get<std::string>();
+    if (id.find("bloom") == std::string::npos && id.find("mtnlg") == std::string::npos &&
+        id.find("gptneox") == std::string::npos)
+      continue;
+    const TrainingCase tc = translate_training_case(c);
+    EXPECT_EQ(tc.config.fp32_grad_accumulation_pass, id.find("bloom") != std::string::npos) << id;
+    ++seen;
+  }
+  EXPECT_EQ(seen, 5);
+}
+
 TEST(TrainingCases, LlmFoundryRowsRunEagerAdamAndTheirMixedPrecisionMode) {
   // Composer's DecoupledAdamW is a per-parameter loop of eager ops; the tables' MP Mode DEFAULT
   // reduces and keeps gradients in fp32, PURE in bf16.
