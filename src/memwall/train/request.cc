@@ -46,7 +46,8 @@ Answer answer(const Catalog& catalog, const Request& r) {
   bool zero_defaulted = false, sp_defaulted = false, recompute_chosen = false;
   const Framework& fw = training_framework(r.framework.value_or("megatron"));
   assumptions.push_back(fmt::format(
-      "framework {}{}: {} element-wise kernels, {} optimizer, FlashAttention {}{}{}; efficiency: {}",
+      "framework {}{}: {} element-wise kernels, {} optimizer, FlashAttention {}{}{}{}; efficiency: "
+      "{}",
       fw.id,
       r.framework ? "" : " (default; --framework megatron|nemo|fsdp|fsdp-compiled|deepspeed|"
                          "nanotron|mindspeed)",
@@ -57,6 +58,10 @@ Answer answer(const Catalog& catalog, const Request& r) {
       fw.zero3_collectives_per_layer > 1
           ? fmt::format(", ZeRO-3 fetches {} sub-modules per layer", fw.zero3_collectives_per_layer)
           : std::string(),
+      fw.bf16_grad_accumulation_pass && c.precision == Precision::bf16
+          ? ", bf16 gradients added into fp32 buffers by a pass after every micro-batch "
+            "(BF16_Optimizer)"
+          : "",
       fw.efficiency));
   c.fused_elementwise = c.fused_elementwise && fw.fused_elementwise;
   c.fused_optimizer = c.fused_optimizer && fw.fused_optimizer;
