@@ -33,7 +33,8 @@ struct TrainOptions {
   double price = 0;    // 0: not given
   double pue = 0;      // 0: default
   bool explain = false;
-  bool no_flash = false, no_overlap_grad = false, no_overlap_param = false, unfused = false;
+  bool no_flash = false, no_overlap_grad = false, no_overlap_param = false, unfused = false,
+       unfused_optimizer = false;
   train::TrainConfig config;
 };
 
@@ -60,6 +61,7 @@ int run_train(const GlobalOptions& g, TrainOptions o) {
   asked.fp8_recipe = train::parse_fp8_recipe(o.fp8_recipe, "fp8-recipe");
   asked.flash_attention = !o.no_flash;
   asked.fused_elementwise = !o.unfused;
+  asked.fused_optimizer = !o.unfused_optimizer;
   asked.overlap_grad_reduce = !o.no_overlap_grad;
   asked.overlap_param_gather = !o.no_overlap_param;
   if (o.tokens != 0) r.tokens = o.tokens;
@@ -218,6 +220,9 @@ void register_train(CLI::App& app, GlobalOptions& g, Runner& run) {
                   "(data/frameworks/training.json)");
   sub->add_flag("--unfused-elementwise", o->unfused,
                 "Element-wise ops run one by one (eager PyTorch, FSDP) instead of fused kernels");
+  sub->add_flag("--unfused-optimizer", o->unfused_optimizer,
+                "Adam runs op by op (eager PyTorch: Composer DecoupledAdamW, torch.optim.AdamW "
+                "for-each) instead of one fused kernel: 104 instead of 32 bytes per parameter");
   sub->add_flag("--dropout", c.dropout, "The model trains with dropout layers");
   sub->add_flag("--fp32-grad-accumulation", c.fp32_grad_accumulation,
                 "Gradients accumulated and reduced in fp32 (Megatron main_grad)");

@@ -89,6 +89,13 @@ struct TrainConfig {
   bool fused_elementwise = true;
   bool dropout = false;         // dropout layers present (GPT-2/3 era models: true)
   bool fp32_grad_accumulation = false;  // Megatron "main_grad": gradients kept in fp32 (4 B/param)
+  // Adam as one fused kernel (Apex/Megatron FusedAdam, torch fused=True) or op by op in eager
+  // PyTorch (Composer DecoupledAdamW, torch.optim.AdamW for-each): see TrainParameters.
+  bool fused_optimizer = true;
+  // DeepSpeed's BF16_Optimizer under its pipeline engine: after every micro-batch's backward the
+  // bf16 gradients are cast and added into fp32 gradient buffers, then zeroed (update_hp_grads /
+  // clear_lp_grads), a pass over the stage's parameters per micro-batch. See TrainParameters.
+  bool fp32_grad_accumulation_pass = false;
   // ZeRO-3 gathers and reduces parameters in units: PyTorch FSDP wraps one transformer block per
   // unit (1 collective per layer and pass); DeepSpeed ZeRO-3 fetches every parameterised
   // sub-module separately (QKV, output projection, two MLP matrices, two norms: 6 per layer).

@@ -160,6 +160,12 @@ TrainEstimate estimate_training(const TrainSetup& setup, const TrainConfig& conf
     double forward_compute = 0, backward_compute = 0;  // kernels, incl. recompute in backward
     double total() const { return compute + recompute + tp + cp + ep; }
   };
+  // DeepSpeed BF16_Optimizer: a pass over the stage's parameters after each micro-batch backward.
+  const double accumulation_pass_s =
+      c.fp32_grad_accumulation_pass
+          ? memory_seconds(rates, prm.grad_accumulation_pass_bytes_per_param *
+                                      e.memory.local_parameters)
+          : 0.0;
   const bool dualpipe = c.schedule == Schedule::dualpipe;
   const bool overlap_ep = c.overlap_ep_comm || dualpipe;
   // One stage, one micro-batch: its layers plus the embedding (first) or head (last).
@@ -183,7 +189,7 @@ TrainEstimate estimate_training(const TrainSetup& setup, const TrainConfig& conf
       r += moe_layer.recompute.scaled(c.mtp_layers);
     }
     StageTime st;
-    st.compute = f.compute_s + b.compute_s;
+    st.compute = f.compute_s + b.compute_s + accumulation_pass_s;
     st.recompute = r.compute_s;
     st.tp = tp_exposed(f) + tp_exposed(b) + tp_exposed(r);
     st.cp = cp_exposed(f) + cp_exposed(b) + cp_exposed(r);
@@ -311,8 +317,10 @@ TrainEstimate estimate_training(const TrainSetup& setup, const TrainConfig& conf
 
   // --- Optimizer: memory-bound Adam over this GPU's shard of the parameters.
   const double opt_shard = c.zero >= 1 ? 1.0 / (double(c.dp) * c.cp) : 1.0;
-  bd.optimizer = Seconds(
-      memory_seconds(rates, prm.optimizer_bytes_per_param * e.memory.local_parameters * opt_shard));
+  const double optimizer_bytes = c.fused_optimizer ? prm.optimizer_bytes_per_param
+                                                   : prm.unfused_optimizer_bytes_per_param;
+  bd.optimizer =
+      Seconds(memory_seconds(rates, optimizer_bytes * e.memory.local_parameters * opt_shard));
   bd.host_overhead = prm.step_overhead;
 
   e.step_time = bd.total();

@@ -5,6 +5,7 @@
 #include <string>
 
 #include "memwall/core/error.h"
+#include "memwall/train/kernel_time.h"
 #include "memwall/train/test_hardware.h"
 
 namespace memwall::train {
@@ -68,6 +69,40 @@ TEST(TrainEstimate, BreakdownSumsToStepTime) {
                 1e-12);
     EXPECT_NEAR(e.hfu / e.mfu, e.hardware_flops_per_step / e.model_flops_per_step, 1e-12);
   }
+}
+
+TEST(TrainEstimate, EagerAdamPaysItsOpByOpPasses) {
+  // Fused Adam: 32 B per local parameter; op by op (Composer DecoupledAdamW, torch for-each):
+  // 23 fp32 passes + the norm clip = 104 B. Same configuration otherwise.
+  const TrainSetup s = gpt3_on_a100();
+  TrainConfig c = ptdp(1024, 8, 8);
+  c.zero = 1;
+  const TrainEstimate fused = estimate_training(s, c);
+  c.fused_optimizer = false;
+  const TrainEstimate eager = estimate_training(s, c);
+  // (one kernel launch of fixed overhead on each side)
+  EXPECT_NEAR(eager.breakdown.optimizer.value() / fused.breakdown.optimizer.value(), 104.0 / 32.0,
+              0.02);
+  EXPECT_GT(eager.step_time.value(), fused.step_time.value());
+  EXPECT_DOUBLE_EQ(eager.breakdown.total().value(), eager.step_time.value());
+}
+
+TEST(TrainEstimate, DeepSpeedBf16AccumulationPassCostsEveryMicroBatch) {
+  // BF16_Optimizer's update_hp_grads: 20 B per local parameter after every micro-batch backward,
+  // on every stage (so the pipeline fill and drain carry it too).
+  const TrainSetup s = gpt3_on_a100();
+  TrainConfig c = ptdp(1024, 8, 8);
+  c.precision = Precision::bf16;
+  c.zero = 1;
+  const TrainEstimate plain = estimate_training(s, c);
+  c.fp32_grad_accumulation_pass = true;
+  const TrainEstimate ds = estimate_training(s, c);
+  const double m = double(ds.micro_batches);
+  const double pass = (ds.breakdown.compute - plain.breakdown.compute).value() / m;
+  const DeviceRates rates = device_rates(s.ceilings(c.precision), s.params.kernel_overhead.value());
+  EXPECT_NEAR(pass / memory_seconds(rates, 20.0 * ds.memory.local_parameters), 1.0, 1e-6);
+  EXPECT_GT(ds.breakdown.bubble.value(), plain.breakdown.bubble.value());
+  EXPECT_DOUBLE_EQ(ds.breakdown.total().value(), ds.step_time.value());
 }
 
 TEST(TrainEstimate, ImpossibleConfigurationsSayWhyInNumbers) {

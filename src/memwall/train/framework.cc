@@ -17,6 +17,8 @@ const std::vector<Framework>& training_frameworks() {
         w.id = e.at("id").get<std::string>();
         w.name = e.at("name").get<std::string>();
         w.fused_elementwise = e.at("fused_elementwise").get<bool>();
+        w.fused_optimizer = e.value("fused_optimizer", true);
+        w.bf16_grad_accumulation_pass = e.value("bf16_grad_accumulation_pass", false);
         w.flash_attention_version = e.at("flash_attention_version").get<int>();
         w.distributed_optimizer = e.at("distributed_optimizer").get<bool>();
         w.fsdp = e.at("fsdp").get<bool>();

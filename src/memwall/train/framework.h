@@ -14,6 +14,9 @@ namespace memwall::train {
 struct Framework {
   std::string id, name;
   bool fused_elementwise = true;
+  bool fused_optimizer = true;  // Adam in one fused kernel, or op by op (eager PyTorch)
+  // bf16: gradients accumulated into fp32 buffers by a pass after each micro-batch (DeepSpeed)
+  bool bf16_grad_accumulation_pass = false;
   int flash_attention_version = 3;
   bool distributed_optimizer = true;  // ZeRO-1 when DP x CP > 1
   bool fsdp = false;                  // ZeRO-3 (full shard) when DP x CP > 1

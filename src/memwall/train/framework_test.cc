@@ -20,6 +20,12 @@ TEST(TrainingFramework, EveryFrameworkOfTheIssueIsThereWithSources) {
   EXPECT_TRUE(training_framework("fsdp").fsdp);
   EXPECT_FALSE(training_framework("fsdp").fused_elementwise);
   EXPECT_TRUE(training_framework("fsdp-compiled").fused_elementwise);
+  // Adam: Megatron/DeepSpeed run fused kernels; PyTorch's default AdamW is for-each (op by op).
+  EXPECT_TRUE(training_framework("megatron").fused_optimizer);
+  EXPECT_TRUE(training_framework("deepspeed").fused_optimizer);
+  EXPECT_FALSE(training_framework("fsdp").fused_optimizer);
+  EXPECT_TRUE(training_framework("deepspeed").bf16_grad_accumulation_pass);
+  EXPECT_FALSE(training_framework("megatron").bf16_grad_accumulation_pass);
   EXPECT_THROW(training_framework("megatorn"), InputError);
 }
 

@@ -51,6 +51,19 @@ struct TrainParameters {
   // and the 16-bit weight copy; plus the gradient-norm pass and gradient zeroing. Bytes per local
   // parameter with 16-bit gradients: 4x3 + 2 (read) + 4x3 + 2 (write) + 2 (norm) + 2 (zero) = 32.
   double optimizer_bytes_per_param = 32.0;
+  // Adam op by op (eager PyTorch: Composer DecoupledAdamW's per-parameter loop, torch.optim.AdamW
+  // for-each): every op is its own pass over fp32 tensors. Decoupled decay p *= (1 - wd) (2
+  // accesses), m *= b1 (2), m += (1 - b1) g (3), v *= b2 (2), v += (1 - b2) g g (4), sqrt(v) (2),
+  // / sqrt(bc2) (2), + eps (2), p -= lr m / denom (4): 23 x 4 B = 92 B; plus the gradient-norm
+  // clip (read 4 B, scale 8 B) = 104 B per local parameter (composer/optim/
+  // decoupled_weight_decay.py DecoupledAdamW.adamw; torch.nn.utils.clip_grad_norm_).
+  double unfused_optimizer_bytes_per_param = 104.0;
+  // DeepSpeed BF16_Optimizer gradient accumulation, per micro-batch and local parameter: read the
+  // bf16 gradient (2 B), write and read its fp32 cast (4 + 4), read and write the fp32 buffer
+  // (4 + 4), zero the bf16 gradient (2) = 20 B (deepspeed/runtime/bf16_optimizer.py
+  // update_hp_grads: hp_grad.add_(lp.grad.to(fp32)); clear_lp_grads; called after each backward
+  // micro-step by deepspeed/runtime/pipe/engine.py _exec_backward_pass).
+  double grad_accumulation_pass_bytes_per_param = 20.0;
 
   // --- Communication overlap --------------------------------------------------------------------
   // Fraction of an overlappable window that actually hides communication (SM and memory

@@ -46,17 +46,27 @@ Answer answer(const Catalog& catalog, const Request& r) {
   bool zero_defaulted = false, sp_defaulted = false, recompute_chosen = false;
   const Framework& fw = training_framework(r.framework.value_or("megatron"));
   assumptions.push_back(fmt::format(
-      "framework {}{}: {} element-wise kernels, FlashAttention {}{}{}; efficiency: {}", fw.id,
+      "framework {}{}: {} element-wise kernels, {} optimizer, FlashAttention {}{}{}{}; efficiency: "
+      "{}",
+      fw.id,
       r.framework ? "" : " (default; --framework megatron|nemo|fsdp|fsdp-compiled|deepspeed|"
                          "nanotron|mindspeed)",
       fw.fused_elementwise ? "fused" : "eager (unfused)",
+      fw.fused_optimizer ? "fused Adam" : "eager (op-by-op) Adam",
       r.flash_attention_version.value_or(fw.flash_attention_version),
       fw.overlap_tp_comm ? ", TP communication overlapped" : "",
       fw.zero3_collectives_per_layer > 1
           ? fmt::format(", ZeRO-3 fetches {} sub-modules per layer", fw.zero3_collectives_per_layer)
           : std::string(),
+      fw.bf16_grad_accumulation_pass && c.precision == Precision::bf16
+          ? ", bf16 gradients added into fp32 buffers by a pass after every micro-batch "
+            "(BF16_Optimizer)"
+          : "",
       fw.efficiency));
   c.fused_elementwise = c.fused_elementwise && fw.fused_elementwise;
+  c.fused_optimizer = c.fused_optimizer && fw.fused_optimizer;
+  c.fp32_grad_accumulation_pass = c.fp32_grad_accumulation_pass ||
+                                  (fw.bf16_grad_accumulation_pass && c.precision == Precision::bf16);
   c.flash_attention_version = r.flash_attention_version.value_or(fw.flash_attention_version);
   c.overlap_grad_reduce = c.overlap_grad_reduce && fw.overlap_grad_reduce;
   c.overlap_param_gather = c.overlap_param_gather && fw.overlap_param_gather;
@@ -220,6 +230,8 @@ Json to_json(const Answer& a) {
                      {"flash_attention", c.flash_attention},
                      {"flash_attention_version", c.flash_attention_version},
                      {"fused_elementwise", c.fused_elementwise},
+                     {"fused_optimizer", c.fused_optimizer},
+                     {"fp32_grad_accumulation_pass", c.fp32_grad_accumulation_pass},
                      {"overlap_grad_reduce", c.overlap_grad_reduce},
                      {"overlap_param_gather", c.overlap_param_gather},
                      {"overlap_tp_comm", c.overlap_tp_comm}};

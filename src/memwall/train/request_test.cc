@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include <string>
+
 #include "memwall/catalog/catalog.h"
 #include "memwall/core/error.h"
 
@@ -99,6 +101,18 @@ TEST(TrainRequest, FrameworkDefaultsAreAppliedAndStated) {
   EXPECT_EQ(b.config.zero, 3);
   EXPECT_FALSE(b.config.fused_elementwise);
   EXPECT_FALSE(b.config.sequence_parallel);
+  EXPECT_FALSE(b.config.fused_optimizer);  // torch AdamW for-each, op by op
+  EXPECT_FALSE(to_json(b)["config"]["fused_optimizer"].get<bool>());
+  // DeepSpeed in bf16 adds the BF16_Optimizer accumulation pass, and says so; fp8 (TE) does not.
+  Request d = f;
+  d.framework = "deepspeed";
+  d.config.precision = Precision::bf16;
+  const Answer ds = answer(Catalog::builtin(), d);
+  EXPECT_TRUE(ds.config.fp32_grad_accumulation_pass);
+  EXPECT_TRUE(ds.config.fused_optimizer);
+  EXPECT_NE(to_json(ds)["assumptions"][0].get<std::string>().find("BF16_Optimizer"),
+            std::string::npos);
+  EXPECT_FALSE(answer(Catalog::builtin(), f).config.fp32_grad_accumulation_pass);
   f.framework = "megatorn";
   EXPECT_THROW(answer(Catalog::builtin(), f), InputError);
 }

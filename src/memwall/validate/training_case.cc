@@ -251,6 +251,10 @@ TrainingCase translate_training_case(const Json& c) {
     t.dropout = false;
     t.recompute = has(recompute, "checkpoint") ? train::Recompute::full : train::Recompute::none;
     t.overlap_param_gather = true;
+    t.fused_optimizer = false;  // Composer DecoupledAdamW: a per-parameter loop of eager ops
+    // Composer FSDP mixed precision 'DEFAULT' (the tables' MP Mode column): bf16 parameters,
+    // gradients reduced and kept in fp32; 'PURE': bf16 throughout.
+    if (to_lower(str(cfg, "mp_mode")) == "default") t.fp32_grad_accumulation = true;
     tc.metric = TrainingMetric::tokens_per_s_per_gpu;
     assume("llm-foundry 2023 stack: FSDP full shard, FlashAttention v1-class kernel, unfused "
            "element-wise PyTorch ops");
@@ -263,6 +267,13 @@ TrainingCase translate_training_case(const Json& c) {
     t.overlap_grad_reduce = false;
     t.overlap_param_gather = false;
     t.overlap_tp_comm = false;
+    // Megatron-DeepSpeed with DeepSpeed's BF16_Optimizer (BLOOM): fp32 gradient accumulation by
+    // a separate pass after every micro-batch's backward.
+    if (has(scheme, "bf16optimizer") && t.precision == Precision::bf16) {
+      t.fp32_grad_accumulation_pass = true;
+      assume("DeepSpeed BF16_Optimizer: bf16 gradients added into fp32 buffers after every "
+             "micro-batch");
+    }
     if (has(scheme, "zero-3")) {
       // DeepSpeed ZeRO-3 baseline of Narayanan Table 2: no model parallelism, prefetching on,
       // activation checkpointing.

@@ -54,8 +54,43 @@ TEST(TrainingCases, DevSetErrorWithinTargets) {
   std::printf("training cases: %zu, median |error| %.1f %%, p90 %.1f %%\n", errors.size(), median,
               p90);
   EXPECT_EQ(errors.size(), 52u);
-  EXPECT_LE(median, 10.0);
-  EXPECT_LE(p90, 20.0);
+  // Issue 12's bar for the original training dev set.
+  EXPECT_LE(median, 5.0);
+  EXPECT_LE(p90, 15.0);
+}
+
+TEST(TrainingCases, Bf16OptimizerPassOnlyWhereTheSourceNamesIt) {
+  // BLOOM's Megatron-DeepSpeed ran DeepSpeed's BF16_Optimizer (fp32 gradient accumulation by a
+  // pass per micro-batch); MT-NLG (2021) and fp16 GPT-NeoX do not state it.
+  int seen = 0;
+  for (const auto& c : training_cases()) {
+    const std::string id = c.at("id").get<std::string>();
+    if (id.find("bloom") == std::string::npos && id.find("mtnlg") == std::string::npos &&
+        id.find("gptneox") == std::string::npos)
+      continue;
+    const TrainingCase tc = translate_training_case(c);
+    EXPECT_EQ(tc.config.fp32_grad_accumulation_pass, id.find("bloom") != std::string::npos) << id;
+    ++seen;
+  }
+  EXPECT_EQ(seen, 5);
+}
+
+TEST(TrainingCases, LlmFoundryRowsRunEagerAdamAndTheirMixedPrecisionMode) {
+  // Composer's DecoupledAdamW is a per-parameter loop of eager ops; the tables' MP Mode DEFAULT
+  // reduces and keeps gradients in fp32, PURE in bf16.
+  int fp32 = 0, bf16 = 0;
+  for (const auto& c : training_cases()) {
+    const std::string id = c.at("id").get<std::string>();
+    if (id.rfind("train-mpt-", 0) != 0) continue;
+    const TrainingCase tc = translate_training_case(c);
+    EXPECT_FALSE(tc.config.fused_optimizer) << id;
+    const std::string mode = c.at("config").value("mp_mode", "");
+    ASSERT_TRUE(mode == "DEFAULT" || mode == "PURE") << id << ": mp_mode '" << mode << "'";
+    EXPECT_EQ(tc.config.fp32_grad_accumulation, mode == "DEFAULT") << id;
+    (mode == "DEFAULT" ? fp32 : bf16)++;
+  }
+  EXPECT_GT(fp32, 20);
+  EXPECT_GE(bf16, 3);
 }
 
 TEST(TrainingCases, FrontierRunsWithinTarget) {
