@@ -166,7 +166,7 @@ int run_train(const GlobalOptions& g, TrainOptions o) {
         "  offload {}: host {:.1f} GiB per node of {:.1f} usable, NVMe {:.1f} GiB per node, "
         "{:.1f} GiB per GPU moved off\n"
         "  per iteration: PCIe {:.2f} s ({:.2f} GB down, {:.2f} GB up per GPU), CPU-Adam {:.2f} s, "
-        "NVMe {:.2f} s; exposed: optimizer {:.2f} s, transfers {:.2f} s; offload bound by {}\n",
+        "NVMe {:.2f} s; exposed: optimizer {:.2f} s, transfers {:.2f} s; the offload waits most on {}\n",
         train::to_string(f.spec), f.host_per_node.value() / kGiB, f.host_usable.value() / kGiB,
         f.nvme_per_node.value() / kGiB, f.gpu_saved_per_gpu.value() / kGiB, f.pcie_time.value(),
         f.pcie_to_host.value() / 1e9, f.pcie_to_gpu.value() / 1e9, f.cpu_step_time.value(),

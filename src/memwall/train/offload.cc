@@ -190,26 +190,32 @@ OffloadedEstimate apply_offload(const TrainSetup& setup, const TrainEstimate& ba
   const double eff = setup.params.overlap_efficiency;
   const double fwd = base.breakdown.compute.value() / (3 * m);
   const double bwd = (2 * base.breakdown.compute.value() / 3 + base.breakdown.recompute.value()) / m;
-  double transfers = 0;
+  // Exposed seconds by wall: PCIe, CPU-Adam, NVMe.
+  double wall_pcie = 0, wall_cpu = 0, wall_nvme = 0;
   // Gradients stream down while the backward pass runs (overlap_comm; Ren et al. §4.1).
-  transfers += m * exposed(grads_down / m * link_s, bwd, eff);
+  wall_pcie += m * exposed(grads_down / m * link_s, bwd, eff);
   // Parameter fetches are prefetched a layer ahead (ZeRO-Infinity §6.2): the slower of the NVMe
   // read and the PCIe copy hides behind the pass it feeds.
   const double fetch_s = std::max(fetch * link_s, nvme_fetch_s);
-  transfers += m * (exposed(fetch_s, fwd, eff) + exposed(fetch_s, bwd, eff));
-  o.transfer_exposed = Seconds(transfers);
+  const double fetch_exposed = m * (exposed(fetch_s, fwd, eff) + exposed(fetch_s, bwd, eff));
+  (nvme_fetch_s > fetch * link_s ? wall_nvme : wall_pcie) += fetch_exposed;
+  o.transfer_exposed = Seconds(wall_pcie + wall_nvme);
   // The optimizer step: NVMe swap-in, CPU-Adam, swap-out (DeepSpeed's defaults pipeline_read and
   // pipeline_write off: one after the other), then the 16-bit copy up. With DPU it runs beside the
   // next step's forward and backward (Ren et al. §4.2) and only what outlasts them is exposed.
-  const double opt = o.cpu_step_time.value() + nvme_opt_s + params_up_step * link_s;
+  const double up_s = params_up_step * link_s;
+  const double opt = o.cpu_step_time.value() + nvme_opt_s + up_s;
   const double gpu_busy = (base.breakdown.compute + base.breakdown.recompute).value();
   o.optimizer_exposed = Seconds(s.delayed_update ? std::max(0.0, opt - gpu_busy) : opt);
-
+  const double kept = opt > 0 ? o.optimizer_exposed.value() / opt : 0.0;
+  wall_cpu += kept * o.cpu_step_time.value();
+  wall_nvme += kept * nvme_opt_s;
+  wall_pcie += kept * up_s;
   const std::pair<double, const char*> walls[] = {
-      {o.pcie_time.value(), "PCIe"},
-      {o.cpu_step_time.value(), "CPU-Adam (DRAM bandwidth)"},
-      {o.nvme_time.value(), "NVMe"}};
-  o.bound = std::max_element(std::begin(walls), std::end(walls))->second;
+      {wall_pcie, "PCIe"}, {wall_cpu, "CPU-Adam (DRAM bandwidth)"}, {wall_nvme, "NVMe"}};
+  const auto* top = std::max_element(std::begin(walls), std::end(walls));
+  // Less than 1 % of the GPU's own work exposed: the offload is hidden.
+  o.bound = top->first > 0.01 * gpu_busy ? top->second : "nothing (hidden behind GPU compute)";
 
   // --- The step: the GPU optimizer pass is gone; the offload's exposed time takes its place.
   const double old_step = base.step_time.value();

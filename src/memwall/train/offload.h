@@ -72,7 +72,9 @@ struct OffloadEstimate {
   Seconds cpu_step_time;            // CPU-Adam over the node's partitions
   Seconds optimizer_exposed;        // CPU step + its swaps and copy not hidden (DPU hides it)
   Seconds transfer_exposed;         // gradient and parameter streams not hidden by compute
-  std::string bound;                // PCIe | CPU-Adam (DRAM bandwidth) | NVMe
+  // The wall with the most exposed time: PCIe | CPU-Adam (DRAM bandwidth) | NVMe, or nothing
+  // when under 1 % of the GPU's work is exposed.
+  std::string bound;
   std::vector<std::string> notes;
 };
 

@@ -26,13 +26,15 @@ offload::HostSetup node_host(const Catalog& catalog, const Accelerator& gpu, con
                              offload::HostOptions o) {
   if (o.cpu) return offload::resolve_host(catalog, gpu, o);
   const Host* named = host_of_node(catalog, node);
-  const std::string id = named ? named->id : offload::resolve_host(catalog, gpu, o).host.id;
-  o.cpu = fmt::format("{}x{}", std::max(1, node.sockets), id);
+  const Host& chosen = named ? *named : catalog.host(offload::resolve_host(catalog, gpu, o).host.id);
+  // Servers carry the node's sockets; desktops and workstations have one.
+  const int sockets = chosen.kind == "server" ? std::max(1, node.sockets) : 1;
+  o.cpu = fmt::format("{}x{}", sockets, chosen.id);
   offload::HostSetup h = offload::resolve_host(catalog, gpu, o);
-  h.notes.push_back(fmt::format("host: {} x{} ({}; {}), choose another with --cpu", h.host.id,
+  h.notes.push_back(fmt::format("host: {} x{} (node {}: {}), choose another with --cpu", h.host.id,
                                 h.host.sockets, node.id,
                                 named ? "the CPU its datasheet names"
-                                      : "the default server CPU for " + gpu.id));
+                                      : "the offload model's default CPU for " + gpu.id));
   return h;
 }
 
@@ -102,8 +104,8 @@ std::optional<std::string> suggestion(const Catalog& catalog, const OffloadReque
       const TrainEstimate& e = a.answer.estimate;
       return fmt::format(
           "--offload {} would fit it on {} x{}: {:.1f} GiB per GPU, {:.1f} GiB of host memory "
-          "per node{}, step {:.2f} s ({:.1f} model TFLOP/s per GPU, MFU {:.1f} %), the offload "
-          "bound by {}",
+          "per node{}, step {:.2f} s ({:.1f} model TFLOP/s per GPU, MFU {:.1f} %), exposed "
+          "offload time mostly {}",
           spec, a.host->host.id, a.host->host.sockets, e.memory.total().value() / kGiB,
           a.offload->host_per_node.value() / kGiB,
           a.offload->nvme_per_node.value() > 0
