@@ -20,10 +20,10 @@ const Host* host_of_node(const Catalog& catalog, const Node& node) {
   return nullptr;
 }
 
-// The host of one node: --cpu as given, else the CPU the node's datasheet names (or the offload
-// model's default for the GPU) with the node's sockets.
-offload::HostSetup node_host(const Catalog& catalog, const Accelerator& gpu, const Node& node,
-                             offload::HostOptions o) {
+}  // namespace
+
+offload::HostSetup training_host(const Catalog& catalog, const Accelerator& gpu, const Node& node,
+                                 offload::HostOptions o) {
   if (o.cpu) return offload::resolve_host(catalog, gpu, o);
   const Host* named = host_of_node(catalog, node);
   const Host& chosen = named ? *named : catalog.host(offload::resolve_host(catalog, gpu, o).host.id);
@@ -37,6 +37,8 @@ offload::HostSetup node_host(const Catalog& catalog, const Accelerator& gpu, con
                                       : "the offload model's default CPU for " + gpu.id));
   return h;
 }
+
+namespace {
 
 OffloadAnswer with_offload(const Catalog& catalog, const OffloadRequest& r) {
   Request tr = r.train;
@@ -63,7 +65,7 @@ OffloadAnswer with_offload(const Catalog& catalog, const OffloadRequest& r) {
   for (const std::string& level : levels) {
     tr.recompute = level;
     Answer a = train::answer(catalog, tr);
-    const offload::HostSetup h = node_host(catalog, a.setup.gpu, a.setup.node, r.host);
+    const offload::HostSetup h = training_host(catalog, a.setup.gpu, a.setup.node, r.host);
     const int per_node = std::max(1, std::min(a.config.gpus, a.setup.node.devices));
     const int drives = r.nvme_drives.value_or(std::max(1, per_node / 2));
     OffloadedEstimate o = apply_offload(a.setup, a.estimate, r.spec, h, drives);

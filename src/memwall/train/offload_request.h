@@ -27,6 +27,12 @@ struct OffloadAnswer {
   std::optional<OffloadEstimate> offload;
 };
 
+// The host of one node: --cpu as given, else the CPU the node's datasheet names (its model number
+// in cpu_socket_link) or the offload model's default CPU for the GPU, with the node's sockets for
+// a server CPU.
+offload::HostSetup training_host(const Catalog& catalog, const Accelerator& gpu, const Node& node,
+                                 offload::HostOptions o);
+
 // InputError for bad input; InfeasibleError when the configuration does not fit even with the
 // offload. Without an offload, a configuration that does not fit the GPU fails with train's
 // message followed by the first of optimizer:cpu, optimizer:cpu,params:cpu and
