@@ -18,9 +18,8 @@ double socket_scale(const HostSetup& h, double second_socket_fraction) {
 
 BytesPerSecond cpu_stream_bandwidth(const HostSetup& h, const HostEfficiency& e,
                                     double second_socket_fraction) {
-  const double fraction = h.dram_measured
-                              ? e.cpu_memory_bandwidth_fraction / kStreamFractionOfPeak
-                              : e.cpu_memory_bandwidth_fraction;
+  const double fraction = h.dram_measured ? e.cpu_memory_bandwidth_fraction / kStreamFractionOfPeak
+                                          : e.cpu_memory_bandwidth_fraction;
   return BytesPerSecond(h.dram_peak.value() * socket_scale(h, second_socket_fraction) * fraction);
 }
 

@@ -1,8 +1,8 @@
 #include "memwall/plan/train_offload_plans.h"
 
-#include <algorithm>
-
 #include <fmt/format.h>
+
+#include <algorithm>
 
 #include "memwall/core/error.h"
 #include "memwall/core/text.h"
@@ -11,8 +11,9 @@
 
 namespace memwall::plan {
 
-std::vector<TrainOffloadPlan> search_training_offload(const Catalog& catalog, const ModelSpec& model,
-                                                      const TrainGoal& goal, const TrainSpace& space,
+std::vector<TrainOffloadPlan> search_training_offload(const Catalog& catalog,
+                                                      const ModelSpec& model, const TrainGoal& goal,
+                                                      const TrainSpace& space,
                                                       const cost::CostOverrides& cost_options,
                                                       const cost::PriceBook& prices, int top) {
   std::vector<TrainOffloadPlan> plans;
@@ -33,8 +34,9 @@ std::vector<TrainOffloadPlan> search_training_offload(const Catalog& catalog, co
           counts.push_back(g);
       std::optional<TrainOffloadPlan> best;
       for (int gpus : counts) {
-        const std::optional<Fabric> fabric =
-            gpus > node->devices && space.fabric ? std::optional<Fabric>(*space.fabric) : std::nullopt;
+        const std::optional<Fabric> fabric = gpus > node->devices && space.fabric
+                                                 ? std::optional<Fabric>(*space.fabric)
+                                                 : std::nullopt;
         if (gpus > node->devices && !fabric) continue;
         train::TrainSetup setup;
         offload::HostSetup host;
@@ -58,15 +60,17 @@ std::vector<TrainOffloadPlan> search_training_offload(const Catalog& catalog, co
             c.zero3_collectives_per_layer = 6;  // DeepSpeed fetches each sub-module
             const int64_t per_step = mb * gpus;
             c.global_batch =
-                std::max<int64_t>(1, int64_t(goal.batch_tokens / double(goal.seq)) / per_step) * per_step;
+                std::max<int64_t>(1, int64_t(goal.batch_tokens / double(goal.seq)) / per_step) *
+                per_step;
             try {
               train::EstimateOptions unchecked;
               unchecked.require_fit = false;
-              const train::OffloadedEstimate o = train::apply_offload(
-                  setup, train::estimate_training(setup, c, unchecked), spec, host,
-                  std::max(1, std::min(gpus, node->devices) / 2));
+              const train::OffloadedEstimate o =
+                  train::apply_offload(setup, train::estimate_training(setup, c, unchecked), spec,
+                                       host, std::max(1, std::min(gpus, node->devices) / 2));
               if (!o.estimate.memory.fits()) continue;
-              const train::TrainRun run = train::train_run(setup, o.estimate, goal.tokens, std::nullopt);
+              const train::TrainRun run =
+                  train::train_run(setup, o.estimate, goal.tokens, std::nullopt);
               TrainOffloadPlan p;
               p.accelerator = a;
               p.node = node;
@@ -91,7 +95,8 @@ std::vector<TrainOffloadPlan> search_training_offload(const Catalog& catalog, co
               auto better = [](const TrainOffloadPlan& x, const TrainOffloadPlan& y) {
                 if (x.meets_deadline != y.meets_deadline) return x.meets_deadline;
                 if (!x.meets_deadline) return x.days < y.days;
-                return (x.cost_usd ? *x.cost_usd : x.gpu_hours) < (y.cost_usd ? *y.cost_usd : y.gpu_hours);
+                return (x.cost_usd ? *x.cost_usd : x.gpu_hours) <
+                       (y.cost_usd ? *y.cost_usd : y.gpu_hours);
               };
               if (!best || better(p, *best)) best = std::move(p);
             } catch (const InputError&) {

@@ -22,7 +22,7 @@ struct TrainOffloadPlan {
   const Node* node = nullptr;
   train::TrainConfig config;
   train::OffloadSpec spec;
-  std::string host;          // "2 x intel-xeon-platinum-8168, 1536 GiB"
+  std::string host;  // "2 x intel-xeon-platinum-8168, 1536 GiB"
   double tokens_per_s = 0;
   double mfu = 0;
   double days = 0;
@@ -30,7 +30,7 @@ struct TrainOffloadPlan {
   bool meets_deadline = false;
   std::optional<double> cost_usd;  // GPU-hours x $/GPU-hour (the host not priced)
   Bytes memory_per_gpu, host_per_node, nvme_per_node;
-  std::string bound;         // the offload's wall
+  std::string bound;  // the offload's wall
 };
 
 // GPU counts 1, 2, 4 and whole nodes up to 4 (within goal.max_gpus); TP 1 and PP 1 (DeepSpeed's
@@ -38,8 +38,9 @@ struct TrainOffloadPlan {
 // optimizer:cpu,params:cpu and optimizer:nvme,params:nvme (ZeRO-3); micro-batch 1, 2, 4, 8;
 // full recomputation; bf16 (fp16 where the GPU has no bf16). The fastest fitting configuration
 // per accelerator, those meeting the deadline first, then by days; at most `top`.
-std::vector<TrainOffloadPlan> search_training_offload(const Catalog& catalog, const ModelSpec& model,
-                                                      const TrainGoal& goal, const TrainSpace& space,
+std::vector<TrainOffloadPlan> search_training_offload(const Catalog& catalog,
+                                                      const ModelSpec& model, const TrainGoal& goal,
+                                                      const TrainSpace& space,
                                                       const cost::CostOverrides& cost_options,
                                                       const cost::PriceBook& prices, int top);
 

@@ -19,7 +19,8 @@ TEST(TrainOffloadPlans, OneConsumerGpuTrainsAnEightBModelWithTheOptimizerInDram)
   const ModelSpec model = c.model("llama-3.1-8b");
   // The all-GPU search has no run: 8B with Adam does not fit one 24 GiB card.
   EXPECT_TRUE(search_training(model, goal, space, {}, cost::PriceBook::builtin()).plans.empty());
-  const auto plans = search_training_offload(c, model, goal, space, {}, cost::PriceBook::builtin(), 5);
+  const auto plans =
+      search_training_offload(c, model, goal, space, {}, cost::PriceBook::builtin(), 5);
   ASSERT_FALSE(plans.empty());
   for (const auto& p : plans) {
     EXPECT_EQ(p.config.gpus, 1);

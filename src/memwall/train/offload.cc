@@ -1,9 +1,9 @@
 #include "memwall/train/offload.h"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <utility>
-
-#include <fmt/format.h>
 
 #include "memwall/core/error.h"
 #include "memwall/offload/bandwidth.h"
@@ -27,9 +27,12 @@ double exposed(double comm, double window, double efficiency) {
 
 std::string_view to_string(OffloadDevice d) {
   switch (d) {
-    case OffloadDevice::none: return "none";
-    case OffloadDevice::cpu: return "cpu";
-    case OffloadDevice::nvme: return "nvme";
+    case OffloadDevice::none:
+      return "none";
+    case OffloadDevice::cpu:
+      return "cpu";
+    case OffloadDevice::nvme:
+      return "nvme";
   }
   return "none";
 }
@@ -67,15 +70,15 @@ std::string to_string(const OffloadSpec& s) {
 }
 
 OffloadedEstimate apply_offload(const TrainSetup& setup, const TrainEstimate& base,
-                                const OffloadSpec& s, const offload::HostSetup& h,
-                                int nvme_drives, const offload::HostEfficiency& he,
-                                const OffloadParameters& op) {
+                                const OffloadSpec& s, const offload::HostSetup& h, int nvme_drives,
+                                const offload::HostEfficiency& he, const OffloadParameters& op) {
   const TrainConfig& c = base.config;
   if (!s.any()) return {base, {}};
   if (c.pp > 1)
-    throw InputError("--offload", to_string(s),
-                     "offload with PP = 1: DeepSpeed's ZeRO-Offload and ZeRO-Infinity run on ZeRO-2/3 "
-                     "data parallelism (with tensor slicing), not pipeline stages");
+    throw InputError(
+        "--offload", to_string(s),
+        "offload with PP = 1: DeepSpeed's ZeRO-Offload and ZeRO-Infinity run on ZeRO-2/3 "
+        "data parallelism (with tensor slicing), not pipeline stages");
   if (c.zero < 1)
     throw InputError("--zero", std::to_string(c.zero),
                      "ZeRO 1, 2 or 3 with --offload (the offloaded optimizer is ZeRO's partition)");
@@ -122,6 +125,7 @@ OffloadedEstimate apply_offload(const TrainSetup& setup, const TrainEstimate& ba
     mem.weights = Bytes(0);  // the gathered layers in flight are comm_buffers (ZeRO-3)
   }
   o.gpu_saved_per_gpu = before - mem.total();
+  o.gpu_per_gpu = mem.total();
   for (Bytes& b : mem.per_stage) b = mem.total();
   o.host_per_gpu = Bytes(host);
   o.host_per_node = Bytes(host * g);
@@ -132,9 +136,8 @@ OffloadedEstimate apply_offload(const TrainSetup& setup, const TrainEstimate& ba
         "host memory: the offloaded states need {:.1f} GiB per node ({} GPUs x {:.1f} GiB) but "
         "{:.1f} GiB are usable ({:.0f}% of {:.0f} GiB on {}); give --host-memory, offload to "
         "NVMe (optimizer:nvme,params:nvme) or use more GPUs",
-        o.host_per_node.value() / kGiB, o.gpus_per_node, host / kGiB,
-        o.host_usable.value() / kGiB, he.host_memory_usable_fraction * 100,
-        h.memory.value() / kGiB, h.host.id));
+        o.host_per_node.value() / kGiB, o.gpus_per_node, host / kGiB, o.host_usable.value() / kGiB,
+        he.host_memory_usable_fraction * 100, h.memory.value() / kGiB, h.host.id));
 
   // --- Rates. The GPUs behind one PCIe switch share its uplink to the CPU when they all copy at
   // once; NVMe drives and DRAM are the node's, shared by its GPUs.
@@ -158,7 +161,8 @@ OffloadedEstimate apply_offload(const TrainSetup& setup, const TrainEstimate& ba
   // and backward, every micro-batch instead).
   const bool off_opt = s.optimizer != OffloadDevice::none;
   const double grads_down = off_opt ? m * p_opt * sb.gradients : 0.0;
-  const double params_up_step = off_opt && s.params == OffloadDevice::none ? p_opt * sb.weights : 0.0;
+  const double params_up_step =
+      off_opt && s.params == OffloadDevice::none ? p_opt * sb.weights : 0.0;
   const double fetch = s.params != OffloadDevice::none ? p_weights * sb.weights : 0.0;  // one pass
   o.pcie_to_host = Bytes(grads_down);
   o.pcie_to_gpu = Bytes(params_up_step + 2 * m * fetch);
@@ -189,7 +193,8 @@ OffloadedEstimate apply_offload(const TrainSetup& setup, const TrainEstimate& ba
   // (with its recomputation) the rest.
   const double eff = setup.params.overlap_efficiency;
   const double fwd = base.breakdown.compute.value() / (3 * m);
-  const double bwd = (2 * base.breakdown.compute.value() / 3 + base.breakdown.recompute.value()) / m;
+  const double bwd =
+      (2 * base.breakdown.compute.value() / 3 + base.breakdown.recompute.value()) / m;
   // Exposed seconds by wall: PCIe, CPU-Adam, NVMe.
   double wall_pcie = 0, wall_cpu = 0, wall_nvme = 0;
   // Gradients stream down while the backward pass runs (overlap_comm; Ren et al. §4.1).
@@ -251,6 +256,7 @@ Json offload_json(const OffloadEstimate& o, const offload::HostSetup& h) {
               {"delayed_parameter_update", o.spec.delayed_update},
               {"gpus_per_node", o.gpus_per_node},
               {"nvme_drives_per_node", o.nvme_drives},
+              {"gpu_bytes_per_gpu", o.gpu_per_gpu.value()},
               {"gpu_bytes_saved_per_gpu", o.gpu_saved_per_gpu.value()},
               {"host_bytes_per_gpu", o.host_per_gpu.value()},
               {"host_bytes_per_node", o.host_per_node.value()},

@@ -37,8 +37,8 @@ struct OffloadSpec {
   bool any() const { return optimizer != OffloadDevice::none || params != OffloadDevice::none; }
 };
 
-// "none", or a comma list of optimizer:cpu|nvme and params:cpu|nvme (e.g. "optimizer:nvme,params:nvme");
-// InputError naming `field` otherwise.
+// "none", or a comma list of optimizer:cpu|nvme and params:cpu|nvme (e.g.
+// "optimizer:nvme,params:nvme"); InputError naming `field` otherwise.
 OffloadSpec parse_offload(const std::string& s, const std::string& field = "--offload");
 std::string to_string(const OffloadSpec& s);
 
@@ -59,19 +59,20 @@ struct OffloadParameters {
 struct OffloadEstimate {
   OffloadSpec spec;
   int gpus_per_node = 1;
-  int nvme_drives = 0;            // per node
-  Bytes gpu_saved_per_gpu;        // weights / gradients / optimizer state moved off each GPU
+  int nvme_drives = 0;      // per node
+  Bytes gpu_saved_per_gpu;  // weights / gradients / optimizer state moved off each GPU
+  Bytes gpu_per_gpu;  // what stays on each GPU (the memory plan total)
   Bytes host_per_gpu, host_per_node, host_usable;
   Bytes nvme_per_node;
   // Per iteration, per GPU.
   Bytes pcie_to_host, pcie_to_gpu;  // gradients down, parameters up
   Bytes nvme_read, nvme_write;
-  BytesPerSecond link_per_gpu;      // the GPU's share of its PCIe switch uplink, nominal
-  Seconds pcie_time;                // both directions, before overlap
-  Seconds nvme_time;                // the node's drives, before overlap
-  Seconds cpu_step_time;            // CPU-Adam over the node's partitions
-  Seconds optimizer_exposed;        // CPU step + its swaps and copy not hidden (DPU hides it)
-  Seconds transfer_exposed;         // gradient and parameter streams not hidden by compute
+  BytesPerSecond link_per_gpu;  // the GPU's share of its PCIe switch uplink, nominal
+  Seconds pcie_time;            // both directions, before overlap
+  Seconds nvme_time;            // the node's drives, before overlap
+  Seconds cpu_step_time;        // CPU-Adam over the node's partitions
+  Seconds optimizer_exposed;    // CPU step + its swaps and copy not hidden (DPU hides it)
+  Seconds transfer_exposed;     // gradient and parameter streams not hidden by compute
   // The wall with the most exposed time: PCIe | CPU-Adam (DRAM bandwidth) | NVMe, or nothing
   // when under 1 % of the GPU's work is exposed.
   std::string bound;
@@ -88,11 +89,11 @@ struct OffloadedEstimate {
 // exposed CPU step, NVMe swaps and PCIe streams (breakdown.optimizer holds them, so the breakdown
 // still sums to the step). InputError when the configuration cannot offload (ZeRO stage, pipeline
 // parallelism); InfeasibleError when host memory cannot hold the states.
-OffloadedEstimate apply_offload(const TrainSetup& setup, const TrainEstimate& base,
-                                const OffloadSpec& s, const offload::HostSetup& h,
-                                int nvme_drives,
-                                const offload::HostEfficiency& he = offload::default_host_efficiency(),
-                                const OffloadParameters& op = {});
+OffloadedEstimate apply_offload(
+    const TrainSetup& setup, const TrainEstimate& base, const OffloadSpec& s,
+    const offload::HostSetup& h, int nvme_drives,
+    const offload::HostEfficiency& he = offload::default_host_efficiency(),
+    const OffloadParameters& op = {});
 
 // The "offload" object of `memwall train --json`.
 Json offload_json(const OffloadEstimate& o, const offload::HostSetup& h);

@@ -1,9 +1,9 @@
 #include "memwall/train/offload_request.h"
 
+#include <fmt/format.h>
+
 #include <string>
 #include <utility>
-
-#include <fmt/format.h>
 
 #include "memwall/core/error.h"
 
@@ -26,15 +26,15 @@ offload::HostSetup training_host(const Catalog& catalog, const Accelerator& gpu,
                                  offload::HostOptions o) {
   if (o.cpu) return offload::resolve_host(catalog, gpu, o);
   const Host* named = host_of_node(catalog, node);
-  const Host& chosen = named ? *named : catalog.host(offload::resolve_host(catalog, gpu, o).host.id);
+  const Host& chosen =
+      named ? *named : catalog.host(offload::resolve_host(catalog, gpu, o).host.id);
   // Servers carry the node's sockets; desktops and workstations have one.
   const int sockets = chosen.kind == "server" ? std::max(1, node.sockets) : 1;
   o.cpu = fmt::format("{}x{}", sockets, chosen.id);
   offload::HostSetup h = offload::resolve_host(catalog, gpu, o);
-  h.notes.push_back(fmt::format("host: {} x{} (node {}: {}), choose another with --cpu", h.host.id,
-                                h.host.sockets, node.id,
-                                named ? "the CPU its datasheet names"
-                                      : "the offload model's default CPU for " + gpu.id));
+  h.notes.push_back(fmt::format(
+      "host: {} x{} (node {}: {}), choose another with --cpu", h.host.id, h.host.sockets, node.id,
+      named ? "the CPU its datasheet names" : "the offload model's default CPU for " + gpu.id));
   return h;
 }
 
@@ -48,8 +48,7 @@ OffloadAnswer with_offload(const Catalog& catalog, const OffloadRequest& r) {
   if (!tr.zero) {
     tr.zero = needed_zero;
     notes.push_back(fmt::format(
-        "ZeRO-{} for --offload {} ({}; --zero sets another stage)", needed_zero,
-        to_string(r.spec),
+        "ZeRO-{} for --offload {} ({}; --zero sets another stage)", needed_zero, to_string(r.spec),
         needed_zero == 3 ? "DeepSpeed offloads parameters under stage 3 (ZeRO-Infinity)"
                          : "ZeRO-Offload extends ZeRO-2"));
   }
@@ -90,14 +89,15 @@ OffloadAnswer with_offload(const Catalog& catalog, const OffloadRequest& r) {
       "optimizer {:.1f}, activations {:.1f}, buffers {:.1f}, reserve {:.1f}) but {} has {:.1f} GiB",
       to_string(r.spec), m.total().value() / kGiB, m.weights.value() / kGiB,
       m.gradients.value() / kGiB, m.optimizer_state.value() / kGiB, m.activations.value() / kGiB,
-      m.comm_buffers.value() / kGiB, m.runtime_reserve.value() / kGiB,
-      last->answer.setup.gpu.id, m.capacity.value() / kGiB));
+      m.comm_buffers.value() / kGiB, m.runtime_reserve.value() / kGiB, last->answer.setup.gpu.id,
+      m.capacity.value() / kGiB));
 }
 
 // The first offload that makes `r` fit, as a sentence; nullopt when none does.
 std::optional<std::string> suggestion(const Catalog& catalog, const OffloadRequest& r) {
   if (r.train.config.pp > 1) return std::nullopt;
-  for (const char* spec : {"optimizer:cpu", "optimizer:cpu,params:cpu", "optimizer:nvme,params:nvme"}) {
+  for (const char* spec :
+       {"optimizer:cpu", "optimizer:cpu,params:cpu", "optimizer:nvme,params:nvme"}) {
     OffloadRequest tried = r;
     tried.spec = parse_offload(spec);
     tried.train.zero.reset();  // the stage the offload needs

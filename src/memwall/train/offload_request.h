@@ -16,13 +16,13 @@ namespace memwall::train {
 
 struct OffloadRequest {
   Request train;
-  OffloadSpec spec;            // none: train's answer
-  offload::HostOptions host;   // --cpu, --host-memory, --host-profile
+  OffloadSpec spec;                // none: train's answer
+  offload::HostOptions host;       // --cpu, --host-memory, --host-profile
   std::optional<int> nvme_drives;  // per node; default: one drive per two GPUs (at least one)
 };
 
 struct OffloadAnswer {
-  Answer answer;                          // estimate with the offload applied
+  Answer answer;                           // estimate with the offload applied
   std::optional<offload::HostSetup> host;  // with an offload
   std::optional<OffloadEstimate> offload;
 };

@@ -12,7 +12,9 @@
 namespace memwall::train {
 namespace {
 
-const Catalog& cat() { return Catalog::builtin(); }
+const Catalog& cat() {
+  return Catalog::builtin();
+}
 
 // Llama-3.1-8B on one V100 of a DGX-2, fp16, ZeRO-2, one micro-batch per step.
 TrainSetup v100_setup() {
@@ -51,8 +53,8 @@ TEST(TrainOffloadSpec, ParsesDeepSpeedDevicesAndRejectsTheRest) {
   EXPECT_EQ(to_string(s), "optimizer:nvme,params:nvme");
   EXPECT_FALSE(parse_offload("none").any());
   EXPECT_EQ(to_string(parse_offload("params:cpu")), "params:cpu");
-  for (const char* bad : {"optimizer", "optimizer:gpu", "weights:cpu", "optimizer:cpu,optimizer:nvme",
-                          "optimizer:cpu,"})
+  for (const char* bad : {"optimizer", "optimizer:gpu", "weights:cpu",
+                          "optimizer:cpu,optimizer:nvme", "optimizer:cpu,"})
     EXPECT_THROW(parse_offload(bad), InputError) << bad;
 }
 
@@ -79,7 +81,8 @@ TEST(TrainOffload, PcieCarriesTwoBytesPerParameterEachWayPerStep) {
   EXPECT_NEAR(o.offload.pcie_to_host.value(), 2.0 * params, 1.0);
   EXPECT_NEAR(o.offload.pcie_to_gpu.value(), 2.0 * params, 1.0);
   // Timed at the link's achievable rate (offload::link_time, the inference model's).
-  const Seconds expected = offload::link_time(Bytes(4.0 * params), xeon(), offload::default_host_efficiency());
+  const Seconds expected =
+      offload::link_time(Bytes(4.0 * params), xeon(), offload::default_host_efficiency());
   EXPECT_NEAR(o.offload.pcie_time.value(), expected.value(), 1e-9);
   // Gradients go down every micro-batch (DeepSpeed accumulates them on the CPU).
   const OffloadedEstimate four =
@@ -95,15 +98,18 @@ TEST(TrainOffload, CpuAdamTimeScalesWithParameterBytesOverDramBandwidth) {
   const double params = base.memory.optimizer_state.value() / 12.0;
   // One rank: its buffers sit on one socket's DRAM (6 x DDR4-2666 = 128 GB/s) at the streaming
   // fraction the inference model uses.
-  const double one_socket = 6 * 2666e6 * 8 * offload::default_host_efficiency().cpu_memory_bandwidth_fraction;
-  EXPECT_NEAR(o.offload.cpu_step_time.value(), params * OffloadParameters{}.cpu_adam_bytes_per_param / one_socket, 1e-6);
+  const double one_socket =
+      6 * 2666e6 * 8 * offload::default_host_efficiency().cpu_memory_bandwidth_fraction;
+  EXPECT_NEAR(o.offload.cpu_step_time.value(),
+              params * OffloadParameters{}.cpu_adam_bytes_per_param / one_socket, 1e-6);
   offload::HostSetup fast = h;
   fast.dram_peak = h.dram_peak * 2.0;
   const OffloadedEstimate f = apply_offload(s, base, parse_offload("optimizer:cpu"), fast, 0);
   EXPECT_NEAR(f.offload.cpu_step_time.value() * 2, o.offload.cpu_step_time.value(), 1e-9);
   // Without DPU the CPU step is on the critical path; the step is longer than the GPU's work.
-  EXPECT_GT(o.estimate.step_time.value(), (base.breakdown.compute + base.breakdown.recompute).value() +
-                                              o.offload.cpu_step_time.value());
+  EXPECT_GT(o.estimate.step_time.value(),
+            (base.breakdown.compute + base.breakdown.recompute).value() +
+                o.offload.cpu_step_time.value());
 }
 
 TEST(TrainOffload, DelayedUpdateHidesTheCpuStepBehindTheNextStep) {
@@ -115,7 +121,8 @@ TEST(TrainOffload, DelayedUpdateHidesTheCpuStepBehindTheNextStep) {
   const OffloadedEstimate delayed = apply_offload(s, base, dpu, xeon(), 0);
   EXPECT_LT(delayed.estimate.step_time.value(), plain.estimate.step_time.value());
   EXPECT_EQ(delayed.offload.optimizer_exposed.value(), 0.0);  // 8 micro-batches outlast it
-  EXPECT_NEAR(delayed.estimate.step_time.value(), delayed.estimate.breakdown.total().value(), 1e-12);
+  EXPECT_NEAR(delayed.estimate.step_time.value(), delayed.estimate.breakdown.total().value(),
+              1e-12);
 }
 
 TEST(TrainOffload, InfinityPutsParametersAndOptimizerOnNvme) {

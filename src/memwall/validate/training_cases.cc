@@ -1,9 +1,9 @@
 // Predictions for the "training" cases of the validation set, on the catalog's hardware. Cases
 // whose config names an "offload" (DeepSpeed ZeRO-Offload / ZeRO-Infinity runs) are estimated
 // with the states moved off the GPU (train/offload.h) on the host their hardware names.
-#include <optional>
-
 #include <fmt/format.h>
+
+#include <optional>
 
 #include "memwall/offload/host_setup.h"
 #include "memwall/train/estimate.h"
@@ -34,11 +34,11 @@ double offloaded_metric(const Json& c, const TrainingCase& tc, const train::Trai
   const train::OffloadedEstimate o =
       train::apply_offload(setup, train::estimate_training(setup, tc.config, opt), spec, h,
                            int(int_field(hw, "nvme_drives").value_or(0)));
-  note = fmt::format("Offload {} on {} x{}: {:.1f} GiB per GPU, CPU step {:.2f} s, PCIe {:.2f} s "
-                     "per iteration (bound {}). ",
-                     train::to_string(spec), h.host.id, h.host.sockets,
-                     o.estimate.memory.total().value() / kGiB, o.offload.cpu_step_time.value(),
-                     o.offload.pcie_time.value(), o.offload.bound);
+  note = fmt::format(
+      "Offload {} on {} x{}: {:.1f} GiB per GPU, CPU step {:.2f} s, PCIe {:.2f} s "
+      "per iteration (bound {}). ",
+      train::to_string(spec), h.host.id, h.host.sockets, o.estimate.memory.total().value() / kGiB,
+      o.offload.cpu_step_time.value(), o.offload.pcie_time.value(), o.offload.bound);
   return training_metric(tc, setup, o.estimate);
 }
 
@@ -51,8 +51,8 @@ CaseResult predict_training_case(const Json& c, const Catalog& catalog) {
     if (!tc.zoo_model.empty()) tc.model = catalog.model(tc.zoo_model);
     std::optional<Fabric> fabric;
     if (tc.config.gpus > catalog.node(tc.node).devices) fabric = catalog.fabric(tc.fabric);
-    const train::TrainSetup setup = train::make_setup(
-        tc.model, catalog.accelerator(tc.gpu), catalog.node(tc.node), fabric);
+    const train::TrainSetup setup =
+        train::make_setup(tc.model, catalog.accelerator(tc.gpu), catalog.node(tc.node), fabric);
     std::string note;
     const bool offloaded = c.contains("config") && !str_field(c.at("config"), "offload").empty();
     r.predicted = offloaded ? offloaded_metric(c, tc, setup, catalog, note)
