@@ -1,10 +1,10 @@
 // Runs the built memwall binary: the CLI contract of `memwall train` (exit codes, --json keys).
-#include <gtest/gtest.h>
-
 #include <array>
 #include <cstdio>
-#include <nlohmann/json.hpp>
 #include <string>
+
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
 
 #include "cli_test_util.h"
 
@@ -43,7 +43,7 @@ TEST(TrainCli, ImpossibleConfigurationsExit3AndBadInputExit2) {
   EXPECT_EQ(run("train --model gpt3-175b --gpu a100 --gpus 8 --tp 8 --micro-batch 1 "
                 "--global-batch 8 --seq 2048")
                 .status,
-            3);                                          // 175B on one node does not fit
+            3);  // 175B on one node does not fit
   EXPECT_EQ(run(kGpt3 + " --precision fp8").status, 3);  // A100 has no fp8 path
   EXPECT_EQ(run(kGpt3 + " --tp 0").status, 2);
   EXPECT_EQ(run(kGpt3 + " --recompute some").status, 2);
@@ -71,10 +71,9 @@ TEST(TrainCli, OffloadNamedOnExit3AndAnsweredWithIt) {
   const Result yes = run(k8bOn4090 + " --offload optimizer:cpu --json");
   ASSERT_EQ(yes.status, 0);
   const auto j = nlohmann::json::parse(yes.out);
-  for (const char* k :
-       {"strategy", "gpu_bytes_per_gpu", "gpu_bytes_saved_per_gpu", "host_bytes_per_node",
-        "nvme_bytes_per_node", "transfer_time_per_iteration_s", "cpu_step_time_per_iteration_s",
-        "bound", "host"})
+  for (const char* k : {"strategy", "gpu_bytes_per_gpu", "gpu_bytes_saved_per_gpu",
+                        "host_bytes_per_node", "nvme_bytes_per_node", "transfer_time_per_iteration_s",
+                        "cpu_step_time_per_iteration_s", "bound", "host"})
     EXPECT_TRUE(j["offload"].contains(k)) << k;
   EXPECT_LE(j["memory_per_gpu_bytes"].get<double>(), 24.0 * (1 << 30));
   double sum = 0;
