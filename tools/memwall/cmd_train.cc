@@ -166,7 +166,8 @@ int run_train(const GlobalOptions& g, TrainOptions o) {
         "  offload {}: host {:.1f} GiB per node of {:.1f} usable, NVMe {:.1f} GiB per node, "
         "{:.1f} GiB per GPU moved off\n"
         "  per iteration: PCIe {:.2f} s ({:.2f} GB down, {:.2f} GB up per GPU), CPU-Adam {:.2f} s, "
-        "NVMe {:.2f} s; exposed: optimizer {:.2f} s, transfers {:.2f} s; the offload waits most on {}\n",
+        "NVMe {:.2f} s; exposed: optimizer {:.2f} s, transfers {:.2f} s; the offload waits most "
+        "on {}\n",
         train::to_string(f.spec), f.host_per_node.value() / kGiB, f.host_usable.value() / kGiB,
         f.nvme_per_node.value() / kGiB, f.gpu_saved_per_gpu.value() / kGiB, f.pcie_time.value(),
         f.pcie_to_host.value() / 1e9, f.pcie_to_gpu.value() / 1e9, f.cpu_step_time.value(),
@@ -279,8 +280,8 @@ void register_train(CLI::App& app, GlobalOptions& g, Runner& run) {
   sub->add_option("--host-memory", o->host_memory_gb,
                   "Host DRAM per node in GiB for --offload (default: the host entry's)");
   sub->add_option("--host-profile", o->host_profile,
-                  "memwall probe profile: its measured STREAM triad and host-to-device copy replace "
-                  "the datasheet DRAM and link bandwidth")
+                  "memwall probe profile: its measured STREAM triad and host-to-device copy "
+                  "replace the datasheet DRAM and link bandwidth")
       ->check(CLI::ExistingFile);
   sub->add_option("--nvme-drives", o->nvme_drives,
                   "NVMe drives per node for an nvme offload (default one per two GPUs)");

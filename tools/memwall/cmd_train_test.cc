@@ -72,8 +72,9 @@ TEST(TrainCli, OffloadNamedOnExit3AndAnsweredWithIt) {
   ASSERT_EQ(yes.status, 0);
   const auto j = nlohmann::json::parse(yes.out);
   for (const char* k : {"strategy", "gpu_bytes_per_gpu", "gpu_bytes_saved_per_gpu",
-                        "host_bytes_per_node", "nvme_bytes_per_node", "transfer_time_per_iteration_s",
-                        "cpu_step_time_per_iteration_s", "bound", "host"})
+                        "host_bytes_per_node", "nvme_bytes_per_node",
+                        "transfer_time_per_iteration_s", "cpu_step_time_per_iteration_s", "bound",
+                        "host"})
     EXPECT_TRUE(j["offload"].contains(k)) << k;
   EXPECT_LE(j["memory_per_gpu_bytes"].get<double>(), 24.0 * (1 << 30));
   double sum = 0;
