@@ -276,7 +276,8 @@ void register_train(CLI::App& app, GlobalOptions& g, Runner& run) {
                   "(offload_optimizer.device, offload_param.device; docs/offload.md)");
   sub->add_option("--cpu", o->cpu,
                   "Host CPU for --offload: catalog id or alias, NxID for N sockets (default: the "
-                  "GPU's default host with the node's sockets)");
+                  "CPU the node's datasheet names, else the offload default for the GPU; a server "
+                  "CPU with the node's sockets)");
   sub->add_option("--host-memory", o->host_memory_gb,
                   "Host DRAM per node in GiB for --offload (default: the host entry's)");
   sub->add_option("--host-profile", o->host_profile,
