@@ -35,6 +35,7 @@
 #include "memwall/plan/workload.h"
 #include "memwall/serve/request.h"
 #include "memwall/serve/serving.h"
+#include "memwall/train/offload_request.h"
 #include "memwall/train/request.h"
 
 namespace py = pybind11;
@@ -177,7 +178,11 @@ py::object train_py(const std::string& model, const std::string& gpu, int gpus,
                     const std::optional<int>& flash_attention_version, bool fused_elementwise,
                     bool dropout,
                     bool fp32_grad_accumulation, bool overlap_tp_comm, bool overlap_grad_reduce,
-                    bool overlap_param_gather, const std::optional<Files>& catalog) {
+                    bool overlap_param_gather, const std::string& offload_spec,
+                    const std::optional<std::string>& cpu,
+                    const std::optional<double>& host_memory_gb,
+                    const std::optional<int>& nvme_drives, bool delayed_update,
+                    const std::optional<Files>& catalog) {
   train::Request r;
   r.model = model;
   r.gpu = gpu;
@@ -216,7 +221,12 @@ py::object train_py(const std::string& model, const std::string& gpu, int gpus,
   {
     py::gil_scoped_release unlocked;
     const CatalogRef cat(catalog);
-    j = train::to_json(train::answer(cat.get(), r));
+    // With an offload (DeepSpeed ZeRO-Offload / ZeRO-Infinity): `memwall train --offload`.
+    train::OffloadRequest o{r, train::parse_offload(offload_spec, "offload"), {}, nvme_drives};
+    o.spec.delayed_update = delayed_update;
+    o.host.cpu = cpu;
+    o.host.host_memory_gb = host_memory_gb;
+    j = train::to_json(train::answer(cat.get(), o));
   }
   return to_python(j);
 }
@@ -528,7 +538,8 @@ PYBIND11_MODULE(memwall, m) {
   m.def("train", &train_py,
         "Training estimate of one configuration: the object `memwall train --json` prints "
         "(step_time_s, tokens_per_s_per_gpu, model_tflops_per_gpu, mfu, hfu, "
-        "memory_per_gpu_bytes, breakdown, memory_breakdown, and 'train' when tokens is given).",
+        "memory_per_gpu_bytes, breakdown, memory_breakdown, and 'train' when tokens is given; "
+        "'offload' with offload='optimizer:cpu' etc., as `memwall train --offload`).",
         arg("model"), arg("gpu"), py::kw_only(), arg("gpus"), arg("micro_batch"),
         arg("global_batch"), arg("seq"), arg("tp") = 1, arg("pp") = 1, arg("cp") = 1,
         arg("ep") = 1, arg("dp") = none, arg("vpp") = 1, arg("precision") = "bf16",
@@ -539,7 +550,8 @@ PYBIND11_MODULE(memwall, m) {
         arg("fused_elementwise") = true, arg("dropout") = false,
         arg("fp32_grad_accumulation") = false, arg("overlap_tp_comm") = false,
         arg("overlap_grad_reduce") = true, arg("overlap_param_gather") = true,
-        arg("catalog") = none);
+        arg("offload") = "none", arg("cpu") = none, arg("host_memory_gb") = none,
+        arg("nvme_drives") = none, arg("delayed_update") = false, arg("catalog") = none);
   m.def("net", &net_py,
         "Collective communication on a cluster: the object `memwall net --json` prints (rows "
         "of bytes, time_s, algbw_gbps, busbw_gbps, algorithm, protocol, bottleneck; 'explain' "

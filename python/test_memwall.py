@@ -201,6 +201,19 @@ class TrainTest(unittest.TestCase):
             memwall.train(model="gpt3-175b", gpu="a100", gpus=1024, tp=8, pp=8, micro_batch=1,
                           global_batch=1536, seq=2048, tokens=math.nan)
 
+    def test_offload_matches_the_cli(self):
+        args = ["--model", "llama-3.1-8b", "--gpu", "4090", "--gpus", "1", "--micro-batch", "1",
+                "--global-batch", "16", "--seq", "2048", "--offload", "optimizer:cpu"]
+        py = memwall.train(model="llama-3.1-8b", gpu="4090", gpus=1, micro_batch=1,
+                           global_batch=16, seq=2048, offload="optimizer:cpu")
+        cli = cli_json("train", *args)
+        self.assertEqual(py["offload"]["strategy"], "optimizer:cpu")
+        self.assertAlmostEqual(py["step_time_s"], cli["step_time_s"], places=9)
+        self.assertEqual(py["offload"]["host_bytes_per_node"], cli["offload"]["host_bytes_per_node"])
+        with self.assertRaises(ValueError):
+            memwall.train(model="llama-3.1-8b", gpu="4090", gpus=1, micro_batch=1,
+                          global_batch=16, seq=2048, offload="optimizer:gpu")
+
 
 class NetTest(unittest.TestCase):
     def test_same_answer_as_the_cli_and_bus_factor(self):

@@ -24,6 +24,7 @@
 #include "memwall/plan/intervals.h"
 #include "memwall/plan/plan_json.h"
 #include "memwall/plan/query.h"
+#include "memwall/plan/train_offload_plans.h"
 #include "memwall/plan/train_search.h"
 #include "memwall/plan/verify.h"
 #include "memwall/train/config.h"
@@ -415,6 +416,12 @@ int run_plan_train(const PlanTrainOptions& o, const GlobalOptions& g) {
   const auto start = std::chrono::steady_clock::now();
   const plan::TrainSearchResult r = plan::search_training(model, goal, space, overrides, prices);
   const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  // No all-GPU run meets the goal: the offload configurations (ZeRO-Offload / ZeRO-Infinity).
+  const std::vector<plan::TrainOffloadPlan> offload_plans =
+      r.plans.empty() ? plan::search_training_offload(*catalog, model, goal, space, overrides, prices, o.top)
+                      : std::vector<plan::TrainOffloadPlan>{};
+  const bool offload_meets = std::any_of(offload_plans.begin(), offload_plans.end(),
+                                         [](const plan::TrainOffloadPlan& p) { return p.meets_deadline; });
   const int top = std::min<int>(o.top, static_cast<int>(r.plans.size()));
   auto cfg = [](const train::TrainConfig& c) {
     const bool fp8 = c.precision != Precision::bf16 && c.precision != Precision::fp16;
@@ -461,10 +468,11 @@ int run_plan_train(const PlanTrainOptions& o, const GlobalOptions& g) {
                       {"batch_tokens_target", goal.batch_tokens},
                       {"batch_tokens_given", batch_given},
                       {"needs_larger_batch", r.larger_batch},
-                      {"configurations_evaluated", r.configurations}, {"search_seconds", seconds}}
+                      {"configurations_evaluated", r.configurations}, {"search_seconds", seconds},
+                      {"offload_plans", plan::train_offload_plans_json(offload_plans)}}
                      .dump(2)
               << "\n";
-    return r.plans.empty() ? kExitInfeasible : 0;
+    return r.plans.empty() && !offload_meets ? kExitInfeasible : 0;
   }
   fmt::print("memwall plan train: {} on {:.3g} tokens within {:g} days{} (sequences of {} tokens, "
              "at most {:.1f}M tokens per step{})\n",
@@ -476,7 +484,22 @@ int run_plan_train(const PlanTrainOptions& o, const GlobalOptions& g) {
   if (r.plans.empty()) {
     fmt::print("No run meets the goal:\n");
     for (const auto& why : r.rejected) fmt::print("  {}\n", why);
-    return kExitInfeasible;
+    if (!offload_plans.empty()) {
+      fmt::print("\nOffload plans (DeepSpeed ZeRO-Offload / ZeRO-Infinity, docs/offload.md; the hosts' CPU, DRAM and NVMe are not priced):\n");
+      std::vector<std::vector<std::string>> rows;
+      for (const auto& p : offload_plans)
+        rows.push_back({p.accelerator->id, p.node->id, fmt::format("{}", p.config.gpus), train::to_string(p.spec),
+                        fmt::format("ZeRO-{} mb{} gb{}", p.config.zero, p.config.micro_batch, p.config.global_batch),
+                        fmt::format("{:.1f}", 100 * p.mfu), fmt::format("{:.1f}", p.days),
+                        p.meets_deadline ? "yes" : "no", fmt::format("{:.0f}", p.gpu_hours), money(p.cost_usd, 0),
+                        fmt::format("{:.1f}", p.memory_per_gpu.value() / kGiB),
+                        fmt::format("{:.0f}", p.host_per_node.value() / kGiB),
+                        fmt::format("{:.0f}", p.nvme_per_node.value() / kGiB), p.host, p.bound});
+      print_table({"ACCELERATOR", "NODE", "GPUS", "OFFLOAD", "CONFIG", "MFU %", "DAYS", "DEADLINE", "GPU-HOURS",
+                   "COST $ (GPU)", "GiB/GPU", "HOST GiB/NODE", "NVMe GiB/NODE", "HOST", "OFFLOAD WAITS ON"},
+                  rows);
+    }
+    return offload_meets ? 0 : kExitInfeasible;
   }
   std::vector<std::vector<std::string>> rows;
   for (int i = 0; i < top; ++i) {

@@ -15,6 +15,7 @@
 #include "memwall/perf/efficiency.h"
 #include "memwall/train/estimate.h"
 #include "memwall/train/intervals.h"
+#include "memwall/train/offload_request.h"
 #include "memwall/train/request.h"
 #include "memwall/uncertainty/model.h"
 
@@ -35,6 +36,10 @@ struct TrainOptions {
   bool explain = false;
   bool no_flash = false, no_overlap_grad = false, no_overlap_param = false, unfused = false,
        unfused_optimizer = false;
+  std::string offload = "none", cpu, host_profile;
+  double host_memory_gb = 0;
+  std::optional<int> nvme_drives;
+  bool delayed_update = false;
   train::TrainConfig config;
 };
 
@@ -67,9 +72,17 @@ int run_train(const GlobalOptions& g, TrainOptions o) {
   if (o.tokens != 0) r.tokens = o.tokens;
   if (o.price != 0) r.price_per_gpu_hour = o.price;
   if (o.pue != 0) r.pue = o.pue;
-  const train::Answer a = train::answer(cat, r);
+  train::OffloadRequest req{r, train::parse_offload(o.offload), {}, o.nvme_drives};
+  req.spec.delayed_update = o.delayed_update;
+  if (o.delayed_update && !req.spec.any())
+    throw InputError("--delayed-update needs an optimizer offload (--offload optimizer:cpu)");
+  if (!o.cpu.empty()) req.host.cpu = o.cpu;
+  if (o.host_memory_gb != 0) req.host.host_memory_gb = o.host_memory_gb;
+  if (!o.host_profile.empty()) req.host.host_profile = o.host_profile;
+  const train::OffloadAnswer oa = train::answer(cat, req);
+  const train::Answer& a = oa.answer;
   if (g.json) {
-    std::cout << train::to_json(a).dump(2) << "\n";
+    std::cout << train::to_json(oa).dump(2) << "\n";
     return 0;
   }
   const train::TrainEstimate& e = a.estimate;
@@ -148,6 +161,20 @@ int run_train(const GlobalOptions& g, TrainOptions o) {
       std::cout << ", energy unknown (TDP unknown)";
     if (run->cost) std::cout << fmt::format(", ${:.3g}", run->cost->value());
     std::cout << "\n";
+  }
+  if (oa.offload) {
+    const train::OffloadEstimate& f = *oa.offload;
+    std::cout << fmt::format(
+        "  offload {}: host {:.1f} GiB per node of {:.1f} usable, NVMe {:.1f} GiB per node, "
+        "{:.1f} GiB per GPU moved off\n"
+        "  per iteration: PCIe {:.2f} s ({:.2f} GB down, {:.2f} GB up per GPU), CPU-Adam {:.2f} s, "
+        "NVMe {:.2f} s; exposed: optimizer {:.2f} s, transfers {:.2f} s; the offload waits most "
+        "on {}\n",
+        train::to_string(f.spec), f.host_per_node.value() / kGiB, f.host_usable.value() / kGiB,
+        f.nvme_per_node.value() / kGiB, f.gpu_saved_per_gpu.value() / kGiB, f.pcie_time.value(),
+        f.pcie_to_host.value() / 1e9, f.pcie_to_gpu.value() / 1e9, f.cpu_step_time.value(),
+        f.nvme_time.value(), f.optimizer_exposed.value(), f.transfer_exposed.value(), f.bound);
+    for (const auto& n : f.notes) std::cout << "  note: " << n << "\n";
   }
   for (const auto& x : a.assumptions) std::cout << "  assumption: " << x << "\n";
   for (const auto& n : e.notes) std::cout << "  note: " << n << "\n";
@@ -248,6 +275,25 @@ void register_train(CLI::App& app, GlobalOptions& g, Runner& run) {
                   "Multi-token-prediction modules on the last stage (DeepSeek-V3: 1; default 0)");
   sub->add_flag("--overlap-ep-comm", c.overlap_ep_comm,
                 "Hide the expert all-to-all behind another micro-batch's compute");
+  sub->add_option("--offload", o->offload,
+                  "none | optimizer:cpu | optimizer:nvme | params:cpu | params:nvme, comma-joined "
+                  "(e.g. optimizer:nvme,params:nvme): DeepSpeed ZeRO-Offload / ZeRO-Infinity "
+                  "(offload_optimizer.device, offload_param.device; docs/offload.md)");
+  sub->add_option("--cpu", o->cpu,
+                  "Host CPU for --offload: catalog id or alias, NxID for N sockets (default: the "
+                  "CPU the node's datasheet names, else the offload default for the GPU; a server "
+                  "CPU with the node's sockets)");
+  sub->add_option("--host-memory", o->host_memory_gb,
+                  "Host DRAM per node in GiB for --offload (default: the host entry's)");
+  sub->add_option("--host-profile", o->host_profile,
+                  "memwall probe profile: its measured STREAM triad and host-to-device copy "
+                  "replace the datasheet DRAM and link bandwidth")
+      ->check(CLI::ExistingFile);
+  sub->add_option("--nvme-drives", o->nvme_drives,
+                  "NVMe drives per node for an nvme offload (default one per two GPUs)");
+  sub->add_flag("--delayed-update", o->delayed_update,
+                "ZeRO-Offload's one-step delayed parameter update: the CPU step overlaps the next "
+                "step's forward and backward");
   sub->add_flag("--explain", o->explain, "Print the step-time and memory breakdowns");
   sub->callback([&run, &g, o] { run = [&g, o] { return run_train(g, *o); }; });
 }

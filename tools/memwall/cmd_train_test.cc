@@ -58,3 +58,32 @@ TEST(TrainCli, ImpossibleConfigurationsExit3AndBadInputExit2) {
 }
 
 }  // namespace
+
+namespace {
+
+const std::string k8bOn4090 =
+    "train --model llama-3.1-8b --gpu 4090 --gpus 1 --micro-batch 1 --global-batch 16 --seq 2048";
+
+TEST(TrainCli, OffloadNamedOnExit3AndAnsweredWithIt) {
+  const Result no = run(k8bOn4090, "2>&1");
+  EXPECT_EQ(no.status, 3);
+  EXPECT_NE(no.out.find("--offload optimizer:cpu would fit it"), std::string::npos) << no.out;
+  const Result yes = run(k8bOn4090 + " --offload optimizer:cpu --json");
+  ASSERT_EQ(yes.status, 0);
+  const auto j = nlohmann::json::parse(yes.out);
+  for (const char* k : {"strategy", "gpu_bytes_per_gpu", "gpu_bytes_saved_per_gpu",
+                        "host_bytes_per_node", "nvme_bytes_per_node",
+                        "transfer_time_per_iteration_s", "cpu_step_time_per_iteration_s", "bound",
+                        "host"})
+    EXPECT_TRUE(j["offload"].contains(k)) << k;
+  EXPECT_LE(j["memory_per_gpu_bytes"].get<double>(), 24.0 * (1 << 30));
+  double sum = 0;
+  for (const auto& [k, v] : j["breakdown"].items()) sum += v.get<double>();
+  EXPECT_NEAR(sum, j["step_time_s"].get<double>(), 1e-9);
+  EXPECT_EQ(run(k8bOn4090 + " --offload optimizer:gpu").status, 2);
+  EXPECT_EQ(run(k8bOn4090 + " --offload params:cpu --zero 2").status, 2);
+  EXPECT_EQ(run(k8bOn4090 + " --delayed-update").status, 2);
+  EXPECT_EQ(run(k8bOn4090 + " --offload optimizer:cpu --host-memory 32").status, 3);
+}
+
+}  // namespace

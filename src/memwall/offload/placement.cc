@@ -10,13 +10,10 @@
 #include "memwall/infer/memory_plan.h"
 #include "memwall/infer/step.h"
 #include "memwall/model/counts.h"
+#include "memwall/offload/bandwidth.h"
 
 namespace memwall::offload {
 namespace {
-
-// STREAM triad reaches ~0.8 of the DRAM peak on current servers (AMD EPYC and Intel Xeon
-// tuning guides); a probe's measured triad is scaled by cpu_memory_bandwidth_fraction / this.
-constexpr double kStreamFractionOfPeak = 0.8;
 
 // Whole-model bytes of each tensor class (one device: tp = pp = 1).
 struct ClassBytes {
@@ -179,16 +176,12 @@ enum Wall { kGpuFlops, kHbm, kCpuFlops, kDram, kLink, kNvme, kOverhead, kWalls }
 StepSplit time_step(const infer::Deployment& d, const HostSetup& h, const Placement& p,
                     const infer::StepBatch& batch, const HostEfficiency& e) {
   const infer::StepCost c = infer::step_cost(d, batch);
-  const double sockets = std::max(1, h.host.sockets);
   // llama.cpp keeps one copy of the weights (no per-NUMA-node replicas).
   const double second =
       d.engine == "llama.cpp" ? e.second_socket_fraction_single_copy : e.second_socket_fraction;
-  const double socket_scale = (1.0 + (sockets - 1.0) * second) / sockets;
-  const double bw_fraction = h.dram_measured
-                                 ? e.cpu_memory_bandwidth_fraction / kStreamFractionOfPeak
-                                 : e.cpu_memory_bandwidth_fraction;
-  const double cpu_bw = h.dram_peak.value() * socket_scale * bw_fraction;
-  const double link_bw = h.link_bandwidth.value() * e.link_fraction;
+  const double cores_scale = socket_scale(h, second);
+  const double cpu_bw = cpu_stream_bandwidth(h, e, second).value();
+  const double link_bw = link_bandwidth(h, e).value();
   const int64_t step_tokens = batch.prefill_tokens + batch.decode_sequences;
   const double disk_share = [&] {
     Bytes host_w(0), disk_w(0);
@@ -221,7 +214,7 @@ StepSplit time_step(const infer::Deployment& d, const HostSetup& h, const Placem
     // The CPU's roofline for this operator (Williams et al., CACM 2009) at achievable ceilings.
     const Precision elem = t.op.cost.kind == perf::OpKind::gemm ? d.weight : Precision::fp32;
     const auto peak = h.host.peak(elem);
-    const double cpu_flops = peak ? peak->value() * socket_scale * e.cpu_gemm_fraction : 0.0;
+    const double cpu_flops = peak ? peak->value() * cores_scale * e.cpu_gemm_fraction : 0.0;
     const double tc_compute = cpu_flops > 0 ? t.op.cost.flops.value() / cpu_flops : 0.0;
     const double tc_memory = t.op.cost.bytes_moved().value() / cpu_bw;
     const double tc = (std::max(tc_compute, tc_memory) + e.cpu_op_overhead.value()) * n * share;

@@ -134,7 +134,7 @@ Answer answer(const Catalog& catalog, const Request& r) {
         to_string(c.recompute),
         c.recompute == Recompute::none ? "" : " (less recomputation does not fit)"));
   }
-  TrainEstimate e = estimate_training(setup, c);
+  TrainEstimate e = estimate_training(setup, c, EstimateOptions{r.require_fit});
   if (setup.model.is_moe())
     assumptions.push_back(fmt::format(
         "dropless MoE routing: the busiest expert-parallel rank gets {:g}x the mean tokens "

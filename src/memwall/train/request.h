@@ -49,6 +49,9 @@ struct Request {
   // sharding apply to what the user did not give.
   std::optional<std::string> framework;
   std::optional<int> flash_attention_version;  // default: the framework's
+  // false: estimate even when memory exceeds the GPU (the offload front end, train/offload_request.h,
+  // judges memory after moving states off the GPU).
+  bool require_fit = true;
 };
 
 struct Answer {

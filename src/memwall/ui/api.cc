@@ -13,6 +13,7 @@
 #include "memwall/plan/compare_query.h"
 #include "memwall/plan/query.h"
 #include "memwall/serve/request.h"
+#include "memwall/train/offload_request.h"
 #include "memwall/train/request.h"
 
 namespace memwall::ui {
@@ -197,7 +198,14 @@ Json train_json(const Catalog& c, const Json& r) {
   t.zero = count(r, "zero", 1, 0, 3);
   q.tokens = number(r, "tokens");
   q.price_per_gpu_hour = number(r, "price_per_gpu_hour");
-  return train::to_json(train::answer(c, q));
+  // With an offload (DeepSpeed ZeRO-Offload / ZeRO-Infinity), the "offload" object and the host.
+  train::OffloadRequest o{q, train::parse_offload(text(r, "offload", "none"), "offload"), {}, {}};
+  o.spec.delayed_update = flag(r, "delayed_update", false);
+  if (auto gb = number(r, "host_memory_gb")) o.host.host_memory_gb = *gb;
+  const std::string cpu = text(r, "cpu", "");
+  if (!cpu.empty()) o.host.cpu = cpu;
+  if (r.contains("nvme_drives")) o.nvme_drives = count(r, "nvme_drives", 1, 0, 64);
+  return train::to_json(train::answer(c, o));
 }
 
 // A serving simulation (no trace files: the HTTP API never reads a file a request names), with
@@ -254,7 +262,7 @@ const std::vector<Endpoint>& endpoint_table() {
       {"train",
        {"model", "gpu", "node", "fabric", "gpus", "tp", "pp", "cp", "ep", "dp", "vpp", "micro_batch",
         "global_batch", "seq", "precision", "recompute", "sequence_parallel", "zero", "tokens",
-        "price_per_gpu_hour"},
+        "price_per_gpu_hour", "offload", "cpu", "host_memory_gb", "nvme_drives", "delayed_update"},
        train_json},
       {"plan", {"model", "concurrency", "rate", "input", "output", "sla", "fabric", "serving", "top", "gpus"},
        plan_json},

@@ -94,6 +94,12 @@ TEST(UiApi, TrainAndCompareAnswerWithTheirLibraryJson) {
   const Json t = handle(c, "train", Json{{"model", "llama-3.1-8b"}, {"gpu", "h100"}, {"gpus", 8}});
   EXPECT_GT(t.at("step_time_s").get<double>(), 0);
   EXPECT_THROW(handle(c, "train", Json{{"recompute", "some"}}), InputError);
+  EXPECT_FALSE(t.contains("offload"));
+  const Json o = handle(c, "train", Json{{"model", "llama-3.1-8b"}, {"gpu", "4090"}, {"gpus", 1},
+                                         {"global_batch", 4}, {"recompute", "full"},
+                                         {"offload", "optimizer:cpu"}});
+  EXPECT_GT(o.at("offload").at("host_bytes_per_node").get<double>(), 100e9);
+  EXPECT_THROW(handle(c, "train", Json{{"offload", "optimizer:gpu"}}), InputError);
   const Json s = handle(
       c, "compare", Json{{"model", "llama-3.1-8b"}, {"concurrency", 20}, {"gpus", {"h100", "l4"}}});
   ASSERT_EQ(s.at("rows").size(), 2u);

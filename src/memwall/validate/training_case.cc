@@ -179,6 +179,9 @@ TrainingCase translate_training_case(const Json& c) {
   } else if (has(gpu, "h800")) {
     tc.gpu = "nvidia-h800-sxm";
     tc.node = "hgx-h800";
+  } else if (has(gpu, "v100")) {
+    tc.gpu = "nvidia-v100-sxm2-32gb";
+    tc.node = has(gpu, "dgx-2") ? "dgx2-v100" : "dgx1-v100";
   } else if (has(gpu, "ascend 910b")) {
     // Published Ascend runs rarely name the 910B variant: the family row (commonly cited
     // 910B3-class figures) in an Atlas 800T A2-class node is the stated reading.
@@ -191,6 +194,9 @@ TrainingCase translate_training_case(const Json& c) {
   }
   if (has(net, "hdr")) {
     tc.fabric = "ib-hdr";
+  } else if (has(net, "edr")) {
+    tc.fabric = "roce-100";  // EDR InfiniBand 100 Gb/s modelled as 100 Gb/s NICs
+    assume("EDR InfiniBand (100 Gb/s) modelled as the 100 Gb/s RoCE-class fabric");
   } else if (has(net, "omni-path")) {
     tc.fabric = "roce-100";  // Omni-Path 100 Gb/s links modelled as 100 Gb/s RoCE-class NICs
     assume("Omni-Path modelled as 100 Gb/s RoCE-class NICs, one per GPU of the node");
@@ -361,7 +367,12 @@ double predict_training_metric(const TrainingCase& tc, const train::TrainSetup& 
   }
   train::EstimateOptions opt;
   opt.require_fit = false;  // the runs happened; memory is checked separately
-  const train::TrainEstimate e = train::estimate_training(setup, c, opt);
+  return training_metric(tc, setup, train::estimate_training(setup, c, opt));
+}
+
+double training_metric(const TrainingCase& tc, const train::TrainSetup& setup,
+                       const train::TrainEstimate& e) {
+  const train::TrainConfig& c = tc.config;
   switch (tc.metric) {
     case TrainingMetric::narayanan_tflops_per_gpu: {
       // Narayanan et al. count every layer's forward once more (full recomputation) whatever the

@@ -8,6 +8,7 @@
 #include "memwall/core/document.h"
 #include "memwall/model/transformer.h"
 #include "memwall/train/config.h"
+#include "memwall/train/estimate.h"
 #include "memwall/train/setup.h"
 
 namespace memwall::validate {
@@ -34,5 +35,9 @@ struct TrainingCase {
 TrainingCase translate_training_case(const Json& c);
 // The case's metric from memwall's estimate on `setup` (built from the case's ids).
 double predict_training_metric(const TrainingCase& tc, const train::TrainSetup& setup);
+// The case's metric from an estimate already made (e.g. with an offload applied); not for
+// layer_time_ms.
+double training_metric(const TrainingCase& tc, const train::TrainSetup& setup,
+                       const train::TrainEstimate& e);
 
 }  // namespace memwall::validate
