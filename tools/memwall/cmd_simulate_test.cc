@@ -11,16 +11,16 @@ namespace {
 using memwall::cli_test::run;
 
 TEST(SimulateCli, HostKvCacheAndSwapAnswerWithTheirCounters) {
-  const auto r = run(
-      "simulate --model llama-3.1-8b --gpu h100 --dataset fixed:2000,20 --rate 2 --requests 50 "
-      "--prefix-hit-rate 0.5 --prefix-pool 5 --host-kv-cache 8 --preemption swap --json");
+  const auto r =
+      run("simulate --model llama-3.1-8b --gpu h100 --dataset fixed:2000,20 --rate 2 --requests 50 "
+          "--prefix-hit-rate 0.5 --prefix-pool 5 --host-kv-cache 8 --preemption swap --json");
   ASSERT_EQ(r.status, 0);
   const auto j = nlohmann::json::parse(r.out);
   ASSERT_TRUE(j.contains("host_kv"));
   const auto& p = j["host_kv"]["prefix"];
-  EXPECT_EQ(p["requested_tokens"].get<int64_t>(),
-            p["gpu_hit_tokens"].get<int64_t>() + p["host_hit_tokens"].get<int64_t>() +
-                p["computed_tokens"].get<int64_t>());
+  EXPECT_EQ(p["requested_tokens"].get<int64_t>(), p["gpu_hit_tokens"].get<int64_t>() +
+                                                      p["host_hit_tokens"].get<int64_t>() +
+                                                      p["computed_tokens"].get<int64_t>());
   EXPECT_GT(p["host_hit_tokens"].get<int64_t>(), 0);
   EXPECT_TRUE(j["host_kv"]["host"]["link"].is_string());
   EXPECT_TRUE(j.contains("preemptions"));  // existing keys stay

@@ -13,9 +13,9 @@
 namespace memwall::offload {
 
 struct HostLinkModel {
-  std::string name;               // "PCIe x16 31.5 GB/s per direction", "NVLink-C2C", ...
-  BytesPerSecond achievable;      // per direction: the link's nominal rate x link_fraction
-  Seconds per_copy;               // one copy launch and synchronisation
+  std::string name;           // "PCIe x16 31.5 GB/s per direction", "NVLink-C2C", ...
+  BytesPerSecond achievable;  // per direction: the link's nominal rate x link_fraction
+  Seconds per_copy;           // one copy launch and synchronisation
 };
 
 // The link of `h` as the offload model uses it (HostEfficiency::link_fraction, handover_latency).

@@ -17,7 +17,9 @@ int64_t HostPrefixCache::lookup(int32_t id, int64_t tokens) {
 
 int64_t HostPrefixCache::peek(int32_t id, int64_t tokens) const {
   const auto it = entries_.find(id);
-  return it == entries_.end() ? 0 : std::clamp<int64_t>(it->second.tokens, 0, std::max<int64_t>(0, tokens));
+  return it == entries_.end()
+             ? 0
+             : std::clamp<int64_t>(it->second.tokens, 0, std::max<int64_t>(0, tokens));
 }
 
 void HostPrefixCache::evict_until(int64_t room) {

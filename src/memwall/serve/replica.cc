@@ -51,7 +51,8 @@ std::optional<double> Replica::start(double now, bool arrivals_done) {
   // synchronously before the forward pass, layer by layer, out then in.
   const int64_t swapped = plan.swap_out_tokens + plan.swap_in_tokens;
   if (swapped > 0) {
-    const double directions = (plan.swap_out_tokens > 0 ? 1.0 : 0.0) + (plan.swap_in_tokens > 0 ? 1.0 : 0.0);
+    const double directions =
+        (plan.swap_out_tokens > 0 ? 1.0 : 0.0) + (plan.swap_in_tokens > 0 ? 1.0 : 0.0);
     const double t =
         offload::copy_time(link, config_.kv_bytes_per_token * double(swapped), directions * layers)
             .value();

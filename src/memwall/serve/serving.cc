@@ -64,7 +64,8 @@ ServingRun simulate_serving(const Catalog& catalog, const ServingOptions& o) {
   const bool swap = o.scheduler.preemption == Preemption::swap;
   if (!std::isfinite(o.host_kv_cache_gib) || o.host_kv_cache_gib < 0 || o.host_kv_cache_gib > 1e6)
     throw InputError("--host-kv-cache", fmt::format("{}", o.host_kv_cache_gib), "GiB in [0, 1e6]");
-  if (swap && (!(o.swap_space_gib > 0) || !std::isfinite(o.swap_space_gib) || o.swap_space_gib > 1e6))
+  if (swap &&
+      (!(o.swap_space_gib > 0) || !std::isfinite(o.swap_space_gib) || o.swap_space_gib > 1e6))
     throw InputError("--swap-space", fmt::format("{}", o.swap_space_gib), "GiB in (0, 1e6]");
   if (swap || o.host_kv_cache_gib > 0) {
     // The host beside the GPUs (offload/host_setup.h): its link times the copies, its DRAM holds
@@ -154,40 +155,39 @@ Json host_kv_json(const ServingRun& run) {
                 {"per_copy_s", run.host_link ? run.host_link->per_copy.value() : 0.0}};
   }
   const HostCacheCounters& c = k.host_cache;
-  return Json{
-      {"host", host},
-      {"swap",
-       {{"preemptions", run.result.preemptions_swap},
-        {"fallbacks_to_recompute", k.swap_fallbacks},
-        {"out_tokens", k.swap_out_tokens},
-        {"in_tokens", k.swap_in_tokens},
-        {"out_bytes", bytes(k.swap_out_tokens)},
-        {"in_bytes", bytes(k.swap_in_tokens)},
-        {"time_s", k.swap_time_s}}},
-      {"prefix",
-       {{"lookups", k.prefix_lookups},
-        {"requested_tokens", k.prefix_requested_tokens},
-        {"gpu_hit_tokens", k.prefix_gpu_tokens},
-        {"host_hit_tokens", k.prefix_host_tokens},
-        {"computed_tokens", k.prefix_computed_tokens},
-        {"hit_rate", k.prefix_requested_tokens > 0
-                         ? double(k.prefix_gpu_tokens + k.prefix_host_tokens) /
-                               double(k.prefix_requested_tokens)
-                         : 0.0},
-        {"loaded_bytes", bytes(k.prefix_host_tokens)},
-        {"load_time_s", k.load_time_s},
-        {"load_exposed_s", k.load_exposed_s}}},
-      {"host_cache",
-       {{"capacity_tokens", k.host_cache_capacity_tokens},
-        {"capacity_bytes", bytes(k.host_cache_capacity_tokens)},
-        {"lookups", c.lookups},
-        {"hits", c.hits},
-        {"hit_tokens", c.hit_tokens},
-        {"stored_tokens", c.stored_tokens},
-        {"stored_bytes", bytes(c.stored_tokens)},
-        {"evicted_tokens", c.evicted_tokens},
-        {"evictions", c.evictions},
-        {"peak_tokens", c.peak_tokens}}}};
+  return Json{{"host", host},
+              {"swap",
+               {{"preemptions", run.result.preemptions_swap},
+                {"fallbacks_to_recompute", k.swap_fallbacks},
+                {"out_tokens", k.swap_out_tokens},
+                {"in_tokens", k.swap_in_tokens},
+                {"out_bytes", bytes(k.swap_out_tokens)},
+                {"in_bytes", bytes(k.swap_in_tokens)},
+                {"time_s", k.swap_time_s}}},
+              {"prefix",
+               {{"lookups", k.prefix_lookups},
+                {"requested_tokens", k.prefix_requested_tokens},
+                {"gpu_hit_tokens", k.prefix_gpu_tokens},
+                {"host_hit_tokens", k.prefix_host_tokens},
+                {"computed_tokens", k.prefix_computed_tokens},
+                {"hit_rate", k.prefix_requested_tokens > 0
+                                 ? double(k.prefix_gpu_tokens + k.prefix_host_tokens) /
+                                       double(k.prefix_requested_tokens)
+                                 : 0.0},
+                {"loaded_bytes", bytes(k.prefix_host_tokens)},
+                {"load_time_s", k.load_time_s},
+                {"load_exposed_s", k.load_exposed_s}}},
+              {"host_cache",
+               {{"capacity_tokens", k.host_cache_capacity_tokens},
+                {"capacity_bytes", bytes(k.host_cache_capacity_tokens)},
+                {"lookups", c.lookups},
+                {"hits", c.hits},
+                {"hit_tokens", c.hit_tokens},
+                {"stored_tokens", c.stored_tokens},
+                {"stored_bytes", bytes(c.stored_tokens)},
+                {"evicted_tokens", c.evicted_tokens},
+                {"evictions", c.evictions},
+                {"peak_tokens", c.peak_tokens}}}};
 }
 
 Json to_json(const ServingRun& run) {

@@ -49,7 +49,7 @@ struct ServingRun {
   int64_t kv_capacity_tokens = 0;  // per replica
   Bytes kv_bytes_per_token_per_device{0};
   int devices_per_replica = 1;
-  std::optional<offload::HostSetup> host;         // when swap or the host KV cache is used
+  std::optional<offload::HostSetup> host;           // when swap or the host KV cache is used
   std::optional<offload::HostLinkModel> host_link;  // the link the copies were timed on
   std::string model, gpu;
   int tp = 1, pp = 1;
