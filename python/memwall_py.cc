@@ -416,7 +416,9 @@ const std::map<std::string, SimulateSetter>& simulate_fields() {
       MEMWALL_FIELD(memory_utilization), MEMWALL_FIELD(weight_precision),
       MEMWALL_FIELD(kv_precision),   MEMWALL_FIELD(sla),
       MEMWALL_FIELD(engine),         MEMWALL_FIELD(engine_version),
-      MEMWALL_FIELD(engine_limits)};
+      MEMWALL_FIELD(engine_limits),  MEMWALL_FIELD(host_kv_cache_gib),
+      MEMWALL_FIELD(prefix_hit_rate), MEMWALL_FIELD(prefix_pool),
+      MEMWALL_FIELD(cpu),            MEMWALL_FIELD(host_memory_gb)};
   return fields;
 }
 #undef MEMWALL_FIELD

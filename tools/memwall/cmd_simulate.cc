@@ -21,7 +21,10 @@ namespace {
 struct SimulateArgs {
   std::string model, gpu, node, router = "rr", arrival = "poisson", trace, dataset = "sharegpt";
   std::string input, output, scheduler = "continuous", kv = "paged", preempt = "recompute", sla;
-  std::string timeseries, weight_precision, kv_precision;
+  std::string timeseries, weight_precision, kv_precision, cpu;
+  double host_kv_cache = 0, prefix_hit_rate = 0, host_memory_gb = 0;
+  int64_t prefix_pool = 100;
+  bool prefix_hit_rate_given = false, host_memory_given = false;
   int tp = 1, pp = 1, replicas = 1, max_batch = 256, block = 16;
   int prefill_replicas = 1, decode_replicas = 1;
   double rate = 0, cv = 1, batch_timeout = 0.1, swap_space = 4, watermark = 0.01;
@@ -76,6 +79,11 @@ serve::SimulateRequest to_request(const SimulateArgs& a) {
   r.preempt = a.preempt;
   r.swap_space_gib = a.swap_space;
   if (a.swap_bandwidth_gbps != 0) r.swap_bandwidth_gbps = a.swap_bandwidth_gbps;
+  r.host_kv_cache_gib = a.host_kv_cache;
+  if (a.prefix_hit_rate_given) r.prefix_hit_rate = a.prefix_hit_rate;
+  r.prefix_pool = a.prefix_pool;
+  if (!a.cpu.empty()) r.cpu = a.cpu;
+  if (a.host_memory_given) r.host_memory_gb = a.host_memory_gb;
   r.max_waiting = a.max_waiting;
   r.prefill_replicas = a.prefill_replicas;
   r.decode_replicas = a.decode_replicas;
@@ -140,6 +148,23 @@ void print_text(const serve::ServingRun& run, const serve::ServingOptions& o) {
       "batch (sequences per iteration): mean {:.1f}, p50 {}, p99 {}, max {}; {} iterations\n",
       r.batch_mean, r.batch_p50, r.batch_p99, r.batch_max, r.iterations);
   fmt::print("preemptions: {} recompute, {} swap\n", r.preemptions_recompute, r.preemptions_swap);
+  const Json hk = serve::host_kv_json(run);
+  const auto& k = r.host_kv;
+  if (k.swap_out_tokens > 0 || r.preemptions_swap > 0)
+    fmt::print("swap: {:.2f} GB out, {:.2f} GB in, {:.3f} s of stalls, {} fell back to recompute\n",
+               hk["swap"]["out_bytes"].get<double>() / 1e9,
+               hk["swap"]["in_bytes"].get<double>() / 1e9, k.swap_time_s, k.swap_fallbacks);
+  if (k.prefix_lookups > 0)
+    fmt::print(
+        "prefix reuse: {} lookups, {:.1f} % of {} prefix tokens reused ({} from GPU blocks, {} "
+        "loaded from host: {:.2f} GB, {:.3f} s of link time, {:.3f} s not hidden)\n",
+        k.prefix_lookups, hk["prefix"]["hit_rate"].get<double>() * 100, k.prefix_requested_tokens,
+        k.prefix_gpu_tokens, k.prefix_host_tokens, hk["prefix"]["loaded_bytes"].get<double>() / 1e9,
+        k.load_time_s, k.load_exposed_s);
+  if (k.host_cache_capacity_tokens > 0)
+    fmt::print("host KV cache: {} tokens, peak {}, {} stored, {} evicted in {} evictions\n",
+               k.host_cache_capacity_tokens, k.host_cache.peak_tokens, k.host_cache.stored_tokens,
+               k.host_cache.evicted_tokens, k.host_cache.evictions);
   for (const auto& a : run.assumptions) fmt::print("assumption: {}\n", a);
   fmt::print("\n{}\n", kDefinitions);
 }
@@ -186,10 +211,25 @@ void register_simulate(CLI::App& app, GlobalOptions& g, Runner& run) {
   sub->add_option("--kv", a->kv, "paged | contiguous (max length) | pow2 | oracle (default paged)");
   sub->add_option("--block", a->block, "Paged KV block size in tokens (default 16)");
   sub->add_option("--watermark", a->watermark, "Paged: share of blocks kept free (default 0.01)");
-  sub->add_option("--preempt", a->preempt, "recompute | swap (default recompute)");
+  sub->add_option("--preempt,--preemption", a->preempt,
+                  "recompute (default) | swap: on KV exhaustion drop the victim's KV and prefill "
+                  "it again, or copy it to host memory and back (vLLM V0 swap, synchronous)");
   sub->add_option("--swap-space", a->swap_space, "Host memory per device for swap, GiB (4)");
   sub->add_option("--swap-bandwidth", a->swap_bandwidth_gbps,
-                  "Host link GB/s for swap (default: the GPU's host link)");
+                  "Host link GB/s per device for KV copies (default: the host link from the host "
+                  "catalog, PCIe or NVLink-C2C, at its achievable share)");
+  sub->add_option("--host-kv-cache", a->host_kv_cache,
+                  "Host-memory KV cache for prompt prefixes per replica, GiB, LRU (LMCache, SGLang "
+                  "HiCache); hits are loaded over the host link instead of prefilled (default 0)");
+  auto* hit_opt = sub->add_option(
+      "--prefix-hit-rate", a->prefix_hit_rate,
+      "Share of each prompt that is a prefix of one of --prefix-pool shared contexts, in [0, 1] "
+      "(trace rows with prefix_id keep theirs)");
+  sub->add_option("--prefix-pool", a->prefix_pool,
+                  "Shared contexts the prefixes are drawn from, uniformly (default 100)");
+  sub->add_option("--cpu", a->cpu, "Host CPU for swap / host KV cache: ID or NxID (as infer)");
+  auto* host_mem_opt = sub->add_option("--host-memory", a->host_memory_gb,
+                                       "Host DRAM in GiB (default: the host entry's installed)");
   sub->add_option("--max-waiting", a->max_waiting, "Admission limit on queued requests (0: none)");
   sub->add_option("--prefill-replicas", a->prefill_replicas, "Disaggregated: prefill pool size");
   sub->add_option("--decode-replicas", a->decode_replicas, "Disaggregated: decode pool size");
@@ -211,9 +251,11 @@ void register_simulate(CLI::App& app, GlobalOptions& g, Runner& run) {
   sub->add_option("--sla", a->sla, "SLA, e.g. ttft_p99=1s,tpot_p99=50ms");
   sub->add_option("--seed", a->seed, "Random seed (default 1)");
   sub->add_option("--timeseries", a->timeseries, "Write the time series as CSV to this file");
-  sub->callback([&run, &g, a, rate_opt, concurrency_opt] {
+  sub->callback([&run, &g, a, rate_opt, concurrency_opt, hit_opt, host_mem_opt] {
     a->rate_given = rate_opt->count() > 0;
     a->concurrency_given = concurrency_opt->count() > 0;
+    a->prefix_hit_rate_given = hit_opt->count() > 0;
+    a->host_memory_given = host_mem_opt->count() > 0;
     run = [&g, a] {
       const Catalog catalog = Catalog::with_user_files(g.catalog_files);
       const serve::ServingOptions o = serve::to_options(to_request(*a));

@@ -23,13 +23,21 @@ BytesPerSecond cpu_stream_bandwidth(const HostSetup& h, const HostEfficiency& e,
   return BytesPerSecond(h.dram_peak.value() * socket_scale(h, second_socket_fraction) * fraction);
 }
 
+HostLinkModel host_link_model(const HostSetup& h, const HostEfficiency& e) {
+  return {h.link, h.link_bandwidth * e.link_fraction, e.handover_latency};
+}
+
+Seconds copy_time(const HostLinkModel& link, Bytes bytes, double copies) {
+  if (bytes.value() <= 0 && copies <= 0) return Seconds(0);
+  return Seconds(bytes.value() / link.achievable.value() + copies * link.per_copy.value());
+}
+
 BytesPerSecond link_bandwidth(const HostSetup& h, const HostEfficiency& e) {
-  return BytesPerSecond(h.link_bandwidth.value() * e.link_fraction);
+  return host_link_model(h, e).achievable;
 }
 
 Seconds link_time(Bytes bytes, const HostSetup& h, const HostEfficiency& e, double handovers) {
-  return Seconds(bytes.value() / link_bandwidth(h, e).value() +
-                 handovers * e.handover_latency.value());
+  return copy_time(host_link_model(h, e), bytes, handovers);
 }
 
 std::optional<Seconds> nvme_time(Bytes bytes, const HostSetup& h, double drives) {

@@ -6,6 +6,7 @@
 #pragma once
 
 #include <optional>
+#include <string>
 
 #include "memwall/core/units.h"
 #include "memwall/offload/efficiency.h"
@@ -20,9 +21,23 @@ BytesPerSecond cpu_stream_bandwidth(const HostSetup& h, const HostEfficiency& e,
                                     double second_socket_fraction);
 // The share of the sockets' cores a pass gets under the same NUMA rule (1 for one socket).
 double socket_scale(const HostSetup& h, double second_socket_fraction);
-// One direction of the CPU<->GPU link at the achievable fraction (pinned copies).
+
+// The CPU<->GPU link (PCIe x16 of the slower end, or NVLink-C2C on Grace) as copies see it. The
+// serving simulator times KV swap and host prefix-cache loads with it, the placement model its
+// streamed weights and hand-overs, the training offload its gradient and parameter copies.
+struct HostLinkModel {
+  std::string name;           // "PCIe x16 31.5 GB/s per direction", "NVLink-C2C", ...
+  BytesPerSecond achievable;  // per direction: the link's nominal rate x link_fraction
+  Seconds per_copy;           // one copy launch and synchronisation (handover_latency)
+};
+HostLinkModel host_link_model(const HostSetup& h,
+                              const HostEfficiency& e = default_host_efficiency());
+// Time to move `bytes` in one direction as `copies` separate copies: bytes / achievable + copies x
+// per-copy cost (the linear latency + size / bandwidth cost of a DMA transfer).
+Seconds copy_time(const HostLinkModel& link, Bytes bytes, double copies = 1);
+// Shorthands: one direction of the link at the achievable fraction (pinned copies), and the time
+// to move `bytes` over it in `handovers` copies.
 BytesPerSecond link_bandwidth(const HostSetup& h, const HostEfficiency& e);
-// Time to move `bytes` over the link in `handovers` copies (each a launch and a synchronisation).
 Seconds link_time(Bytes bytes, const HostSetup& h, const HostEfficiency& e, double handovers = 0);
 // Sequential NVMe read of `bytes` over `drives` drives of the host's catalog drive; nullopt when
 // the catalog gives no NVMe bandwidth.

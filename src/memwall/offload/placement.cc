@@ -181,7 +181,8 @@ StepSplit time_step(const infer::Deployment& d, const HostSetup& h, const Placem
       d.engine == "llama.cpp" ? e.second_socket_fraction_single_copy : e.second_socket_fraction;
   const double cores_scale = socket_scale(h, second);
   const double cpu_bw = cpu_stream_bandwidth(h, e, second).value();
-  const double link_bw = link_bandwidth(h, e).value();
+  const HostLinkModel link = host_link_model(h, e);
+  const double link_bw = link.achievable.value();
   const int64_t step_tokens = batch.prefill_tokens + batch.decode_sequences;
   const double disk_share = [&] {
     Bytes host_w(0), disk_w(0);
@@ -236,7 +237,7 @@ StepSplit time_step(const infer::Deployment& d, const HostSetup& h, const Placem
   }
   // Streamed weights: the next layer's copy overlaps this layer's compute (FlexGen §4.2).
   if (p.stream) {
-    const double xfer = stream_bytes / link_bw + p.layers * e.handover_latency.value();
+    const double xfer = copy_time(link, Bytes(stream_bytes), p.layers).value();
     s.gpu += Seconds(gpu_streamed);
     s.transfer_bytes += Bytes(stream_bytes);
     const double exposed = std::max(0.0, xfer - gpu_streamed);
@@ -263,7 +264,7 @@ StepSplit time_step(const infer::Deployment& d, const HostSetup& h, const Placem
       crossings += 2.0;
       bytes += 2.0 * T * hid * 4;  // llama.cpp hands fp32 activations over
     }
-    const double t = bytes / link_bw + crossings * e.handover_latency.value();
+    const double t = copy_time(link, Bytes(bytes), crossings).value();
     s.transfer += Seconds(t);
     s.transfer_bytes += Bytes(bytes);
     wall[kLink] += t;

@@ -168,6 +168,7 @@ bool KvAllocator::admit(KvSeq& seq, int64_t held, int64_t final_tokens, int32_t 
       if (resident) {
         ++it->second.refs;
         seq.shared_blocks = static_cast<int32_t>(shared);
+        seq.reused_blocks = static_cast<int32_t>(shared);
       } else {
         prefixes_.emplace(prefix_id, Prefix{1, own_prefix_blocks});
         prefix_blocks_ += own_prefix_blocks;

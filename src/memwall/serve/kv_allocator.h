@@ -41,6 +41,7 @@ struct KvSeq {
   int64_t offset = -1;          // contiguous: start slot in the arena
   int32_t reserved_tokens = 0;  // contiguous: the reservation asked for
   int32_t shared_blocks = 0;    // paged: full prefix blocks shared with other sequences
+  int32_t reused_blocks = 0;    // paged: of those, already resident (computed) at admission
   int32_t prefix_id = -1;       // paged: the shared prefix it references, -1 none
   int8_t order = -1;            // contiguous: buddy block of 2^order slots
 };

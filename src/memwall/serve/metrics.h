@@ -67,6 +67,7 @@ struct SimulationResult {
   int64_t preemptions_recompute = 0, preemptions_swap = 0;
   int64_t kv_allocated = 0, kv_freed = 0;  // paged blocks / contiguous reservations
   int64_t kv_transfers = 0;
+  HostKvStats host_kv;  // swap and host prefix-cache traffic, all replicas
   std::vector<TimeSample> timeseries;
 };
 

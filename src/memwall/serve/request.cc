@@ -87,6 +87,18 @@ ServingOptions to_options(const SimulateRequest& a) {
   o.block_tokens = a.block;
   o.watermark = a.watermark;
   o.swap_space_gib = a.swap_space_gib;
+  o.host_kv_cache_gib = require_non_negative(a.host_kv_cache_gib, "host-kv-cache");
+  if (a.prefix_hit_rate) {
+    if (!(*a.prefix_hit_rate >= 0 && *a.prefix_hit_rate <= 1))
+      throw InputError("prefix-hit-rate", std::to_string(*a.prefix_hit_rate),
+                       "a share of each prompt in [0, 1]");
+    w.prefix_share = *a.prefix_hit_rate;
+  }
+  if (a.prefix_pool < 1 || a.prefix_pool > 1'000'000'000)
+    throw InputError("prefix-pool", std::to_string(a.prefix_pool), "contexts in [1, 1e9]");
+  w.prefix_pool = a.prefix_pool;
+  o.host.cpu = a.cpu;
+  o.host.host_memory_gb = a.host_memory_gb;
   if (a.swap_bandwidth_gbps)
     o.swap_bandwidth = gb_per_s(require_positive(*a.swap_bandwidth_gbps, "swap-bandwidth"));
   if (a.link_bandwidth_gbps)

@@ -38,6 +38,11 @@ struct SimulateRequest {
   std::string preempt = "recompute";  // recompute | swap
   double swap_space_gib = 4;
   std::optional<double> swap_bandwidth_gbps;
+  double host_kv_cache_gib = 0;          // host KV cache for prefixes per replica; 0: none
+  std::optional<double> prefix_hit_rate;  // share of each prompt that is a reusable prefix
+  int64_t prefix_pool = 100;              // shared contexts the prefixes are drawn from
+  std::optional<std::string> cpu;         // host CPU ("ID" or "NxID"), as infer --cpu
+  std::optional<double> host_memory_gb;   // host DRAM, GiB, as infer --host-memory
   int64_t max_waiting = 0;
   int prefill_replicas = 1, decode_replicas = 1;
   std::optional<double> link_bandwidth_gbps;

@@ -62,6 +62,28 @@ std::string to_string(Admission a) {
   return "?";
 }
 
+void HostKvStats::add(const HostKvStats& o) {
+  swap_out_tokens += o.swap_out_tokens;
+  swap_in_tokens += o.swap_in_tokens;
+  swap_fallbacks += o.swap_fallbacks;
+  swap_time_s += o.swap_time_s;
+  prefix_lookups += o.prefix_lookups;
+  prefix_requested_tokens += o.prefix_requested_tokens;
+  prefix_gpu_tokens += o.prefix_gpu_tokens;
+  prefix_host_tokens += o.prefix_host_tokens;
+  prefix_computed_tokens += o.prefix_computed_tokens;
+  host_cache.lookups += o.host_cache.lookups;
+  host_cache.hits += o.host_cache.hits;
+  host_cache.hit_tokens += o.host_cache.hit_tokens;
+  host_cache.stored_tokens += o.host_cache.stored_tokens;
+  host_cache.evicted_tokens += o.host_cache.evicted_tokens;
+  host_cache.evictions += o.host_cache.evictions;
+  host_cache.peak_tokens += o.host_cache.peak_tokens;
+  host_cache_capacity_tokens += o.host_cache_capacity_tokens;
+  load_time_s += o.load_time_s;
+  load_exposed_s += o.load_exposed_s;
+}
+
 uint32_t RequestTable::add(const Request& r) {
   const auto id = static_cast<uint32_t>(requests.size());
   requests.push_back(r);
@@ -88,6 +110,10 @@ Scheduler::Scheduler(const SchedulerConfig& config, KvAllocator& kv, RequestTabl
                                  config_.max_batch));
   paged_ = is_paged(kv_.config().policy);
   block_ = kv_.config().block_tokens;
+  if (config_.host_cache_tokens < 0)
+    throw InputError("--host-kv-cache", std::to_string(config_.host_cache_tokens),
+                     "KV tokens >= 0");
+  if (config_.host_cache_tokens > 0) host_cache_.emplace(config_.host_cache_tokens);
   if (paged_) bucket_.assign(static_cast<size_t>(block_), 0);
 }
 
@@ -140,6 +166,45 @@ bool Scheduler::try_admit(uint32_t id) {
   s.internal_counted = false;
   if (paged_ && ceil_div(held, block_) == ceil_div(final_tokens(id), block_)) realize_internal(id);
   return true;
+}
+
+int32_t Scheduler::reused_prefix(uint32_t id) {
+  const Sequence& s = t_.seqs[id];
+  const Request& r = t_.requests[id];
+  // At least the last prompt token is computed, to produce the first output token.
+  // The first user of a prefix computes it; later ones find its blocks (s.kv.reused_blocks).
+  const int64_t gpu = std::min<int64_t>(int64_t{s.kv.reused_blocks} * block_, s.prompt - 1);
+  if (r.prefix_id < 0 || r.prefix_tokens <= 0) return static_cast<int32_t>(gpu);
+  const int64_t want = std::min<int64_t>(r.prefix_tokens, s.prompt - 1);
+  // GPU prefix cache first (blocks shared with a resident sequence), then the host cache.
+  const int64_t on_gpu = std::min(gpu, want);
+  const int64_t host =
+      host_cache_ ? std::max<int64_t>(0, host_cache_->lookup(r.prefix_id, want) - on_gpu) : 0;
+  ++stats_.prefix_lookups;
+  stats_.prefix_requested_tokens += want;
+  stats_.prefix_gpu_tokens += on_gpu;
+  stats_.prefix_host_tokens += host;
+  stats_.prefix_computed_tokens += want - on_gpu - host;
+  plan_.load_tokens += host;
+  return static_cast<int32_t>(std::max(gpu, on_gpu + host));
+}
+
+void Scheduler::start_prefill(uint32_t id) {
+  Sequence& s = t_.seqs[id];
+  s.phase = Phase::prefill;
+  // Reused prefix tokens are in the KV cache already: prefill starts after them (prefix caching).
+  s.prefilled = reused_prefix(id);
+  prefill_kv_ += s.prefilled;
+  prefilling_.push_back(id);
+}
+
+HostKvStats Scheduler::host_kv() const {
+  HostKvStats k = stats_;
+  if (host_cache_) {
+    k.host_cache = host_cache_->counters();
+    k.host_cache_capacity_tokens = host_cache_->capacity_tokens();
+  }
+  return k;
 }
 
 void Scheduler::realize_internal(uint32_t id) {
@@ -206,15 +271,18 @@ void Scheduler::preempt(uint32_t victim, int64_t step) {
   preempted_this_step_ = true;
   const int64_t held = s.held;
   release_seq(victim, held);
-  if (config_.preemption == Preemption::swap && swap_used_ + held <= config_.swap_capacity_tokens) {
+  const bool swap = config_.preemption == Preemption::swap;
+  if (swap && swap_used_ + held <= config_.swap_capacity_tokens) {
     // vLLM swap: the blocks are copied to host memory and copied back before it resumes.
     swap_used_ += held;
     plan_.swap_out_tokens += held;
+    stats_.swap_out_tokens += held;
     s.phase = Phase::swapped;
     swapped_.push_back(victim);
     ++preempt_swap_;
   } else {
     // vLLM recompute: the KV is dropped; prompt and generated tokens are prefilled again later.
+    if (swap) ++stats_.swap_fallbacks;
     s.prompt = t_.requests[victim].input_tokens + s.generated;
     s.prefilled = 0;
     s.phase = Phase::waiting;
@@ -246,6 +314,7 @@ void Scheduler::plan_decode() {
         swapped_.pop_front();
         swap_used_ -= s.held;
         plan_.swap_in_tokens += s.held;
+        stats_.swap_in_tokens += s.held;
         enter_decode(id, step, s.held, s.generated);
       }
     }
@@ -272,7 +341,9 @@ void Scheduler::plan_prefill(bool whole_prompts, int64_t budget) {
     Sequence& s = t_.seqs[id];
     const Request& r = t_.requests[id];
     if (whole_prompts) {
-      const int64_t shared = kv_.resident_prefix_tokens(r.prefix_id, r.prefix_tokens);
+      int64_t shared = kv_.resident_prefix_tokens(r.prefix_id, r.prefix_tokens);
+      if (host_cache_ && r.prefix_id >= 0)
+        shared = std::max(shared, host_cache_->peek(r.prefix_id, r.prefix_tokens));
       const int64_t compute = s.prompt - std::min<int64_t>(shared, s.prompt - 1);
       if (used > 0 && used + compute > budget) break;
     } else if (used >= budget) {
@@ -280,13 +351,7 @@ void Scheduler::plan_prefill(bool whole_prompts, int64_t budget) {
     }
     if (!try_admit(id)) break;
     waiting_.pop_front();
-    s.phase = Phase::prefill;
-    // Shared prefix blocks are already computed: prefill starts after them (prefix caching), but
-    // at least the last prompt token is computed to produce the first output token.
-    s.prefilled =
-        static_cast<int32_t>(std::min<int64_t>(int64_t{s.kv.shared_blocks} * block_, s.prompt - 1));
-    prefill_kv_ += s.prefilled;
-    prefilling_.push_back(id);
+    start_prefill(id);
     add_chunk(id);
   }
 }
@@ -332,11 +397,7 @@ bool Scheduler::plan_request_level(double now, bool arrivals_done) {
   }
   for (uint32_t id : formed) {
     Sequence& s = t_.seqs[id];
-    s.phase = Phase::prefill;
-    s.prefilled =
-        static_cast<int32_t>(std::min<int64_t>(int64_t{s.kv.shared_blocks} * block_, s.prompt - 1));
-    prefill_kv_ += s.prefilled;
-    prefilling_.push_back(id);
+    start_prefill(id);
     plan_.prefill.push_back(Chunk{id, s.prefilled, s.prompt - s.prefilled});
   }
   batch_members_ = std::move(formed);
@@ -445,6 +506,10 @@ void Scheduler::complete(IterationOutcome& out) {
     if (s.prefilled < s.prompt) continue;
     prefilling_.erase(std::find(prefilling_.begin(), prefilling_.end(), c.id));
     prefill_kv_ -= s.prompt;
+    const Request& r = t_.requests[c.id];
+    // The prompt's prefix KV is written to the host cache (LMCache store, HiCache write-through).
+    if (host_cache_ && r.prefix_id >= 0)
+      host_cache_->store(r.prefix_id, std::min<int64_t>(r.prefix_tokens, s.prompt));
     ++s.generated;
     ++generated_tokens_;
     if (t_.first_token_s[c.id] < 0) out.first_token.push_back(c.id);

@@ -13,6 +13,7 @@
 
 #include <cstdint>
 #include <deque>
+#include <optional>
 #include <queue>
 #include <set>
 #include <string>
@@ -20,6 +21,7 @@
 #include <vector>
 
 #include "memwall/infer/step.h"
+#include "memwall/serve/host_cache.h"
 #include "memwall/serve/kv_allocator.h"
 #include "memwall/serve/workload.h"
 
@@ -47,6 +49,27 @@ struct SchedulerConfig {
   int64_t swap_capacity_tokens =
       0;                    // host memory for swapped-out KV (swap falls back to recompute)
   int64_t max_waiting = 0;  // admission limit on the waiting queue; 0: unlimited
+  // Host-memory KV cache for prompt prefixes (LMCache / SGLang HiCache), tokens; 0: none.
+  int64_t host_cache_tokens = 0;
+};
+
+// What KV moved between the GPU and host memory, and where prompt prefixes came from. Tokens are
+// counted per replica; every device of the replica moves its own shard of each token.
+struct HostKvStats {
+  // Swap preemption.
+  int64_t swap_out_tokens = 0, swap_in_tokens = 0;
+  int64_t swap_fallbacks = 0;  // preemptions that found the swap space full and recomputed
+  double swap_time_s = 0;      // iteration stalls for the swap copies
+  // Prefix reuse: every prefill of a request with a prefix looks it up. requested = gpu + host +
+  // computed (the prefix tokens found in blocks shared on the GPU, loaded from the host cache, and
+  // prefilled).
+  int64_t prefix_lookups = 0, prefix_requested_tokens = 0, prefix_gpu_tokens = 0;
+  int64_t prefix_host_tokens = 0, prefix_computed_tokens = 0;
+  HostCacheCounters host_cache;  // hits, stores and evictions of the host cache
+  int64_t host_cache_capacity_tokens = 0;
+  double load_time_s = 0;     // link time of the host-cache loads
+  double load_exposed_s = 0;  // of which not hidden behind the iteration's compute
+  void add(const HostKvStats& o);
 };
 
 enum class Phase : uint8_t {
@@ -96,6 +119,7 @@ struct IterationPlan {
   std::vector<Chunk> prefill;
   int64_t step = -1;  // the decode step, or -1 when no sequence decodes
   int64_t swap_out_tokens = 0, swap_in_tokens = 0;
+  int64_t load_tokens = 0;  // prefix tokens copied in from the host cache for this iteration
   bool empty() const { return prefill.empty() && step < 0 && swap_out_tokens == 0; }
   int sequences() const { return batch.prefill_sequences + batch.decode_sequences; }
 };
@@ -141,6 +165,8 @@ class Scheduler {
   int64_t generated_tokens() const { return generated_tokens_; }
   int64_t preemptions_recompute() const { return preempt_recompute_; }
   int64_t preemptions_swap() const { return preempt_swap_; }
+  // Token counters of swap and prefix reuse (the replica adds the times).
+  HostKvStats host_kv() const;
   int64_t waiting() const { return static_cast<int64_t>(waiting_.size()); }
   int64_t resident() const { return resident_; }
   const SchedulerConfig& config() const { return config_; }
@@ -159,6 +185,8 @@ class Scheduler {
   bool plan_request_level(double now, bool arrivals_done);
   void finish_seq(uint32_t id, int64_t held, IterationOutcome& out);
   void realize_internal(uint32_t id);
+  int32_t reused_prefix(uint32_t id);  // prefix tokens not to compute: GPU-shared, then host
+  void start_prefill(uint32_t id);
 
   SchedulerConfig config_;
   KvAllocator& kv_;
@@ -184,6 +212,8 @@ class Scheduler {
   int64_t final_sum_ = 0, shared_sum_ = 0, internal_sum_ = 0;
   int64_t resident_ = 0, swap_used_ = 0;
   int64_t generated_tokens_ = 0, preempt_recompute_ = 0, preempt_swap_ = 0;
+  std::optional<HostPrefixCache> host_cache_;
+  HostKvStats stats_;
   bool blocked_by_memory_ = false, preempted_this_step_ = false, batch_active_ = false;
   double wake_at_ = -1;
   IterationPlan plan_;

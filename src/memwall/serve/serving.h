@@ -11,6 +11,7 @@
 #include "memwall/catalog/catalog.h"
 #include "memwall/core/document.h"
 #include "memwall/infer/deployment.h"
+#include "memwall/offload/host_setup.h"
 #include "memwall/serve/simulator.h"
 
 namespace memwall::serve {
@@ -30,7 +31,11 @@ struct ServingOptions {
   int block_tokens = 16;
   double watermark = 0.01;
   double swap_space_gib = 4;  // host memory per device for swapped KV (vLLM swap_space default)
-  std::optional<BytesPerSecond> swap_bandwidth;  // default: the device's host link
+  std::optional<BytesPerSecond> swap_bandwidth;  // default: the host link, achievable share
+  // Host-memory KV cache for prompt prefixes per replica (LMCache CPU backend, SGLang HiCache),
+  // GiB; 0: none.
+  double host_kv_cache_gib = 0;
+  offload::HostOptions host;  // the CPU and DRAM beside the GPUs (swap and the host KV cache)
   std::optional<int64_t> kv_capacity_tokens;     // override the memory plan
   std::vector<SlaTerm> sla;
   // The deployment's engine limits replace the scheduler's max_batch and token_budget, and a
@@ -43,6 +48,9 @@ struct ServingRun {
   SimulationResult result;
   int64_t kv_capacity_tokens = 0;  // per replica
   Bytes kv_bytes_per_token_per_device{0};
+  int devices_per_replica = 1;
+  std::optional<offload::HostSetup> host;           // when swap or the host KV cache is used
+  std::optional<offload::HostLinkModel> host_link;  // the link the copies were timed on
   std::string model, gpu;
   int tp = 1, pp = 1;
   std::vector<std::string> assumptions;
@@ -54,5 +62,7 @@ struct ServingRun {
 ServingRun simulate_serving(const Catalog& catalog, const ServingOptions& options);
 
 Json to_json(const ServingRun& run);
+// The "host_kv" object: swap and prefix-reuse traffic (tokens, bytes, time), host-cache counters.
+Json host_kv_json(const ServingRun& run);
 
 }  // namespace memwall::serve

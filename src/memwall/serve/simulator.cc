@@ -92,6 +92,7 @@ class Loop {
       r.kv_allocated += rep->kv().allocated_count();
       r.kv_freed += rep->kv().freed_count();
       r.kv_capacity_tokens += rep->kv().capacity_tokens();
+      r.host_kv.add(rep->host_kv());
     }
     r.kv_transfers = transfers_;
     return r;

@@ -259,13 +259,22 @@ void validate(const WorkloadSpec& s) {
   } else if (s.requests < 1 || s.requests > 100'000'000) {
     throw InputError("--requests", std::to_string(s.requests), "a count in [1, 100000000]");
   }
+  if (!std::isfinite(s.prefix_share) || s.prefix_share < 0 || s.prefix_share > 1)
+    throw InputError("--prefix-hit-rate", fmt::format("{}", s.prefix_share),
+                     "a share of each prompt in [0, 1]");
+  if (s.prefix_pool < 1 || s.prefix_pool > 1'000'000'000)
+    throw InputError("--prefix-pool", std::to_string(s.prefix_pool), "contexts in [1, 1e9]");
   const auto& d = s.lengths;
   if (d.max_total_tokens > 0 && d.max_total_tokens < 2)
     throw InputError("--max-len", std::to_string(d.max_total_tokens), "at least 2 tokens");
 }
 
 RequestSource::RequestSource(const WorkloadSpec& spec)
-    : spec_(spec), length_rng_(spec.seed), arrival_rng_(spec.seed ^ 0x9E3779B97F4A7C15ull) {
+    : spec_(spec),
+      length_rng_(spec.seed),
+      arrival_rng_(spec.seed ^ 0x9E3779B97F4A7C15ull),
+      prefix_rng_(spec.seed ^ 0xC2B2AE3D27D4EB4Full) {
+  for (const Request& r : spec_.trace) prefix_base_ = std::max(prefix_base_, r.prefix_id + 1);
   validate(spec_);
   if (spec_.arrival.kind == ArrivalKind::trace) {
     std::stable_sort(spec_.trace.begin(), spec_.trace.end(),
@@ -280,6 +289,7 @@ bool RequestSource::next(Request& out) {
   if (produced_ >= total_) return false;
   if (spec_.arrival.kind == ArrivalKind::trace) {
     out = spec_.trace[static_cast<size_t>(produced_++)];
+    assign_prefix(out);
     return true;
   }
   const Dataset& d = spec_.lengths;
@@ -310,7 +320,17 @@ bool RequestSource::next(Request& out) {
   }
   out.arrival_s = clock_s_;
   ++produced_;
+  assign_prefix(out);
   return true;
+}
+
+void RequestSource::assign_prefix(Request& r) {
+  if (spec_.prefix_share <= 0 || r.prefix_id >= 0) return;
+  const auto tokens = static_cast<int32_t>(std::floor(spec_.prefix_share * r.input_tokens));
+  const auto k = std::uniform_int_distribution<int64_t>(0, spec_.prefix_pool - 1)(prefix_rng_);
+  if (tokens < 1) return;
+  r.prefix_id = static_cast<int32_t>(prefix_base_ + k);
+  r.prefix_tokens = tokens;
 }
 
 }  // namespace memwall::serve

@@ -79,6 +79,11 @@ struct WorkloadSpec {
   int64_t requests = 1000;  // synthetic workloads; a trace supplies its own count
   uint64_t seed = 1;
   std::vector<Request> trace;  // arrival = trace
+  // Prefix reuse: the first floor(prefix_share x input) tokens of each prompt are the start of one
+  // of prefix_pool shared contexts (a document, a system prompt, a conversation's history), drawn
+  // uniformly from a stream of their own; 0: none. Trace rows that name a prefix keep theirs.
+  double prefix_share = 0;
+  int64_t prefix_pool = 100;
 };
 
 // Produces the requests one at a time (O(1) memory for synthetic workloads), in arrival order.
@@ -94,7 +99,9 @@ class RequestSource {
   WorkloadSpec spec_;
   int64_t total_ = 0, produced_ = 0;
   double clock_s_ = 0;
-  std::mt19937_64 length_rng_, arrival_rng_;
+  std::mt19937_64 length_rng_, arrival_rng_, prefix_rng_;
+  int32_t prefix_base_ = 0;  // synthetic prefix ids start above the trace's own
+  void assign_prefix(Request& r);
 };
 
 // Checks a workload for contradictions and out-of-range values (InputError).

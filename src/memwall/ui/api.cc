@@ -222,6 +222,9 @@ Json simulate_json(const Catalog& c, const Json& r) {
   q.requests = count(r, "requests", 5000, 1, 50000);
   q.scheduler = text(r, "scheduler", q.scheduler);
   q.kv = text(r, "kv", q.kv);
+  q.preempt = text(r, "preempt", q.preempt);
+  q.host_kv_cache_gib = number(r, "host_kv_cache").value_or(0);
+  q.prefix_hit_rate = number(r, "prefix_hit_rate");
   const std::string sla = text(r, "sla", "ttft_p99=1s,tpot_p99=50ms");
   if (!sla.empty()) q.sla = sla;
   const serve::ServingRun run = serve::simulate_serving(c, serve::to_options(q));
@@ -272,7 +275,8 @@ const std::vector<Endpoint>& endpoint_table() {
        compare_json},
       {"net", {"node", "fabric", "nodes", "op", "sizes"}, net_json},
       {"simulate",
-       {"model", "gpu", "tp", "rate", "concurrency", "dataset", "requests", "scheduler", "kv", "sla"},
+       {"model", "gpu", "tp", "rate", "concurrency", "dataset", "requests", "scheduler", "kv", "sla",
+        "preempt", "host_kv_cache", "prefix_hit_rate"},
        simulate_json},
   };
   return table;

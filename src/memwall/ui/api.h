@@ -20,7 +20,8 @@ namespace memwall::ui {
 //          precision, recompute, sequence_parallel, zero, tokens, price_per_gpu_hour
 //   plan:  model, concurrency | rate, input, output, sla, gpus [ids], serving, top
 //   net:   node, fabric, nodes, op, sizes ("1K..8G")
-//   simulate: model, gpu, tp, rate | concurrency, dataset, requests (<= 50000), scheduler, kv, sla
+//   simulate: model, gpu, tp, rate | concurrency, dataset, requests (<= 50000), scheduler, kv, sla,
+//          preempt, host_kv_cache (GiB), prefix_hit_rate
 // Throws InputError for an unknown endpoint or a bad field (HTTP 400) and InfeasibleError for a
 // configuration that cannot run (HTTP 422), with the same messages as the CLI.
 Json handle(const Catalog& catalog, const std::string& endpoint, const Json& request);
