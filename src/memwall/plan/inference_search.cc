@@ -35,6 +35,12 @@ std::string binding_sentence(const Plan& p, const ReplicaModel& rm, int best, in
   const Accelerator& a = *p.shape.accelerator;
   const int n = p.shape.devices();
   const Bytes kv = r.kv_bytes_per_token * (best * context);
+  if (rm.max_num_seqs > 0 && best >= rm.max_num_seqs && best < fit_batch) {
+    return fmt::format(
+        "the engine's limit binds: {} sequences per replica is its max_num_seqs (TPOT {:.1f} ms, "
+        "TTFT p99 {:.2f} s); {} sequences would fit in memory",
+        best, p.point.tpot.value() * 1e3, p.point.ttft_p99.value(), fit_batch);
+  }
   if (best >= max_batch && best < fit_batch) {
     return fmt::format(
         "the load binds, not the hardware: all {} sequences fit on one replica within the SLA "
@@ -461,11 +467,13 @@ InferenceSearchResult search_inference(const ModelSpec& model, const InferenceWo
                 continue;
               }
               const int fit_batch = rm.max_batch(context);
-              // A closed loop never has more sequences in flight than users.
-              const int max_batch =
+              // A closed loop never has more sequences in flight than users, and the engine never
+              // schedules more than its max_num_seqs (data/engines limits).
+              int max_batch =
                   w.load.concurrency
                       ? std::min(fit_batch, static_cast<int>(std::ceil(*w.load.concurrency - 1e-9)))
                       : fit_batch;
+              if (rm.max_num_seqs > 0) max_batch = std::min(max_batch, rm.max_num_seqs);
               if (space.disaggregated) {
                 Candidate c;
                 c.shape = shape;
