@@ -23,6 +23,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
       for (auto& p : memwall::perf::read_engine_profiles(doc, origin)) e.engines.push_back(p);
       for (const auto& p : e.engines) {
         (void)e.engine(p.key());  // found, or InputError (a key shadowed by an alias)
+        (void)e.engine(p.key(), p.platform);
         (void)memwall::perf::to_json(p).dump();
       }
     } catch (const memwall::InputError&) {

@@ -4,6 +4,7 @@
 
 #include "memwall/catalog/catalog.h"
 #include "memwall/core/error.h"
+#include "memwall/infer/estimate.h"
 #include "memwall/infer/request.h"
 
 namespace memwall::infer {
@@ -51,6 +52,27 @@ TEST(Continuous, BatchMaxReportsTheContinuousSteadyState) {
   EXPECT_GT(j["continuous"]["max_num_batched_tokens"].get<int64_t>(), 0);
 }
 
+// An engine's ROCm build has its own profile where one exists (vLLM), chosen by the platform of
+// the accelerator; other engines fall back to their generic profile.
+TEST(EngineProfiles, RocmBuildsHaveTheirOwnProfile) {
+  const auto& eff = perf::default_efficiency();
+  const perf::EngineProfile& rocm = eff.engine("vllm@0.10.2", "rocm");
+  EXPECT_EQ(rocm.platform, "rocm");
+  EXPECT_EQ(rocm.version, "0.8");
+  EXPECT_EQ(eff.engine("vllm", "rocm").key(), rocm.key());
+  EXPECT_EQ(eff.engine("vllm@0.6", "rocm").platform, "rocm");
+  EXPECT_EQ(eff.engine("vllm@0.10.2").platform, "");
+  EXPECT_EQ(eff.engine("sglang", "rocm").platform, "");  // no ROCm evidence: the generic profile
+  EXPECT_EQ(eff.engine("default", "rocm").platform, "rocm");
+  EXPECT_LT(rocm.fp8_gemm_rate_scale, 1.0);
+  EXPECT_FALSE(rocm.sources.empty());
+  Accelerator amd, nv;
+  amd.vendor = "AMD";
+  nv.vendor = "NVIDIA";
+  EXPECT_EQ(perf::engine_platform(amd), "rocm");
+  EXPECT_EQ(perf::engine_platform(nv), "");
+}
+
 TEST(EngineProfiles, EveryEngineIdResolvesWithItsSources) {
   const auto& eff = perf::default_efficiency();
   for (const char* id : {"vllm", "sglang", "trtllm", "mindie", "vllm-ascend", "lmdeploy",
@@ -96,6 +118,35 @@ TEST(EngineProfiles, CustomAllReduceIsFasterThanNcclForDecodeMessages) {
   // Large messages keep NCCL's time.
   EXPECT_DOUBLE_EQ(with.comm[ar].time(Bytes(1 << 30)).value(),
                    without.comm[ar].time(Bytes(1 << 30)).value());
+}
+
+// vLLM's ROCm build on MI300X against the figures its profile cites. OCI blog (vLLM 0.6 ROCm,
+// Llama 3.1 405B FP8 TP8, 128 in / 128 out): batch 64 -> 256 adds 10.83 s of end-to-end latency
+// (6.919 -> 17.75 s), linear-layer work at ~460 TFLOPS per GPU; AMD's table (vLLM 0.10.2, 70B FP8
+// TP8, batch 1, 128 / 2048): 15.88 s. The CUDA profile on the same chip is far faster than both.
+TEST(EngineProfiles, RocmVllmMatchesPublishedMi300xLatencies) {
+  DeploymentOptions o;
+  o.model = "llama-3.1-405b";
+  o.gpu = "mi300x";
+  o.tp = 8;
+  o.weight_precision = Precision::fp8_e4m3;
+  o.kv_precision = Precision::fp8_e4m3;
+  o.engine = "vllm";
+  o.engine_version = "0.6";
+  o.memory_utilization = 1.0;
+  const Deployment d = make_deployment(Catalog::builtin(), o);
+  EXPECT_EQ(d.engine_profile->platform, "rocm");
+  const double slope = estimate(d, {256, 128, 128}).e2e.value() - estimate(d, {64, 128, 128}).e2e.value();
+  EXPECT_NEAR(slope, 17.75 - 6.919, 0.15 * (17.75 - 6.919));
+  o.model = "llama-3.1-70b";
+  o.engine_version = "0.10.2";
+  const Deployment d70 = make_deployment(Catalog::builtin(), o);
+  const double e2e = estimate(d70, {1, 128, 2048}).e2e.value();
+  EXPECT_NEAR(e2e, 15.88, 0.15 * 15.88);
+  // The CUDA build's figures are faster per kernel and per FP8 GEMM.
+  const perf::EngineProfile& cuda = perf::default_efficiency().engine("vllm@0.10.2");
+  EXPECT_LT(cuda.kernel_overhead.value(), d70.engine_profile->kernel_overhead.value());
+  EXPECT_GT(cuda.fp8_gemm_rate_scale, d70.engine_profile->fp8_gemm_rate_scale);
 }
 
 }  // namespace

@@ -186,7 +186,7 @@ Deployment make_deployment(const ModelSpec& model, const Accelerator& gpu,
                                   o.calibration_file ? perf::load_calibration(*o.calibration_file)
                                                      : perf::default_efficiency());
   const std::string engine_spec = o.engine_version ? o.engine + "@" + *o.engine_version : o.engine;
-  d.engine_profile = &d.efficiency->engine(engine_spec);
+  d.engine_profile = &d.efficiency->engine(engine_spec, perf::engine_platform(gpu));
   d.engine = d.engine_profile->name;
   d.ceilings = perf::resolve_ceilings(gpu, d.matmul, *d.efficiency, engine_spec);
   d.assumptions.push_back(fmt::format(

@@ -158,6 +158,7 @@ Json deployment_json(const Deployment& d) {
               {"matmul_precision", to_string(d.matmul)},
               {"engine", d.engine},
               {"engine_version", d.engine_profile ? d.engine_profile->version : std::string()},
+              {"engine_platform", d.engine_profile ? d.engine_profile->platform : std::string()},
               {"engine_profile", d.engine_profile ? perf::to_json(*d.engine_profile) : Json()},
               {"memory_utilization", d.memory_utilization},
               {"ceilings",

@@ -233,36 +233,55 @@ double FractionTable::lookup(const Accelerator& a, Precision p) const {
   return fallback;
 }
 
-const EngineProfile& Efficiency::engine(std::string_view name) const {
-  const std::string n = to_lower(name);
+namespace {
+
+// The profile `name` selects among those of one platform; nullptr when the engine has no profile
+// on that platform or none at or below the version asked (`versions` collects the known keys).
+const EngineProfile* find_engine(const std::vector<EngineProfile>& engines, const std::string& n,
+                                 const std::string& platform, std::vector<std::string>& versions) {
   // Exact key (id@version) or alias first, then the id's current version, then the newest
   // version at or below the one asked.
   for (const auto& e : engines)
-    if (e.key() == n || std::find(e.aliases.begin(), e.aliases.end(), n) != e.aliases.end())
-      return e;
+    if (e.platform == platform &&
+        (e.key() == n || e.key() == n + "/" + platform ||
+         std::find(e.aliases.begin(), e.aliases.end(), n) != e.aliases.end()))
+      return &e;
   const size_t at = n.find('@');
   const std::string id = n.substr(0, at);
   const EngineProfile* first = nullptr;
-  std::vector<std::string> versions;
   for (const auto& e : engines) {
-    if (e.name != id) continue;
-    if (at == std::string::npos && e.current) return e;
+    if (e.name != id || e.platform != platform) continue;
+    if (at == std::string::npos && e.current) return &e;
     if (!first) first = &e;
     versions.push_back(e.key());
   }
-  if (first && at == std::string::npos) return *first;
-  if (first) {
-    // The newest profile at or below the version asked ("vllm@0.10.2" -> vllm@0.6 when the
-    // profiles are 0.6 and 0.11): figures change with releases, not within them.
-    const std::string asked = n.substr(at + 1);
-    const EngineProfile* best = nullptr;
-    for (const auto& e : engines)
-      if (e.name == id && !version_less(asked, e.version) &&
-          (!best || version_less(best->version, e.version)))
-        best = &e;
-    if (best) return *best;
+  if (!first || at == std::string::npos) return first;
+  // The newest profile at or below the version asked ("vllm@0.10.2" -> vllm@0.6 when the
+  // profiles are 0.6 and 0.11): figures change with releases, not within them.
+  const std::string asked = n.substr(at + 1);
+  const EngineProfile* best = nullptr;
+  for (const auto& e : engines)
+    if (e.name == id && e.platform == platform && !version_less(asked, e.version) &&
+        (!best || version_less(best->version, e.version)))
+      best = &e;
+  return best;
+}
+
+}  // namespace
+
+std::string engine_platform(const Accelerator& a) {
+  return to_lower(a.vendor).rfind("amd", 0) == 0 ? "rocm" : "";
+}
+
+const EngineProfile& Efficiency::engine(std::string_view name, std::string_view platform) const {
+  const std::string n = to_lower(name);
+  std::vector<std::string> versions;
+  if (!platform.empty())
+    if (const EngineProfile* p = find_engine(engines, n, to_lower(platform), versions)) return *p;
+  versions.clear();
+  if (const EngineProfile* p = find_engine(engines, n, "", versions)) return *p;
+  if (!versions.empty())
     throw InputError::unknown_name("engine version", std::string(name), versions);
-  }
   throw InputError::unknown_name("engine", std::string(name), engine_names());
 }
 

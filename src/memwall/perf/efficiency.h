@@ -56,7 +56,11 @@ struct EngineProfile {
   std::string version;  // e.g. "0.11"; empty for the generic default
   std::string display;  // "vLLM 0.11 (V1 engine)"
   std::vector<std::string> aliases;  // other names that select this profile ("tensorrt-llm-0.6")
-  bool current = false;  // the version chosen when none is asked
+  // The GPU software platform these figures were measured on: "" for any (the CUDA builds the
+  // profiles were calibrated on), "rocm" for the engine's ROCm build on AMD Instinct GPUs, whose
+  // kernels (hipBLASLt, CK/Triton attention, HIP graphs) run at their own rates.
+  std::string platform;
+  bool current = false;  // the version chosen when none is asked (one per platform)
   Seconds kernel_overhead;        // per kernel: launch + prologue/epilogue not covered by roofline
   Seconds step_overhead;          // per iteration on the host, after overlap
   Seconds host_scheduling, host_sampling, host_detokenization;  // its parts before overlap
@@ -78,7 +82,9 @@ struct EngineProfile {
   std::string evidence;  // what the figures rest on
   std::vector<std::pair<std::string, std::string>> sources;  // figure -> source
 
-  std::string key() const { return version.empty() ? name : name + "@" + version; }
+  std::string key() const {
+    return (version.empty() ? name : name + "@" + version) + (platform.empty() ? "" : "/" + platform);
+  }
 };
 
 struct Efficiency {
@@ -123,10 +129,14 @@ struct Efficiency {
   std::vector<EngineProfile> engines;  // the first one is the default
 
   // "id", "id@version" or an alias; the id alone picks its current version. InputError for an
-  // unknown name or version (naming the known ones).
-  const EngineProfile& engine(std::string_view name) const;
+  // unknown name or version (naming the known ones). With a platform ("rocm"), that platform's
+  // profile of the engine where one exists at or below the version asked, else the generic one.
+  const EngineProfile& engine(std::string_view name, std::string_view platform = {}) const;
   std::vector<std::string> engine_names() const;  // ids, each once, in catalog order
 };
+
+// The software platform of an accelerator's engine builds: "rocm" for AMD GPUs, "" otherwise.
+std::string engine_platform(const Accelerator& a);
 
 // The built-in parameters with their evidence (see efficiency.cc and docs/infer.md).
 const Efficiency& default_efficiency();

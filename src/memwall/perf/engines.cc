@@ -105,6 +105,10 @@ std::vector<EngineProfile> read_engine_profiles(const Json& doc, const std::stri
     p.display =
         fmt::format("{}{}{}", name.empty() ? id : name, p.version.empty() ? "" : " ", p.version);
     p.current = flag(v, "current", f, false);
+    p.platform = to_lower(text(v, "platform", f));
+    if (!p.platform.empty() && p.platform != "rocm")
+      throw InputError(f + ".platform", p.platform, "\"rocm\" or absent (any platform)");
+    if (p.platform == "rocm") p.display += " (ROCm)";
     p.date = text(v, "date", f);
     p.evidence = text(v, "evidence", f);
     if (auto a = v.find("aliases"); a != v.end())
@@ -134,9 +138,15 @@ std::vector<EngineProfile> read_engine_profiles(const Json& doc, const std::stri
     }
     out.push_back(std::move(p));
   }
-  // Exactly one current version per engine: the first listed when none says so.
-  if (std::none_of(out.begin(), out.end(), [](const EngineProfile& p) { return p.current; }))
-    out.front().current = true;
+  // Exactly one current version per engine and platform: the first listed when none says so.
+  for (const EngineProfile& first : out) {
+    const std::string platform = first.platform;
+    auto same = [&](const EngineProfile& p) { return p.platform == platform; };
+    if (std::none_of(out.begin(), out.end(), [&](const EngineProfile& p) {
+          return same(p) && p.current;
+        }))
+      std::find_if(out.begin(), out.end(), same)->current = true;
+  }
   return out;
 }
 
@@ -147,6 +157,7 @@ Json to_json(const EngineProfile& p) {
   for (int b : p.limits.cuda_graph_batches) graphs.push_back(b);
   return Json{{"id", p.name},
               {"version", p.version},
+              {"platform", p.platform},
               {"name", p.display},
               {"date", p.date},
               {"kernel_overhead_us", p.kernel_overhead.value() * 1e6},

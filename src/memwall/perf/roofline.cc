@@ -48,7 +48,7 @@ Ceilings resolve_ceilings(const Accelerator& a, Precision p, const Efficiency& e
   c.efficiency_source = prior.source;
   c.attention_bandwidth_fraction = e.attention_bandwidth_fraction;
   c.compute_units = a.compute_units.value_or(0);
-  const EngineProfile& eng = e.engine(engine);
+  const EngineProfile& eng = e.engine(engine, engine_platform(a));
   if (p == Precision::fp8_e4m3 || p == Precision::fp8_e5m2)
     c.gemm_peak_fraction *= eng.fp8_gemm_rate_scale;
   c.kernel_overhead = eng.kernel_overhead;

@@ -27,6 +27,7 @@ ReplicaModelFactory estimator_factory(std::optional<Fabric> fabric) {
       const auto ctx = static_cast<int64_t>(std::ceil(context_tokens));
       return static_cast<int>(std::min<int64_t>(infer::max_batch(*d, ctx, ctx), 1 << 20));
     };
+    m.max_num_seqs = d->max_num_seqs();
     m.step = [d](const infer::StepBatch& b) { return infer::step_time(*d, b); };
     m.communication_share = [d](const infer::StepBatch& b) {
       const infer::StepCost c = infer::step_cost(*d, b);

@@ -35,6 +35,12 @@ std::string binding_sentence(const Plan& p, const ReplicaModel& rm, int best, in
   const Accelerator& a = *p.shape.accelerator;
   const int n = p.shape.devices();
   const Bytes kv = r.kv_bytes_per_token * (best * context);
+  if (rm.max_num_seqs > 0 && best >= rm.max_num_seqs && best < fit_batch) {
+    return fmt::format(
+        "the engine's limit binds: {} sequences per replica is its max_num_seqs (TPOT {:.1f} ms, "
+        "TTFT p99 {:.2f} s); {} sequences would fit in memory",
+        best, p.point.tpot.value() * 1e3, p.point.ttft_p99.value(), fit_batch);
+  }
   if (best >= max_batch && best < fit_batch) {
     return fmt::format(
         "the load binds, not the hardware: all {} sequences fit on one replica within the SLA "
@@ -461,11 +467,13 @@ InferenceSearchResult search_inference(const ModelSpec& model, const InferenceWo
                 continue;
               }
               const int fit_batch = rm.max_batch(context);
-              // A closed loop never has more sequences in flight than users.
-              const int max_batch =
+              // A closed loop never has more sequences in flight than users, and the engine never
+              // schedules more than its max_num_seqs (data/engines limits).
+              int max_batch =
                   w.load.concurrency
                       ? std::min(fit_batch, static_cast<int>(std::ceil(*w.load.concurrency - 1e-9)))
                       : fit_batch;
+              if (rm.max_num_seqs > 0) max_batch = std::min(max_batch, rm.max_num_seqs);
               if (space.disaggregated) {
                 Candidate c;
                 c.shape = shape;
@@ -528,41 +536,69 @@ InferenceSearchResult search_inference(const ModelSpec& model, const InferenceWo
                 if (bb == best) break;
               }
 
-              Plan plan;
-              plan.shape = shape;
-              plan.point = steady_state(rm, w, best);
-              plan.batch_cap = best;
+              const OperatingPoint at_best = steady_state(rm, w, best);
               const double total_concurrency =
                   w.load.concurrency ? *w.load.concurrency
-                                     : *w.load.rate_per_s * plan.point.e2e_mean.value();
-              plan.replicas = static_cast<int>(std::ceil(total_concurrency / best - 1e-9));
-              // Report the point the replicas actually run at: the load spread evenly (no more
-              // than `best` sequences each, so the SLA still holds by monotonicity).
-              const int actual = std::max(
-                  1, std::min(best, static_cast<int>(std::ceil(total_concurrency / plan.replicas - 1e-9))));
-              if (actual != best) {
-                plan.point = steady_state(rm, w, actual);
-                ++result.configurations;
-              }
-              plan.devices = plan.replicas * shape.devices();
-              plan.concurrency = total_concurrency;
-              plan.generated_tokens_per_s = total_concurrency / plan.point.tpot.value();
-              plan.tokens_per_s_per_device = plan.generated_tokens_per_s / plan.devices;
-              plan.tokens_per_s_per_user = 1.0 / plan.point.tpot.value();
-              const infer::StepBatch busy = decode_batch(best, context);
-              const double activity = rm.activity ? rm.activity(busy) : 1.0;
-              plan.cost = cost::deployment_cost(*a, plan.devices, plan.generated_tokens_per_s,
-                                                activity, prices, options.cost, node);
-              plan.software = fit;
-              if (rm.communication_share) {
-                plan.scaling_efficiency = 1.0 - rm.communication_share(busy);
-              } else if (shape.devices() == 1) {
-                plan.scaling_efficiency = 1.0;
-              }
-              plan.binding = binding_sentence(plan, rm, best, fit_batch, max_batch, next_failure,
-                                              requirements_of(wp, kp), context);
-
+                                     : *w.load.rate_per_s * at_best.e2e_mean.value();
+              // The plan at a replica count: the load spread evenly over the replicas.
+              auto make_plan = [&](int replicas) {
+                Plan plan;
+                plan.shape = shape;
+                plan.point = at_best;
+                plan.batch_cap = best;
+                plan.replicas = replicas;
+                // Report the point the replicas actually run at: the load spread evenly (no more
+                // than `best` sequences each, so the SLA still holds by monotonicity).
+                const int actual = std::max(
+                    1, std::min(best, static_cast<int>(std::ceil(total_concurrency / plan.replicas - 1e-9))));
+                if (actual != best) {
+                  plan.point = steady_state(rm, w, actual);
+                  ++result.configurations;
+                }
+                plan.devices = plan.replicas * shape.devices();
+                plan.concurrency = total_concurrency;
+                plan.generated_tokens_per_s = total_concurrency / plan.point.tpot.value();
+                plan.tokens_per_s_per_device = plan.generated_tokens_per_s / plan.devices;
+                plan.tokens_per_s_per_user = 1.0 / plan.point.tpot.value();
+                const infer::StepBatch busy = decode_batch(best, context);
+                const double activity = rm.activity ? rm.activity(busy) : 1.0;
+                plan.cost = cost::deployment_cost(*a, plan.devices, plan.generated_tokens_per_s,
+                                                  activity, prices, options.cost, node);
+                plan.software = fit;
+                if (rm.communication_share) {
+                  plan.scaling_efficiency = 1.0 - rm.communication_share(busy);
+                } else if (shape.devices() == 1) {
+                  plan.scaling_efficiency = 1.0;
+                }
+                plan.binding = binding_sentence(plan, rm, best, fit_batch, max_batch, next_failure,
+                                                requirements_of(wp, kp), context);
+                return plan;
+              };
+              // Fewest replicas first (B* each); when those leave devices of the servers they need
+              // idle, also the plan that runs replicas on them too (owned servers are bought whole,
+              // so more replicas at a smaller batch may cost less per token). The better one stays.
+              Plan plan = make_plan(static_cast<int>(std::ceil(total_concurrency / best - 1e-9)));
               if (!finish_plan(plan)) continue;
+              if (node && node->devices > shape.devices()) {
+                const int per_node = node->devices / shape.devices();
+                const int servers = (plan.devices + node->devices - 1) / node->devices;
+                const int filled = std::min(servers * per_node,
+                                            static_cast<int>(std::ceil(total_concurrency - 1e-9)));
+                if (filled > plan.replicas) {
+                  Plan alt = make_plan(filled);
+                  const size_t rejected = result.rejected.size();
+                  if (!finish_plan(alt)) {
+                    result.rejected.erase(result.rejected.begin() + static_cast<std::ptrdiff_t>(rejected),
+                                          result.rejected.end());
+                  } else if (alt.objective && plan.objective && *alt.objective < *plan.objective) {
+                    alt.binding = fmt::format(
+                        "{} replicas fill the {} server(s) the plan buys anyway, {} sequences each; "
+                        "at the largest batch: {}",
+                        alt.replicas, servers, alt.point.batch, alt.binding);
+                    plan = std::move(alt);
+                  }
+                }
+              }
               result.plans.push_back(std::move(plan));
             }
           }

@@ -112,6 +112,32 @@ TEST(InferenceSearch, BisectionFindsTheLargestFeasibleBatch) {
   }
 }
 
+// The engine never schedules more than its max_num_seqs: a replica whose memory and SLA would
+// allow more sequences is capped there, and the plan says the engine's limit binds.
+TEST(InferenceSearch, EngineMaxNumSeqsCapsTheBatch) {
+  Fixture f;
+  const auto base = toy_factory();
+  const auto w = chat(2000, 30.0);
+  const auto free_run = search_inference(f.model, w, f.space(), {}, {}, base, f.prices);
+  ASSERT_FALSE(free_run.plans.empty());
+  int widest = 0;
+  for (const Plan& p : free_run.plans) widest = std::max(widest, p.point.batch);
+  ASSERT_GT(widest, 8);
+  ReplicaModelFactory capped = [&](const ModelSpec& m, const ReplicaShape& s) {
+    ReplicaModel r = base(m, s);
+    r.max_num_seqs = 8;
+    return r;
+  };
+  const auto r = search_inference(f.model, w, f.space(), {}, {}, capped, f.prices);
+  ASSERT_FALSE(r.plans.empty());
+  bool engine_binds = false;
+  for (const Plan& p : r.plans) {
+    EXPECT_LE(p.point.batch, 8) << p.shape.describe();
+    engine_binds = engine_binds || p.binding.find("engine's limit binds") != std::string::npos;
+  }
+  EXPECT_TRUE(engine_binds);
+}
+
 TEST(InferenceSearch, PlansAreRankedAndConstraintsHold) {
   Fixture f;
   Constraints c;

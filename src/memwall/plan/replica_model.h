@@ -40,6 +40,9 @@ struct ReplicaModel {
   int64_t kv_capacity_tokens = 0;  // KV slots of one replica (memory plan); 0 when not reported
   // Largest number of sequences whose KV (each of `context_tokens`) fits beside the weights.
   std::function<int(double context_tokens)> max_batch;
+  // The serving engine's cap on sequences resident per replica (vLLM max_num_seqs, SGLang
+  // max_running_requests, TensorRT-LLM max_batch_size); 0: none.
+  int max_num_seqs = 0;
   // Wall time of one iteration of the replica (prefill chunks and/or decode tokens).
   std::function<Seconds(const infer::StepBatch&)> step;
   // Optional: share of a decode iteration spent in exposed communication (0..1), for the
