@@ -262,6 +262,8 @@ const EngineProfile* find_engine(const std::vector<EngineProfile>& engines, cons
   const EngineProfile* best = nullptr;
   for (const auto& e : engines)
     if (e.name == id && e.platform == platform && !version_less(asked, e.version) &&
+        (e.through.empty() || !version_less(e.through, asked) ||
+         asked.rfind(e.through + ".", 0) == 0) &&
         (!best || version_less(best->version, e.version)))
       best = &e;
   return best;
@@ -366,10 +368,13 @@ Efficiency apply_calibration(const Efficiency& base, const Json& doc, const std:
                   static_cast<int64_t>(number_in_range(x, f, 1, 1 << 24));
             else if (k == "custom_all_reduce_max_mib")
               it->custom_all_reduce_max_bytes = number_in_range(x, f, 0, 1 << 20) * kMiB;
+            else if (k == "moe_layer_overhead_us")
+              it->moe_layer_overhead = us(number_in_range(x, f, 0.0, 1e5));
             else
               throw InputError(f, x.dump(),
                                "kernel_overhead_us, step_overhead_us, max_num_seqs, "
-                               "max_num_batched_tokens, custom_all_reduce_max_mib (numbers), "
+                               "max_num_batched_tokens, custom_all_reduce_max_mib, "
+                               "moe_layer_overhead_us (numbers), "
                                "fp8_gemm_rate_scale, fused_elementwise or gqa_shared_kv_loads (true/false)");
           }
         }
