@@ -262,7 +262,8 @@ std::vector<Operator> build_step_graph(const ModelSpec& m, const ShardPlan& s,
     b.elementwise("moe_unpermute", T * e.top_k * double(h) / ep, T * double(h), ml);
     // Engine versions whose routed-expert path is not yet fused and tuned (SGLang 0.4.1's
     // DeepSeek-V3 path: data/engines/sglang.json) add a latency per MoE layer that does not
-    // scale with the batch; docs/infer.md "Engine profiles".
+    // scale with the batch: one Triton fused_moe call on DeepSeek-V3 shapes takes 0.33-0.37 ms at
+    // batch 1-18 (sgl-project/sglang PR #7876); docs/infer.md "Engine profiles".
     b.latency("moe_path_overhead", s.moe_layer_overhead, ml);
     if (e.shared_experts > 0)
       mlp("shared_expert_up_gate", "shared_expert_act", "shared_expert_down",
