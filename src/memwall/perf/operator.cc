@@ -27,6 +27,14 @@ std::string Operator::shape() const {
   return fmt::format("{:.3g} MB moved", cost.bytes_moved().value() / 1e6);
 }
 
+std::string_view bound_of(const Operator& op, const OpTime& t) {
+  if (op.cost.kind == OpKind::communication) return "communication";
+  if (op.cost.bytes_moved().value() <= 0 && op.cost.flops.value() <= 0 &&
+      op.cost.fixed_time.value() > 0)
+    return "overhead";
+  return t.compute_bound ? "compute" : "memory";
+}
+
 double Operator::intensity() const {
   const double b = cost.bytes_moved().value();
   return b > 0 ? cost.flops.value() / b : 0.0;
