@@ -54,12 +54,15 @@ TEST(ProbeCli, QuickJsonIsOneObjectWithEveryMeasurement) {
 }
 
 TEST(ProbeCli, ProfileHasTheCalibrationKeysAndInferAcceptsIt) {
-  const auto path = std::filesystem::temp_directory_path() / "memwall_probe_test_profile.json";
+  // One file per process: the release and sanitizer suites (or two checkouts) may run at once.
+  const auto path = std::filesystem::path(::testing::TempDir()) /
+                    ("memwall_probe_test_profile_" + std::to_string(getpid()) + ".json");
   const Result r = run("probe --quick --threads 1 --device host --cpu-peak-bandwidth 1000 "
                        "--cpu-peak-flops 100000 --out " + path.string());
   ASSERT_EQ(r.status, 0) << r.out;
   std::ifstream f(path);
   const auto doc = nlohmann::json::parse(f);
+  ASSERT_TRUE(doc.contains("memory_bandwidth_fraction")) << doc.dump();
   const double bw = doc["memory_bandwidth_fraction"]["cpu"].get<double>();
   EXPECT_GT(bw, 0);
   EXPECT_LE(bw, 1);
