@@ -104,34 +104,47 @@ Model fit_kinds(const std::vector<Residual>& residuals, const std::vector<Residu
   return m;
 }
 
+// A kind's own new-source scale needs held-out scores from at least this many sources; with
+// fewer, one publication would set it alone and the pooled scale is the better estimate.
+constexpr int kMinSourcesForKindScale = 4;
+
 // The new-source scale of `residuals`: each source held out in turn, its cases' |r| over the
 // half-width fitted without it; the conformal `level` quantile of those scores, pooled over kinds
-// (a source alone in its kind gives none).
-double new_source_scale(const std::vector<Residual>& residuals,
-                        const std::vector<Residual>& support, const FitOptions& o,
-                        const Widening& widening) {
+// (a source alone in its kind gives none), and per kind where the kind has enough sources. Kinds
+// differ in how far a new publication strays (inference engines more than training frameworks),
+// so one pooled scale covers one kind too little and another too much.
+void set_new_source_scales(Model& m, const std::vector<Residual>& residuals,
+                           const std::vector<Residual>& support, const FitOptions& o,
+                           const Widening& widening) {
   std::set<std::string> sources;
   for (const auto& r : residuals) sources.insert(r.source);
   std::vector<std::pair<double, double>> scores;
+  std::map<std::string, std::vector<std::pair<double, double>>> by_kind;
+  std::map<std::string, std::set<std::string>> kind_sources;
   for (const auto& s : sources) {
     std::vector<Residual> rest;
     for (const auto& r : residuals)
       if (r.source != s) rest.push_back(r);
-    const Model m = fit_kinds(rest, support, o, widening);
+    const Model held = fit_kinds(rest, support, o, widening);
     for (const auto& r : residuals) {
       if (r.source != s) continue;
-      const Interval i = m.interval(r.regime);
-      if (i.known && i.half_width > 0)
-        scores.emplace_back(std::fabs(r.log_ratio) / i.half_width, 1.0);
+      const Interval i = held.interval(r.regime);
+      if (!i.known || i.half_width <= 0) continue;
+      scores.emplace_back(std::fabs(r.log_ratio) / i.half_width, 1.0);
+      by_kind[r.regime.kind].emplace_back(scores.back());
+      kind_sources[r.regime.kind].insert(s);
     }
   }
-  return scores.empty() ? 1.0 : conformal_quantile(scores, o.level);
+  m.new_source_scale = scores.empty() ? 1.0 : conformal_quantile(scores, o.level);
+  for (auto& [kind, k] : m.kinds)
+    if (static_cast<int>(kind_sources[kind].size()) >= kMinSourcesForKindScale)
+      k.new_source_scale = conformal_quantile(by_kind[kind], o.level);
 }
 
 Model fit_with_support(const std::vector<Residual>& residuals, const std::vector<Residual>& support,
                        const FitOptions& o, const Widening& widening) {
   Model m = fit_kinds(residuals, support, o, widening);
-  m.new_source_scale = new_source_scale(residuals, support, o, widening);
+  set_new_source_scales(m, residuals, support, o, widening);
   return m;
 }
 
@@ -159,7 +172,8 @@ Interval Model::interval(const Regime& r) const {
     log_sum += std::log(v->second.factor);
     ++n;
   }
-  double h = k.half_width * (n > 0 ? std::exp(log_sum / n) : 1.0) * new_source_scale;
+  const double scale = k.new_source_scale > 0 ? k.new_source_scale : new_source_scale;
+  double h = k.half_width * (n > 0 ? std::exp(log_sum / n) : 1.0) * scale;
   for (const auto& dim : options.support_dimensions) {
     const std::string value = r.value(dim);
     if (value.empty()) continue;
@@ -280,6 +294,7 @@ Json to_json(const Model& m) {
     Json support = Json::object();
     for (const auto& [dim, values] : k.support) support[dim] = values;
     kinds[name] = Json{{"half_width", k.half_width},
+                       {"new_source_scale", k.new_source_scale},
                        {"cases", k.cases},
                        {"sources", k.sources},
                        {"max_devices", k.max_devices},
@@ -354,6 +369,8 @@ Model model_from_json(const Json& doc, const std::string& where) {
     if (!k.is_object()) throw InputError(wk, k.dump().substr(0, 40), "an object");
     KindModel km;
     km.half_width = number(k, "half_width", wk, 0, 100);
+    if (k.contains("new_source_scale"))  // 0 or absent: the pooled scale
+      km.new_source_scale = number(k, "new_source_scale", wk, 0, 100);
     km.cases = static_cast<int>(number(k, "cases", wk, 0, 1e9));
     km.sources = static_cast<int>(number(k, "sources", wk, 0, 1e9));
     km.max_devices = static_cast<int64_t>(number(k, "max_devices", wk, 0, 1e12));

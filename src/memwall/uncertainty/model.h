@@ -58,6 +58,9 @@ struct Factor {
 
 struct KindModel {
   double half_width = 0;  // ln units, before regime factors and widening
+  // This kind's own new-source scale (Model::new_source_scale, measured on its own sources'
+  // held-out scores) when it has enough sources to measure one; 0: the pooled scale applies.
+  double new_source_scale = 0;
   int cases = 0, sources = 0;
   std::map<std::string, std::map<std::string, Factor>> factors;  // dimension -> value -> factor
   std::map<std::string, std::set<std::string>> support;  // dimension -> values the cases cover
@@ -86,7 +89,8 @@ struct FitOptions {
 struct Model {
   double level = kDefaultLevel;
   // Every half-width is multiplied by this: how much wider errors are on a source the fit has not
-  // seen, measured by leaving each source out (new_source_scale in model.cc).
+  // seen, measured by leaving each source out (new_source_scale in model.cc), pooled over kinds;
+  // a kind with enough sources of its own uses its own (KindModel::new_source_scale).
   double new_source_scale = 1;
   std::map<std::string, KindModel> kinds;
   Widening widening;
