@@ -108,6 +108,35 @@ TEST(Uncertainty, NewSourceScaleMeasuresHowFarANewSourceFalls) {
   EXPECT_GT(fit(rs).new_source_scale, 1.5);
 }
 
+// A kind with four sources, one of them far off the others, gets a scale of its own; a kind of
+// four sources that agree keeps a smaller one; a kind of two sources takes the pooled scale.
+TEST(Uncertainty, EachKindWithEnoughSourcesHasItsOwnNewSourceScale) {
+  std::vector<Residual> rs;
+  auto add = [&rs](const std::string& kind, const std::string& source, double step) {
+    for (int i = 1; i <= 5; ++i) {
+      Residual r = res(source + std::to_string(i), source, step * i);
+      r.regime.kind = kind;
+      rs.push_back(r);
+    }
+  };
+  for (const char* s : {"A", "B", "C"}) add("inference", s, 0.02);
+  add("inference", "D", 0.08);
+  for (const char* s : {"E", "F", "G", "H"}) add("training", s, 0.02);
+  add("memory", "I", 0.02);
+  add("memory", "J", 0.02);
+  const Model m = fit(rs);
+  const double inference = m.kinds.at("inference").new_source_scale;
+  const double training = m.kinds.at("training").new_source_scale;
+  EXPECT_GT(inference, 1.5 * training);
+  EXPECT_LE(training, 1.0);
+  EXPECT_EQ(m.kinds.at("memory").new_source_scale, 0.0);  // the pooled scale applies
+  Regime memory;
+  memory.kind = "memory";
+  memory.set("hardware", "Hopper");
+  EXPECT_NEAR(m.interval(memory).half_width,
+              m.kinds.at("memory").half_width * m.new_source_scale, 1e-12);
+}
+
 TEST(Uncertainty, OtherLevelsScaleByNormalQuantiles) {
   Interval i;
   i.known = true;
