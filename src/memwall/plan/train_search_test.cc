@@ -55,6 +55,22 @@ TEST(TrainSearch, ShorterDeadlineNeedsMoreGpusAndNeverCostsLess) {
   EXPECT_GE(*fast.plans[0].cost_usd, *slow.plans[0].cost_usd * 0.999);
 }
 
+// The search screens configurations on memory before timing them; an accelerator on which none
+// fits is still rejected with the estimator's numbers for the last one tried.
+TEST(TrainSearch, NothingFitsNamesTheMemoryOfTheLastConfiguration) {
+  const Catalog& c = Catalog::builtin();
+  TrainGoal goal;
+  goal.tokens = 1e12;
+  goal.days = 30;
+  goal.max_gpus = 8;
+  const auto r = search_training(c.model("llama-3.1-405b"), goal, space_of(c, {"h100"}), {},
+                                 cost::PriceBook::builtin());
+  EXPECT_TRUE(r.plans.empty());
+  ASSERT_EQ(r.rejected.size(), 1u);
+  EXPECT_NE(r.rejected[0].find("GiB per GPU on pipeline stage"), std::string::npos) << r.rejected[0];
+  EXPECT_NE(r.rejected[0].find("has 80.0 GiB"), std::string::npos) << r.rejected[0];
+}
+
 TEST(TrainSearch, ImpossibleGoalsSayWhy) {
   const Catalog& c = Catalog::builtin();
   TrainGoal goal;
