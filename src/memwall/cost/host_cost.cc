@@ -71,8 +71,8 @@ HostCost host_cost(const Host& h, Bytes memory, Bytes nvme, double cpu_utilisati
     capex_sources.push_back(cite(h.kind + " platform", *platform));
     out.covers.push_back(h.kind + " board, chassis, PSU and cooling");
   } else {
-    out.excluded.push_back("board, chassis, PSU and cooling (no sourced price for a " + h.kind +
-                           "; prices.host_platforms in a --catalog file adds one)");
+    out.excluded.push_back("the " + h.kind +
+                           "'s board, chassis, PSU and cooling (no sourced price; add prices.host_platforms)");
   }
   if (capex_known) {
     double capex = out.cpu->value() + out.dram->value();
@@ -88,7 +88,7 @@ HostCost host_cost(const Host& h, Bytes memory, Bytes nvme, double cpu_utilisati
   } else {
     d.unknown.push_back("TDP of " + h.id);
   }
-  out.excluded.push_back("DRAM, NVMe and fan power (the host's power is its CPUs' TDP at their load)");
+  out.excluded.push_back("DRAM, NVMe and fan power (host power = CPU TDP at load)");
   price_power(full_w, cpu_utilisation, book, o, d);
   d.sources.insert(d.sources.end(), capex_sources.begin(), capex_sources.end());
   price_owned(full_w, book, o, d);

@@ -39,7 +39,7 @@ TEST(HostCost, EpycGenoaServerIsPricedFromItsCpuAndDram) {
   const double per_hour = h.hour.capex->value() / (3 * kHoursPerYear) + 0.720 * 1.58 * 0.0806 +
                           0.720 * 184.06 * 12 / kHoursPerYear;
   EXPECT_NEAR(h.hour.total->value(), per_hour, 1e-9);
-  EXPECT_NE(h.excluded.front().find("board, chassis"), std::string::npos);
+  EXPECT_NE(h.excluded.front().find("server's board, chassis"), std::string::npos);
   EXPECT_EQ(h.covers.front(), "2 x amd-epyc-9654 CPU");
   // A lighter load draws less (the idle floor of the accelerators' linear model).
   const HostCost idle = host_cost(host_of("amd-epyc-9654", 2), Bytes(1536 * kGiB), Bytes(0), 0.0, book, o);
