@@ -71,8 +71,9 @@ HostCost host_cost(const Host& h, Bytes memory, Bytes nvme, double cpu_utilisati
     capex_sources.push_back(cite(h.kind + " platform", *platform));
     out.covers.push_back(h.kind + " board, chassis, PSU and cooling");
   } else {
-    out.excluded.push_back("the " + h.kind +
-                           "'s board, chassis, PSU and cooling (no sourced price; add prices.host_platforms)");
+    out.excluded.push_back(
+        "the " + h.kind +
+        "'s board, chassis, PSU and cooling (no sourced price; add prices.host_platforms)");
   }
   if (capex_known) {
     double capex = out.cpu->value() + out.dram->value();
@@ -101,7 +102,8 @@ WithHost add_host(const DeploymentCost& gpu, const HostCost& host, int hosts) {
   const double years = gpu.tco_years;
   if (gpu.per_hour && host.hour.total) out.per_hour = *gpu.per_hour + *host.hour.total * n;
   if (out.per_hour && gpu.generated_tokens_per_s > 0)
-    out.usd_per_million_tokens = out.per_hour->value() / (gpu.generated_tokens_per_s * 3600.0) * 1e6;
+    out.usd_per_million_tokens =
+        out.per_hour->value() / (gpu.generated_tokens_per_s * 3600.0) * 1e6;
   if (gpu.capex_total && host.hour.capex) out.capex = *gpu.capex_total + *host.hour.capex * n;
   if (const auto host_tco = owned_tco(host.hour, years); gpu.tco && host_tco)
     out.tco = *gpu.tco + *host_tco * n;

@@ -17,10 +17,10 @@
 namespace memwall::cost {
 
 struct HostCost {
-  DeviceHourCost hour;                          // the whole host for one hour (owned basis)
+  DeviceHourCost hour;                               // the whole host for one hour (owned basis)
   std::optional<Dollars> cpu, dram, nvme, platform;  // parts of hour.capex (platform: when priced)
-  std::vector<std::string> covers;              // what the price covers ("2 x amd-epyc-9654 CPU", ...)
-  std::vector<std::string> excluded;            // what it leaves out, said once
+  std::vector<std::string> covers;    // what the price covers ("2 x amd-epyc-9654 CPU", ...)
+  std::vector<std::string> excluded;  // what it leaves out, said once
   bool priced() const { return hour.total.has_value(); }
 };
 

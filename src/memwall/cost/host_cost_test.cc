@@ -27,7 +27,8 @@ TEST(HostCost, MemoryKindFromTheCatalogsMemoryType) {
 TEST(HostCost, EpycGenoaServerIsPricedFromItsCpuAndDram) {
   const PriceBook book = PriceBook::builtin();
   CostOverrides o;
-  const HostCost h = host_cost(host_of("amd-epyc-9654", 2), Bytes(1536 * kGiB), Bytes(0), 1.0, book, o);
+  const HostCost h =
+      host_cost(host_of("amd-epyc-9654", 2), Bytes(1536 * kGiB), Bytes(0), 1.0, book, o);
   ASSERT_TRUE(h.priced()) << (h.hour.unknown.empty() ? "" : h.hour.unknown.front());
   EXPECT_DOUBLE_EQ(h.cpu->value(), 2 * 11805.0);
   EXPECT_NEAR(h.dram->value(), 1536 * 3.838, 1e-6);
@@ -42,18 +43,20 @@ TEST(HostCost, EpycGenoaServerIsPricedFromItsCpuAndDram) {
   EXPECT_NE(h.excluded.front().find("server's board, chassis"), std::string::npos);
   EXPECT_EQ(h.covers.front(), "2 x amd-epyc-9654 CPU");
   // A lighter load draws less (the idle floor of the accelerators' linear model).
-  const HostCost idle = host_cost(host_of("amd-epyc-9654", 2), Bytes(1536 * kGiB), Bytes(0), 0.0, book, o);
+  const HostCost idle =
+      host_cost(host_of("amd-epyc-9654", 2), Bytes(1536 * kGiB), Bytes(0), 0.0, book, o);
   EXPECT_NEAR(idle.hour.board_power->value(), 720.0 * 0.30, 1e-9);
   // NVMe flash in use is priced per TB.
-  const HostCost disk = host_cost(host_of("amd-epyc-9654", 1), Bytes(768 * kGiB), Bytes(2e12), 1.0, book, o);
+  const HostCost disk =
+      host_cost(host_of("amd-epyc-9654", 1), Bytes(768 * kGiB), Bytes(2e12), 1.0, book, o);
   EXPECT_NEAR(disk.nvme->value(), 200.0, 1e-9);
 }
 
 // Unknown stays unknown: no CPU price means no host price and no total, never a zero.
 TEST(HostCost, UnknownCpuPriceLeavesTheHostUnpriced) {
   const PriceBook book = PriceBook::builtin();
-  const HostCost h = host_cost(host_of("huawei-kunpeng-920-6426", 4), Bytes(2048 * kGiB), Bytes(0), 1.0,
-                               book, {});
+  const HostCost h =
+      host_cost(host_of("huawei-kunpeng-920-6426", 4), Bytes(2048 * kGiB), Bytes(0), 1.0, book, {});
   EXPECT_FALSE(h.priced());
   EXPECT_FALSE(h.hour.capex.has_value());
   EXPECT_FALSE(h.cpu.has_value());
@@ -79,24 +82,29 @@ TEST(HostCost, UserPriceFilesOverrideCpuDramAndAddThePlatform) {
       "memory": [{"kind": "ddr5-rdimm", "usd_per_gb": 10}, {"kind": "ddr4-rdimm", "usd_per_gb": 2}],
       "host_platforms": [{"kind": "server", "usd": 4000}]}})"),
             "user.json");
-  const HostCost h = host_cost(host_of("amd-epyc-9654", 1), Bytes(768 * kGiB), Bytes(0), 1.0, book, {});
+  const HostCost h =
+      host_cost(host_of("amd-epyc-9654", 1), Bytes(768 * kGiB), Bytes(0), 1.0, book, {});
   ASSERT_TRUE(h.priced());
   EXPECT_DOUBLE_EQ(h.hour.capex->value(), 5000 + 7680 + 4000);
   EXPECT_TRUE(h.platform.has_value());
   EXPECT_TRUE(std::any_of(h.hour.sources.begin(), h.hour.sources.end(), [](const std::string& src) {
     return src.find("user file user.json") != std::string::npos;
   }));
-  const HostCost k = host_cost(host_of("huawei-kunpeng-920-6426", 1), Bytes(512 * kGiB), Bytes(0), 1.0, book, {});
+  const HostCost k =
+      host_cost(host_of("huawei-kunpeng-920-6426", 1), Bytes(512 * kGiB), Bytes(0), 1.0, book, {});
   EXPECT_TRUE(k.hour.capex.has_value());
   EXPECT_FALSE(k.priced());  // still no TDP for the Kunpeng: its power, hence $/hour, unknown
-  EXPECT_THROW(book.load(Json::parse(R"({"prices": {"hosts": [{"host": "genoa", "cpu_usd": -1}]}})"), "bad.json"),
-               InputError);
+  EXPECT_THROW(
+      book.load(Json::parse(R"({"prices": {"hosts": [{"host": "genoa", "cpu_usd": -1}]}})"),
+                "bad.json"),
+      InputError);
 }
 
 TEST(HostCost, AddingTheHostSumsHourCapexAndTco) {
   const PriceBook book = PriceBook::builtin();
   CostOverrides o;
-  const HostCost h = host_cost(host_of("amd-epyc-9654", 1), Bytes(768 * kGiB), Bytes(0), 1.0, book, o);
+  const HostCost h =
+      host_cost(host_of("amd-epyc-9654", 1), Bytes(768 * kGiB), Bytes(0), 1.0, book, o);
   DeploymentCost gpu;
   gpu.per_hour = Dollars(0.25);
   gpu.generated_tokens_per_s = 20;
@@ -109,7 +117,8 @@ TEST(HostCost, AddingTheHostSumsHourCapexAndTco) {
   EXPECT_NEAR(*t.usd_per_million_tokens, t.per_hour->value() / (20 * 3600.0) * 1e6, 1e-9);
   EXPECT_NEAR(t.capex->value(), 1599 + h.hour.capex->value(), 1e-9);
   EXPECT_NEAR(t.tco->value(),
-              3000 + h.hour.capex->value() + (h.hour.energy->value() + h.hour.hosting->value()) * 3 * kHoursPerYear,
+              3000 + h.hour.capex->value() +
+                  (h.hour.energy->value() + h.hour.hosting->value()) * 3 * kHoursPerYear,
               1e-6);
 }
 

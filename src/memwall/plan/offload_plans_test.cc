@@ -21,7 +21,8 @@ InferenceQuery deepseek_on_4090() {
 // The host costs far more than a 4090: priced in, the one-GPU offload plan is no longer cheaper
 // per token than the 16-GPU plan (issue 14's `plan infer --model deepseek-v3 --gpus 4090`).
 TEST(OffloadPlans, TheHostsPriceIsAddedToTheGpusAndRanksTheTotal) {
-  const auto a = answer_inference(Catalog::builtin(), cost::PriceBook::builtin(), deepseek_on_4090());
+  const auto a =
+      answer_inference(Catalog::builtin(), cost::PriceBook::builtin(), deepseek_on_4090());
   ASSERT_FALSE(a->offload_plans.empty());
   ASSERT_FALSE(a->result.plans.empty());
   const OffloadPlan& p = a->offload_plans.front();
@@ -29,8 +30,10 @@ TEST(OffloadPlans, TheHostsPriceIsAddedToTheGpusAndRanksTheTotal) {
   ASSERT_TRUE(p.host_cost.priced());
   ASSERT_TRUE(p.total.usd_per_million_tokens && p.cost.usd_per_million_tokens);
   const double gpu_only = *p.cost.usd_per_million_tokens, total = *p.total.usd_per_million_tokens;
-  EXPECT_NEAR(p.total.per_hour->value(), p.cost.per_hour->value() + p.host_cost.hour.total->value(), 1e-12);
-  EXPECT_GT(p.host_cost.hour.capex->value(), 5 * p.cost.capex_total->value());  // CPU + DRAM >> a 4090
+  EXPECT_NEAR(p.total.per_hour->value(), p.cost.per_hour->value() + p.host_cost.hour.total->value(),
+              1e-12);
+  EXPECT_GT(p.host_cost.hour.capex->value(),
+            5 * p.cost.capex_total->value());  // CPU + DRAM >> a 4090
   const double all_gpu = *a->result.plans.front().cost.usd_per_million_tokens;
   EXPECT_LT(gpu_only, all_gpu);  // what the GPU-only figure claimed
   EXPECT_GT(total, all_gpu);     // and what the buyer pays
