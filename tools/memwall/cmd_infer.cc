@@ -112,10 +112,7 @@ void print_operators(const char* title, const infer::StepCost& c) {
                t.op.cost.kind == perf::OpKind::communication
                    ? t.op.message_bytes.value() * t.op.repeat / 1e6
                    : t.op.cost.bytes_moved().value() * t.op.repeat / 1e6,
-               t.op.intensity(),
-               t.op.cost.kind == perf::OpKind::communication
-                   ? "communication"
-                   : (t.time.compute_bound ? "compute" : "memory"),
+               t.op.intensity(), perf::bound_of(t.op, t.time),
                time * 1e6, c.total.value() > 0 ? time / c.total.value() * 100 : 0.0);
   }
 }

@@ -129,6 +129,15 @@ try {
   await page.screenshot({ path: path.join(outDir, "en-infer-intervals-offload.png"), fullPage: true });
   await page.fill("#infer-batch", "17");
 
+  // Training with the optimizer in host memory (ZeRO-Offload) shows where the states went and what
+  // the CPU step and the PCIe copies cost per iteration.
+  await page.click('#tabs button[data-view="train"]');
+  await page.selectOption("#train-offload", "optimizer:cpu");
+  await page.waitForFunction(() => /CPU-Adam step/.test((document.querySelector("#train-out") || {}).textContent || ""), null, { timeout: 60000 })
+    .catch(() => fail("training with --offload optimizer:cpu does not show the offload"));
+  await page.screenshot({ path: path.join(outDir, "en-train-offload.png"), fullPage: true });
+  await page.selectOption("#train-offload", "none");
+
   // A planner question no accelerator can answer shows why each was rejected, not an empty table.
   await page.click('#tabs button[data-view="plan"]');
   await page.selectOption("#plan-model", "llama-3.1-405b");

@@ -110,6 +110,31 @@ TEST(Collective, LargeMessageBusBandwidthWithin15PercentOfMeasured) {
   EXPECT_EQ(checked, 3);
 }
 
+// The Ascend 910B node's measured HCCS rate (130 GB/s per direction, data/hw/nodes.json) is the one
+// that reproduces limulidae's torch_npu collectives (algbw, 256 MB class): 8 cards all_reduce 72,
+// all_gather 149 GB/s; 2 cards 18 and 38. The same tool's A800 figures (89, 173) check hgx-a800.
+TEST(Collective, AscendHccsMatchesTheMeasuredCollectives) {
+  struct Row {
+    const char* node;
+    Collective op;
+    int ranks;
+    double algbw_gbps;
+  };
+  const Row rows[] = {{"ascend-910b-8", Collective::all_reduce, 8, 72},
+                      {"ascend-910b-8", Collective::all_gather, 8, 149},
+                      {"ascend-910b-8", Collective::all_reduce, 2, 18},
+                      {"ascend-910b-8", Collective::all_gather, 2, 38},
+                      {"hgx-a800", Collective::all_reduce, 8, 89},
+                      {"hgx-a800", Collective::all_gather, 8, 173}};
+  const Bytes size(256.0 * (1 << 20));
+  for (const Row& r : rows) {
+    const Cluster cl{&builtin_node(r.node), nullptr, 1};
+    const auto e = estimate(cl, r.op, size, Group{r.ranks, 1, 0});
+    EXPECT_NEAR(size.value() / e.time.value() / 1e9, r.algbw_gbps, 0.08 * r.algbw_gbps)
+        << r.node << " ranks " << r.ranks;
+  }
+}
+
 // Known miss, kept visible: 2 bridged H100 PCIe measured 116 GB/s; the bridge's line rate with
 // NVLink payload efficiency predicts ~240 GB/s (NCCL's own topology model says 12 x 20.6 = 247).
 TEST(Collective, BridgedH100PcieFollowsTheBridgeLineRate) {

@@ -73,6 +73,36 @@ TEST(EngineProfiles, RocmBuildsHaveTheirOwnProfile) {
   EXPECT_EQ(perf::engine_platform(nv), "");
 }
 
+// SGLang 0.4.1 (DeepSeek-V3 day-one support) ran the routed experts through an untuned path with
+// a fixed latency per MoE layer; the profile covers 0.4.1 and its .postN releases only, later
+// ones resolve to the current profile. Batch-1 DeepSeek-V3 on 8 x H200 then lands near the
+// ~30 tokens/s sglang PR #2643 published, and the latency adds once per MoE layer.
+TEST(EngineProfiles, SglangEarlyMoePathAddsAFixedLatencyPerMoeLayer) {
+  const auto& eff = perf::default_efficiency();
+  EXPECT_EQ(eff.engine("sglang@0.4.1").version, "0.4.1");
+  EXPECT_EQ(eff.engine("sglang@0.4.1.post2").version, "0.4.1");
+  EXPECT_EQ(eff.engine("sglang@0.4.5").version, "0.4");
+  EXPECT_EQ(eff.engine("sglang").version, "0.4");
+  EXPECT_GT(eff.engine("sglang@0.4.1").moe_layer_overhead.value(), 0);
+  EXPECT_EQ(eff.engine("sglang").moe_layer_overhead.value(), 0);
+  DeploymentOptions o;
+  o.model = "deepseek-v3";
+  o.gpu = "h200";
+  o.tp = 8;
+  o.weight_precision = Precision::fp8_e4m3;
+  o.kv_precision = Precision::bf16;
+  o.engine = "sglang";
+  auto tpot = [&](const char* version) {
+    o.engine_version = version;
+    return estimate(make_deployment(Catalog::builtin(), o), {1, 128, 256}).tpot.value();
+  };
+  const double early = tpot("0.4.1"), current = tpot("0.4.5");
+  const auto& p = eff.engine("sglang@0.4.1");
+  EXPECT_NEAR(early - current, 58 * p.moe_layer_overhead.value(), 1e-6);  // 58 MoE layers
+  EXPECT_GT(1.0 / early, 25.0);
+  EXPECT_LT(1.0 / early, 40.0);
+}
+
 TEST(EngineProfiles, EveryEngineIdResolvesWithItsSources) {
   const auto& eff = perf::default_efficiency();
   for (const char* id : {"vllm", "sglang", "trtllm", "mindie", "vllm-ascend", "lmdeploy",

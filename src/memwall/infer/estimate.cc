@@ -197,9 +197,7 @@ Json step_json(const StepCost& c, bool with_operators) {
                      {"kv_bytes", t.op.kv_bytes.value() * t.op.repeat},
                      {"bytes_written", t.op.cost.bytes_written.value() * t.op.repeat},
                      {"intensity_flops_per_byte", t.op.intensity()},
-                     {"bound", t.op.cost.kind == perf::OpKind::communication
-                                   ? "communication"
-                                   : (t.time.compute_bound ? "compute" : "memory")},
+                     {"bound", perf::bound_of(t.op, t.time)},
                      {"time_s", time},
                      {"share", c.total.value() > 0 ? time / c.total.value() : 0.0}});
     }

@@ -130,9 +130,8 @@ constexpr VendorPrior kVendorPriors[] = {
      "1.6 of the 1.75 GHz the 1835 TFLOPS peak assumes (stas00/ml-engineering), and Gaudi 2's "
      "measured 0.97 is not carried over to a new generation"},
     {"huawei", 0.55, 0.75, 0.40, 0.50,
-     "Ascend prior: a measured 910B BF16 GEMM of 328 TFLOPS (github limulidae, variant not stated) "
-     "and Pangu Ultra's ~50% MFU on 8,192 NPUs (arXiv 2504.07866) both sit above it; the same "
-     "measurement's 2-card all-reduce of 18 GB/s on HCCS keeps communication at half the line rate"},
+     "Ascend prior: memory and attention unmeasured; communication at half the line rate where the "
+     "node states no measured HCCS figure (the 910B nodes do: limulidae's 8-card collectives)"},
     {"amd", 0.50, 0.80, 0.40, 0.70,
      "AMD prior for CDNA generations without a MAMF measurement: below CDNA 3's measured 0.56"},
     {"google", 0.55, 0.80, 0.45, 0.70,
@@ -141,6 +140,27 @@ constexpr VendorPrior kVendorPriors[] = {
      "AWS Trainium/Inferentia prior: no measurement in memwall's evidence; conservative"},
 };
 // clang-format on
+
+// A measured best-shape GEMM (MAMF) for a family that otherwise runs on its vendor's prior: it
+// replaces only the prior's GEMM fraction; memory and attention stay priors, so the family stays
+// "uncalibrated". Matched on the accelerator's architecture prefix.
+struct MeasuredGemm {
+  const char* vendor;  // lower-case prefix of Accelerator::vendor
+  const char* arch;    // lower-case prefix of Accelerator::arch
+  double gemm;
+  const char* evidence;
+};
+constexpr MeasuredGemm kMeasuredGemms[] = {
+    // stas00's MAMF finder ported to torch_npu (github gameofdimension/gpu_benchmark README,
+    // 2024-11, torch 2.4 + torch_npu): best BF16 matmul 322.5 TFLOPS on an 'Ascend910B2C', i.e.
+    // 0.86 of the 910B2's 376 TFLOPS (catalog row, commonly cited); the same tool lineage's
+    // limulidae README measures 328 TFLOPS on a 910B (variant not stated) and 286 on an A800
+    // (0.92 of 312; A100 SXM MAMF 0.87). Every 910B variant, and the 910C (two 910B-class dies),
+    // has the same Da Vinci Cube; other Huawei architectures keep the prior.
+    {"huawei", "da vinci", 0.86,
+     "Ascend 910B measured GEMM: MAMF 322.5 TFLOPS BF16 on a 910B2C = 0.86 of 376 (github "
+     "gameofdimension/gpu_benchmark; limulidae: 328 TFLOPS on a 910B)"},
+};
 
 // Vendors with no usable published measurement (Chinese domestic accelerators): the floor of the
 // priors above.
@@ -194,6 +214,13 @@ EfficiencyPrior efficiency_for(const Efficiency& e, const Accelerator& a, Precis
   out.attention_compute_fraction = v->attention;
   out.communication_fraction = v->communication;
   out.source = v->evidence;
+  const std::string vendor = to_lower(a.vendor), arch = to_lower(a.arch);
+  for (const auto& m : kMeasuredGemms) {
+    if (vendor.rfind(m.vendor, 0) != 0 || arch.rfind(m.arch, 0) != 0) continue;
+    out.gemm_peak_fraction = m.gemm;
+    out.source = std::string(m.evidence) + "; " + v->evidence;
+    break;
+  }
   return out;
 }
 
@@ -262,6 +289,8 @@ const EngineProfile* find_engine(const std::vector<EngineProfile>& engines, cons
   const EngineProfile* best = nullptr;
   for (const auto& e : engines)
     if (e.name == id && e.platform == platform && !version_less(asked, e.version) &&
+        (e.through.empty() || !version_less(e.through, asked) ||
+         asked.rfind(e.through + ".", 0) == 0) &&
         (!best || version_less(best->version, e.version)))
       best = &e;
   return best;
@@ -366,10 +395,13 @@ Efficiency apply_calibration(const Efficiency& base, const Json& doc, const std:
                   static_cast<int64_t>(number_in_range(x, f, 1, 1 << 24));
             else if (k == "custom_all_reduce_max_mib")
               it->custom_all_reduce_max_bytes = number_in_range(x, f, 0, 1 << 20) * kMiB;
+            else if (k == "moe_layer_overhead_us")
+              it->moe_layer_overhead = us(number_in_range(x, f, 0.0, 1e5));
             else
               throw InputError(f, x.dump(),
                                "kernel_overhead_us, step_overhead_us, max_num_seqs, "
-                               "max_num_batched_tokens, custom_all_reduce_max_mib (numbers), "
+                               "max_num_batched_tokens, custom_all_reduce_max_mib, "
+                               "moe_layer_overhead_us (numbers), "
                                "fp8_gemm_rate_scale, fused_elementwise or gqa_shared_kv_loads (true/false)");
           }
         }

@@ -60,6 +60,9 @@ struct EngineProfile {
   // profiles were calibrated on), "rocm" for the engine's ROCm build on AMD Instinct GPUs, whose
   // kernels (hipBLASLt, CK/Triton attention, HIP graphs) run at their own rates.
   std::string platform;
+  // The newest release the figures hold for ("0.4.1": 0.4.1 and its .postN); a version above it
+  // resolves to the next profile at or below it instead. Empty: up to the next listed version.
+  std::string through;
   bool current = false;  // the version chosen when none is asked (one per platform)
   Seconds kernel_overhead;        // per kernel: launch + prologue/epilogue not covered by roofline
   Seconds step_overhead;          // per iteration on the host, after overlap
@@ -74,6 +77,10 @@ struct EngineProfile {
   double fp8_gemm_rate_scale = 1.0;
   // FP8 (W8A8) GEMM inputs are quantised by a kernel of their own, one launch per GEMM.
   bool fp8_activation_quant_kernel = false;
+  // Latency each MoE layer's routed-expert path adds beyond its modelled kernels (routing top-k
+  // as framework ops, token-to-expert alignment, grouped-GEMM grids padded to every expert), per
+  // step; a property of the engine version's MoE kernels, 0 where they are fused and tuned.
+  Seconds moe_layer_overhead;
   // One-shot / two-shot all-reduce over NVLink peer memory for messages up to this size (vLLM
   // custom_all_reduce, TensorRT-LLM AllReduce plugin, SGLang); 0: every all-reduce goes to NCCL.
   double custom_all_reduce_max_bytes = 0;

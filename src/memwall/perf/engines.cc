@@ -109,6 +109,7 @@ std::vector<EngineProfile> read_engine_profiles(const Json& doc, const std::stri
     if (!p.platform.empty() && p.platform != "rocm")
       throw InputError(f + ".platform", p.platform, "\"rocm\" or absent (any platform)");
     if (p.platform == "rocm") p.display += " (ROCm)";
+    p.through = text(v, "through", f);
     p.date = text(v, "date", f);
     p.evidence = text(v, "evidence", f);
     if (auto a = v.find("aliases"); a != v.end())
@@ -128,6 +129,7 @@ std::vector<EngineProfile> read_engine_profiles(const Json& doc, const std::stri
     p.gqa_shared_kv_loads = flag(v, "gqa_shared_kv_loads", f, true);
     p.fp8_gemm_rate_scale = number(v, "fp8_gemm_rate_scale", f, 0.01, 2.0, 1.0);
     p.fp8_activation_quant_kernel = flag(v, "fp8_activation_quant_kernel", f, false);
+    p.moe_layer_overhead = us(number(v, "moe_layer_overhead_us", f, 0, 1e5, 0));
     p.custom_all_reduce_max_bytes = number(v, "custom_all_reduce_max_mib", f, 0, 1 << 20, 0) * kMiB;
     if (auto l = v.find("limits"); l != v.end()) p.limits = read_limits(*l, f + ".limits");
     if (auto s = v.find("sources"); s != v.end()) {
@@ -158,6 +160,7 @@ Json to_json(const EngineProfile& p) {
   return Json{{"id", p.name},
               {"version", p.version},
               {"platform", p.platform},
+              {"through", p.through},
               {"name", p.display},
               {"date", p.date},
               {"kernel_overhead_us", p.kernel_overhead.value() * 1e6},
@@ -171,6 +174,7 @@ Json to_json(const EngineProfile& p) {
               {"gqa_shared_kv_loads", p.gqa_shared_kv_loads},
               {"fp8_gemm_rate_scale", p.fp8_gemm_rate_scale},
               {"fp8_activation_quant_kernel", p.fp8_activation_quant_kernel},
+              {"moe_layer_overhead_us", p.moe_layer_overhead.value() * 1e6},
               {"custom_all_reduce_max_bytes", p.custom_all_reduce_max_bytes},
               {"limits",
                {{"max_num_seqs", p.limits.max_num_seqs},

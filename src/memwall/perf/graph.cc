@@ -66,6 +66,15 @@ class Builder {
     push(op);
   }
 
+  // A fixed latency per repeat: no bytes, no FLOPs, no launch of its own (already counted).
+  void latency(std::string_view name, Seconds t, double repeat) {
+    if (repeat <= 0 || t.value() <= 0) return;
+    Operator op = make(name, OpKind::elementwise, repeat);
+    op.cost.kernels = 0;
+    op.cost.fixed_time = t;
+    push(op);
+  }
+
   void comm(std::string_view name, CommPattern pattern, double elements, double repeat) {
     if (repeat <= 0 || elements <= 0) return;
     Operator op = make(name, OpKind::communication, repeat);
@@ -251,6 +260,11 @@ std::vector<Operator> build_step_graph(const ModelSpec& m, const ShardPlan& s,
     mlp("moe_expert_up_gate", "moe_expert_act", "moe_expert_down", e.expert_ffn, tp / ep, rows,
         ml, std::max(touched, 1e-9));
     b.elementwise("moe_unpermute", T * e.top_k * double(h) / ep, T * double(h), ml);
+    // Engine versions whose routed-expert path is not yet fused and tuned (SGLang 0.4.1's
+    // DeepSeek-V3 path: data/engines/sglang.json) add a latency per MoE layer that does not
+    // scale with the batch: one Triton fused_moe call on DeepSeek-V3 shapes takes 0.33-0.37 ms at
+    // batch 1-18 (sgl-project/sglang PR #7876); docs/infer.md "Engine profiles".
+    b.latency("moe_path_overhead", s.moe_layer_overhead, ml);
     if (e.shared_experts > 0)
       mlp("shared_expert_up_gate", "shared_expert_act", "shared_expert_down",
           int64_t(e.shared_experts) * e.shared_expert_ffn, tp, T, ml, 1.0);

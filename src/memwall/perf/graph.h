@@ -28,6 +28,9 @@ struct ShardPlan {
   // W8A8 GEMMs quantise their input activations in a kernel of their own (vLLM scaled_fp8_quant,
   // SGLang per_token_group_quant_fp8) instead of fusing it into the producer (TensorRT-LLM).
   bool fp8_activation_quant_kernel = false;
+  // Latency per MoE layer of the engine version's routed-expert path beyond its modelled kernels
+  // (EngineProfile::moe_layer_overhead).
+  Seconds moe_layer_overhead;
   double gqa_reread_dram_share = 0;  // else: share of the per-query-head re-reads reaching DRAM
 };
 

@@ -22,7 +22,17 @@ std::string Operator::shape() const {
   }
   if (cost.kind == OpKind::communication)
     return fmt::format("{} of {:.3g} MB", to_string(comm), message_bytes.value() / 1e6);
+  if (cost.bytes_moved().value() <= 0 && cost.fixed_time.value() > 0)
+    return fmt::format("{:.0f} us fixed", cost.fixed_time.value() * 1e6);
   return fmt::format("{:.3g} MB moved", cost.bytes_moved().value() / 1e6);
+}
+
+std::string_view bound_of(const Operator& op, const OpTime& t) {
+  if (op.cost.kind == OpKind::communication) return "communication";
+  if (op.cost.bytes_moved().value() <= 0 && op.cost.flops.value() <= 0 &&
+      op.cost.fixed_time.value() > 0)
+    return "overhead";
+  return t.compute_bound ? "compute" : "memory";
 }
 
 double Operator::intensity() const {

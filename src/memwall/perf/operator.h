@@ -34,4 +34,8 @@ struct Operator {
   double intensity() const;
 };
 
+// What limits the op in the --explain table: "communication", "overhead" (a fixed latency that
+// moves no bytes), "compute" or "memory".
+std::string_view bound_of(const Operator& op, const OpTime& t);
+
 }  // namespace memwall::perf

@@ -106,7 +106,7 @@ double gemm_efficiency(int64_t m, int64_t n, int64_t k, const Accelerator& a, Pr
 
 OpTime time_op(const OpCost& op, const Ceilings& c) {
   OpTime t;
-  t.overhead = c.kernel_overhead * double(op.kernels);
+  t.overhead = c.kernel_overhead * double(op.kernels) + op.fixed_time;
   if (op.kind == OpKind::communication) {
     t.time = op.communication_time + t.overhead;
     return t;

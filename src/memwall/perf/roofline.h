@@ -38,6 +38,7 @@ struct OpCost {
   GemmShape gemm;                // kind == gemm only
   int kernels = 1;               // launches this op costs (0 when fused into a neighbour)
   Seconds communication_time;    // kind == communication only
+  Seconds fixed_time;            // latency the op adds whatever its size (counted as overhead)
   Bytes bytes_moved() const { return bytes_read + bytes_written; }
 };
 

@@ -63,14 +63,14 @@ TEST(Roofline, MemoryAndComputeBoundOps) {
   const Ceilings c = resolve_ceilings(h100, Precision::bf16, e);
   // Decode GEMV: 8192 x 8192 bf16 weights = 134,217,728 B at 3.35 TB/s x 0.875.
   OpCost gemv{OpKind::gemm, Flops(2.0 * 8192 * 8192), Bytes(8192.0 * 8192 * 2 + 8192 * 2),
-              Bytes(8192 * 2), {1, 8192, 8192, 1}, 1, Seconds(0)};
+              Bytes(8192 * 2), {1, 8192, 8192, 1}, 1, Seconds(0), Seconds(0)};
   OpTime t = time_op(gemv, c);
   EXPECT_FALSE(t.compute_bound);
   EXPECT_NEAR(t.memory_time.value(), (8192.0 * 8192 * 2 + 4 * 8192) / (3350e9 * 0.875), 1e-12);
   EXPECT_NEAR(t.time.value(), t.memory_time.value() + 4e-6, 1e-9);
   // Large GEMM: compute-bound at 989.4 TFLOP/s x 0.82 x shape.
   OpCost big{OpKind::gemm, Flops(2.0 * 8192 * 8192 * 8192), Bytes(3.0 * 8192 * 8192 * 2), Bytes(0),
-             {8192, 8192, 8192, 1}, 1, Seconds(0)};
+             {8192, 8192, 8192, 1}, 1, Seconds(0), Seconds(0)};
   t = time_op(big, c);
   EXPECT_TRUE(t.compute_bound);
   const double shape = gemm_shape_efficiency(8192, 8192, 8192, 1, 132, e);
@@ -79,7 +79,7 @@ TEST(Roofline, MemoryAndComputeBoundOps) {
   Efficiency e3 = default_efficiency();
   e3.overlap_exponent = 3;
   const Ceilings c3 = resolve_ceilings(h100, Precision::bf16, e3);
-  OpCost ridge{OpKind::elementwise, Flops(0), Bytes(1e9), Bytes(0), {}, 0, Seconds(0)};
+  OpCost ridge{OpKind::elementwise, Flops(0), Bytes(1e9), Bytes(0), {}, 0, Seconds(0), Seconds(0)};
   EXPECT_NEAR(time_op(ridge, c3).time.value(), 1e9 / (3350e9 * 0.875), 1e-12);
 }
 

@@ -144,6 +144,14 @@ CaseResult predict_inference_case(const Json& c, const Catalog& catalog) {
       if (auto n = int_field(cfg, "num_prompts"))  // fewer prompts than slots: all run at once
         l.max_num_seqs = static_cast<int>(std::min<int64_t>(l.max_num_seqs, *n));
       const auto ce = infer::continuous_max_throughput(d, *input, *output, l);
+      // The regime (bound, hardware, precision, ...) of a static batch of the steady state's mean
+      // size; sequences hold less than their full context on average, so halve it until it fits.
+      for (auto b = std::max<int64_t>(1, std::llround(ce.concurrency)); b >= 1 && r.regime.dims.empty(); b /= 2) {
+        try {
+          r.regime = infer::regime(d, infer::estimate(d, {b, *input, *output}), infer::Phase::whole);
+        } catch (const InfeasibleError&) {  // too large a batch at full context: try half
+        }
+      }
       const bool total = has(unit, "total") || has(unit, "prompt + output");
       double v = total ? ce.requests_per_s * double(*input + *output) : ce.throughput_tokens_per_s;
       if (has(unit, "per gpu")) v /= d.devices();
@@ -152,6 +160,7 @@ CaseResult predict_inference_case(const Json& c, const Catalog& catalog) {
       // vLLM benchmark_latency: one static batch, prompt then every output token.
       if (!input || !output) throw InputError("config: input_len and output_len are required");
       const auto e = infer::estimate(d, {batch, *input, *output});
+      r.regime = infer::regime(d, e, infer::Phase::whole);
       r.predicted = e.e2e.value() * (unit == "ms" ? 1e3 : 1.0);
     } else if (has(metric, "throughput")) {
       if (!input || !output) throw InputError("config: input_len and output_len are required");

@@ -114,11 +114,12 @@ TEST(TrainingCases, FrontierRunsWithinTarget) {
   EXPECT_GE(n, 4);
 }
 
-TEST(TrainingCases, SecondPublishedSetExpressibleAndAscendPriorErrsSlow) {
+TEST(TrainingCases, SecondPublishedSetExpressibleAndAscendWithinBound) {
   // "published-2" (BLOOM-176B, GPT-NeoX-20B, more llm-foundry rows) and "other-hardware"
   // (AscendSpeed Llama-2 on Ascend 910B) are reported apart from the original dev set. Every case
-  // must be expressible; on Ascend the uncalibrated vendor prior (perf/efficiency.cc) promises to
-  // err slow, never fast, so no prediction may exceed its published throughput.
+  // must be expressible. On Ascend the GEMM rate (MAMF on a 910B2C) and the HCCS collectives
+  // (limulidae, 8 cards) are measured, memory and attention are the vendor's prior: each case
+  // stays within 25 % of its published throughput (docs/train.md states the residual).
   const Catalog catalog = Catalog::builtin();
   int published = 0, ascend = 0;
   for (const auto& c : training_cases()) {
@@ -129,7 +130,7 @@ TEST(TrainingCases, SecondPublishedSetExpressibleAndAscendPriorErrsSlow) {
     std::printf("%-52s %10.4g %10.4g %+7.1f%%\n", r.id.c_str(), r.measured, *r.predicted,
                 (*r.predicted / r.measured - 1) * 100);
     if (group == "other-hardware") {
-      EXPECT_LT(*r.predicted, r.measured) << r.id;
+      EXPECT_LE(r.abs_pct_error(), 25.0) << r.id;
       ++ascend;
     } else {
       ++published;
