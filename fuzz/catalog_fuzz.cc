@@ -4,7 +4,8 @@
 // format unchanged. The same file's "support" key (the support matrix) must load or raise
 // InputError too, and what it accepts must answer every query. Read as an uncertainty model
 // (data/uncertainty.json), it must load or raise InputError, and give finite, non-negative
-// interval half-widths.
+// interval half-widths. Its "prices" key must load into the price book or raise InputError, and
+// every catalog host priced from it must cost a finite, non-negative amount or stay unknown.
 #include <cstddef>
 #include <cstdint>
 #include <cmath>
@@ -13,6 +14,7 @@
 
 #include "memwall/catalog/catalog.h"
 #include "memwall/core/document.h"
+#include "memwall/cost/host_cost.h"
 #include "memwall/core/error.h"
 #include "memwall/hw/host_io.h"
 #include "memwall/hw/hw_io.h"
@@ -51,6 +53,16 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
       continue;
     }
     check_accepted(c);
+  }
+  try {
+    memwall::cost::PriceBook book = memwall::cost::PriceBook::builtin();
+    book.load(memwall::parse_document(text, "fuzz/prices.json"), "fuzz/prices.json");
+    for (memwall::Host h : memwall::Catalog::builtin().hosts()) {
+      h.sockets = 2;
+      const auto c = memwall::cost::host_cost(h, memwall::Bytes(1e12), memwall::Bytes(1e12), 0.5, book, {});
+      if (c.hour.total && (!std::isfinite(c.hour.total->value()) || c.hour.total->value() < 0)) std::abort();
+    }
+  } catch (const memwall::InputError&) {
   }
   try {
     memwall::SupportMatrix m;

@@ -13,6 +13,7 @@
 #include <vector>
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include "commands.h"
 #include "memwall/catalog/catalog.h"
@@ -213,8 +214,8 @@ bool offload_meets_sla(const plan::InferenceAnswer& p) {
 // One GPU with the model partly in host memory (docs/offload.md), beside the all-GPU plans.
 void print_offload_plans(const plan::InferenceAnswer& p) {
   if (p.offload_plans.empty()) return;
-  fmt::print("\nOffload plans: one GPU, the rest of the model in host memory (the host's CPU, DRAM "
-             "and NVMe are not priced)\n");
+  fmt::print("\nOffload plans: one GPU, the rest of the model in host memory, priced with the host "
+             "(docs/cost.md \"Host prices\")\n");
   std::vector<std::vector<std::string>> rows;
   for (const auto& pl : p.offload_plans) {
     const auto& e = pl.estimate;
@@ -224,13 +225,23 @@ void print_offload_plans(const plan::InferenceAnswer& p) {
                     fmt::format("{}", pl.batch), fmt::format("{:.2f}", e.infer.ttft.value()),
                     fmt::format("{:.1f}", e.infer.tpot.value() * 1e3),
                     fmt::format("{:.1f}", pl.generated_tokens_per_s),
-                    money(pl.cost.usd_per_million_tokens, 3), money(value_of(pl.cost.per_hour)),
+                    money(pl.total.usd_per_million_tokens, 3), money(value_of(pl.total.per_hour)),
+                    money(pl.cost.usd_per_million_tokens, 3), money(value_of(pl.host_cost.hour.capex), 0),
                     std::string(pl.meets_sla ? "yes" : "no"), e.decode.bound});
   }
-  print_table({"ACCELERATOR", "W", "OFFLOAD", "HOST", "BATCH", "TTFT s", "TPOT ms", "TOK/S",
-               "$/M TOK (GPU)", "$/HOUR (GPU)", "SLA", "BOUND"},
+  print_table({"ACCELERATOR", "W", "OFFLOAD", "HOST", "BATCH", "TTFT s", "TPOT ms", "TOK/S", "$/M TOK",
+               "$/HOUR", "$/M TOK (GPU)", "HOST $", "SLA", "BOUND"},
               rows);
-  fmt::print("  {}\n", p.offload_plans.front().binding);
+  const auto& first = p.offload_plans.front();
+  fmt::print("  $/M TOK and $/HOUR: the GPU and its host, both owned (capex over the life + energy +\n"
+             "  hosting); $/M TOK (GPU): the GPU alone. HOST $ = the host's purchase price.\n");
+  fmt::print("  The host price covers {}.\n  Not included: {}.\n", fmt::join(first.host_cost.covers, ", "),
+             fmt::join(first.host_cost.excluded, "; "));
+  for (const auto& pl : p.offload_plans)
+    if (!pl.host_cost.priced())
+      fmt::print("  {}: host price unknown ({}), so its total is unknown\n", pl.gpu,
+                 fmt::join(pl.host_cost.hour.unknown, ", "));
+  fmt::print("  {}\n", first.binding);
 }
 
 int run_plan_infer(const PlanInferOptions& o, const GlobalOptions& g) {
@@ -485,19 +496,23 @@ int run_plan_train(const PlanTrainOptions& o, const GlobalOptions& g) {
     fmt::print("No run meets the goal:\n");
     for (const auto& why : r.rejected) fmt::print("  {}\n", why);
     if (!offload_plans.empty()) {
-      fmt::print("\nOffload plans (DeepSpeed ZeRO-Offload / ZeRO-Infinity, docs/offload.md; the hosts' CPU, DRAM and NVMe are not priced):\n");
+      fmt::print("\nOffload plans (DeepSpeed ZeRO-Offload / ZeRO-Infinity, docs/offload.md; COST includes the hosts):\n");
       std::vector<std::vector<std::string>> rows;
       for (const auto& p : offload_plans)
         rows.push_back({p.accelerator->id, p.node->id, fmt::format("{}", p.config.gpus), train::to_string(p.spec),
                         fmt::format("ZeRO-{} mb{} gb{}", p.config.zero, p.config.micro_batch, p.config.global_batch),
                         fmt::format("{:.1f}", 100 * p.mfu), fmt::format("{:.1f}", p.days),
-                        p.meets_deadline ? "yes" : "no", fmt::format("{:.0f}", p.gpu_hours), money(p.cost_usd, 0),
+                        p.meets_deadline ? "yes" : "no", fmt::format("{:.0f}", p.gpu_hours), money(p.total_cost_usd, 0),
+                        p.host_in_gpu_price ? "in node price" : money(value_of(p.host_cost.hour.capex), 0),
                         fmt::format("{:.1f}", p.memory_per_gpu.value() / kGiB),
                         fmt::format("{:.0f}", p.host_per_node.value() / kGiB),
                         fmt::format("{:.0f}", p.nvme_per_node.value() / kGiB), p.host, p.bound});
       print_table({"ACCELERATOR", "NODE", "GPUS", "OFFLOAD", "CONFIG", "MFU %", "DAYS", "DEADLINE", "GPU-HOURS",
-                   "COST $ (GPU)", "GiB/GPU", "HOST GiB/NODE", "NVMe GiB/NODE", "HOST", "OFFLOAD WAITS ON"},
+                   "COST $", "HOST $/NODE", "GiB/GPU", "HOST GiB/NODE", "NVMe GiB/NODE", "HOST", "OFFLOAD WAITS ON"},
                   rows);
+      fmt::print("  COST = GPU-hours x $/GPU-hour, whose node price already carries a host (the platform share of an\n"
+                 "  owned server, or the rented instance); with --capex (the device alone) the offload host's CPUs,\n"
+                 "  DRAM and NVMe (HOST $/NODE) are added per node (docs/cost.md \"Host prices\").\n");
     }
     return offload_meets ? 0 : kExitInfeasible;
   }

@@ -87,6 +87,41 @@ void read_platform(const Json& f, PlatformPrices& out, const std::string& where,
   read_fields(f, out, fields, where, origin);
 }
 
+// An array of entries under `key`, each read by `read_entry(entry, where)`.
+template <class ReadEntry>
+void read_list(const Json& p, const char* key, const std::string& where, ReadEntry read_entry) {
+  if (!p.contains(key)) return;
+  const Json& list = p.at(key);
+  const std::string at = where + "." + key;
+  if (!list.is_array()) throw InputError(at, list.dump().substr(0, 40), "an array");
+  for (size_t i = 0; i < list.size(); ++i) read_entry(list[i], at + "[" + std::to_string(i) + "]");
+}
+
+// Host CPUs, DRAM by kind, host platforms by kind and NVMe (data/prices/hosts.json).
+void read_hosts(const Json& p, std::vector<HostPrices>& hosts, std::vector<MemoryPrices>& memory,
+                std::vector<HostPlatformPrices>& platforms, StoragePrices& storage,
+                const std::string& where, const std::string& origin) {
+  auto optional_value = [&](const Json& e, const char* key, const std::string& at, double lo, double hi) {
+    return e.contains(key) ? read_value(e.at(key), at + "." + key, lo, hi, origin) : SourcedValue{};
+  };
+  read_list(p, "hosts", where, [&](const Json& e, const std::string& at) {
+    hosts.push_back({require_string(e, "host", at), optional_value(e, "cpu_usd", at, 1.0, 1e6),
+                     optional_value(e, "tdp_w", at, 1.0, 5000.0)});
+  });
+  read_list(p, "memory", where, [&](const Json& e, const std::string& at) {
+    memory.push_back({to_lower(require_string(e, "kind", at)), optional_value(e, "usd_per_gb", at, 0.0, 1e4)});
+  });
+  read_list(p, "host_platforms", where, [&](const Json& e, const std::string& at) {
+    platforms.push_back({to_lower(require_string(e, "kind", at)), optional_value(e, "usd", at, 0.0, 1e7)});
+  });
+  if (p.contains("storage")) {
+    static const PriceField<StoragePrices> fields[] = {
+        {"nvme_usd_per_tb", &StoragePrices::nvme_usd_per_tb, 0.0, 1e6},
+    };
+    read_fields(p.at("storage"), storage, fields, where + ".storage", origin);
+  }
+}
+
 }  // namespace
 
 void PriceBook::load(const Json& doc, const std::string& origin) {
@@ -96,6 +131,7 @@ void PriceBook::load(const Json& doc, const std::string& origin) {
   if (!p.is_object()) throw InputError(where, p.dump().substr(0, 40), "an object");
   if (p.contains("facility")) read_facility(p.at("facility"), facility_, where + ".facility", origin);
   if (p.contains("platform")) read_platform(p.at("platform"), platform_, where + ".platform", origin);
+  read_hosts(p, hosts_, memory_, host_platforms_, storage_, where, origin);
   if (p.contains("nodes")) {
     const Json& nodes = p.at("nodes");
     if (!nodes.is_array()) throw InputError(where + ".nodes", nodes.dump().substr(0, 40), "an array");
@@ -186,6 +222,44 @@ std::optional<NodePrices> PriceBook::find_node(const std::string& node_id) const
     }
   }
   return out;
+}
+
+std::optional<HostPrices> PriceBook::find_host(const std::string& id,
+                                               const std::vector<std::string>& aliases) const {
+  std::vector<std::string> names{to_lower(id)};
+  for (const auto& alias : aliases) names.push_back(to_lower(alias));
+  std::optional<HostPrices> out;
+  for (const auto& entry : hosts_) {
+    if (std::find(names.begin(), names.end(), to_lower(entry.host)) == names.end()) continue;
+    if (!out) {
+      out = entry;
+      out->host = id;
+      continue;
+    }
+    if (entry.cpu_usd.known()) out->cpu_usd = entry.cpu_usd;
+    if (entry.tdp_w.known()) out->tdp_w = entry.tdp_w;
+  }
+  return out;
+}
+
+namespace {
+// The figure of the last entry of `kind` that gives one.
+template <class Entry>
+std::optional<SourcedValue> last_known(const std::vector<Entry>& entries, const std::string& kind,
+                                       SourcedValue Entry::*member) {
+  std::optional<SourcedValue> out;
+  for (const auto& e : entries)
+    if (e.kind == to_lower(kind) && (e.*member).known()) out = e.*member;
+  return out;
+}
+}  // namespace
+
+std::optional<SourcedValue> PriceBook::memory_usd_per_gb(const std::string& kind) const {
+  return last_known(memory_, kind, &MemoryPrices::usd_per_gb);
+}
+
+std::optional<SourcedValue> PriceBook::host_platform_usd(const std::string& kind) const {
+  return last_known(host_platforms_, kind, &HostPlatformPrices::usd);
 }
 
 }  // namespace memwall::cost

@@ -48,6 +48,26 @@ struct PlatformPrices {
   SourcedValue optics_per_port_usd;
 };
 
+// The host of an offload plan (data/prices/hosts.json, docs/cost.md "Host prices"): its CPU per
+// socket, DRAM per GB by memory kind, NVMe per TB and, where a source gives one, the platform (board,
+// chassis, PSU, cooling) per host kind. Unknown figures stay unknown.
+struct HostPrices {
+  std::string host;      // catalog id or alias as written in the file
+  SourcedValue cpu_usd;  // one socket
+  SourcedValue tdp_w;    // one socket, the vendor's default TDP
+};
+struct MemoryPrices {
+  std::string kind;         // "ddr5-rdimm", "ddr5-udimm", "ddr4-rdimm", ... (cost::memory_kind)
+  SourcedValue usd_per_gb;  // per GB of installed DIMM capacity (as DIMMs are labelled: GiB)
+};
+struct HostPlatformPrices {
+  std::string kind;  // host kind: server | workstation | desktop | superchip
+  SourcedValue usd;  // board, chassis, PSU and cooling of one host
+};
+struct StoragePrices {
+  SourcedValue nvme_usd_per_tb;  // per TB (1e12 bytes) of NVMe flash
+};
+
 // Facility figures used for owned hardware.
 struct FacilityPrices {
   SourcedValue electricity_usd_per_kwh;
@@ -76,10 +96,20 @@ class PriceBook {
   const FacilityPrices& facility() const { return facility_; }
   const PlatformPrices& platform() const { return platform_; }
   const std::vector<AcceleratorPrices>& accelerators() const { return accelerators_; }
+  // Host figures: the CPU by catalog id or alias (entries merged in order like find()), DRAM by
+  // memory kind and the platform by host kind (the last entry giving a figure wins).
+  std::optional<HostPrices> find_host(const std::string& id, const std::vector<std::string>& aliases) const;
+  std::optional<SourcedValue> memory_usd_per_gb(const std::string& kind) const;
+  std::optional<SourcedValue> host_platform_usd(const std::string& kind) const;
+  const StoragePrices& storage() const { return storage_; }
 
  private:
   std::vector<AcceleratorPrices> accelerators_;
   std::vector<NodePrices> nodes_;
+  std::vector<HostPrices> hosts_;
+  std::vector<MemoryPrices> memory_;
+  std::vector<HostPlatformPrices> host_platforms_;
+  StoragePrices storage_;
   FacilityPrices facility_;
   PlatformPrices platform_;
 };

@@ -8,10 +8,6 @@
 namespace memwall::cost {
 namespace {
 
-std::string cite(const std::string& what, const SourcedValue& v) {
-  return what + ": " + v.source + (v.date.empty() ? "" : " (" + v.date + ")");
-}
-
 // An override wins; otherwise the price-book figure, recording its source or that it is unknown.
 std::optional<double> pick(const std::optional<double>& override_value, const SourcedValue& book,
                            const std::string& what, DeviceHourCost& out) {
@@ -36,6 +32,10 @@ void check(const std::optional<double>& v, const std::string& field, double lo, 
 }
 
 }  // namespace
+
+std::string cite(const std::string& what, const SourcedValue& v) {
+  return what + ": " + v.source + (v.date.empty() ? "" : " (" + v.date + ")");
+}
 
 std::string to_string(PricingBasis b) {
   switch (b) {
@@ -75,7 +75,6 @@ DeviceHourCost device_hour_cost(const Accelerator& a, const PriceBook& book,
   const auto prices = book.find(a);
   const AcceleratorPrices none;
   const AcceleratorPrices& p = prices ? *prices : none;
-  const FacilityPrices& f = book.facility();
   const PlatformPrices& platform = book.platform();
   const std::optional<NodePrices> np = node ? book.find_node(node->id) : std::nullopt;
   const double per_server = node && node->devices > 0 ? node->devices : 1.0;
@@ -162,17 +161,7 @@ DeviceHourCost device_hour_cost(const Accelerator& a, const PriceBook& book,
   }
   out.basis = basis;
 
-  const double idle = o.idle_power_fraction ? *o.idle_power_fraction
-                                            : f.idle_power_fraction.value.value_or(0.0);
-  if (!o.idle_power_fraction && f.idle_power_fraction.known()) {
-    out.sources.push_back(cite("idle power fraction", f.idle_power_fraction));
-  }
-  const auto pue = pick(o.pue, f.pue, "PUE", out);
-  if (full_w > 0) {
-    out.board_power = board_power(Watts(full_w), utilisation, idle);
-    if (pue) out.facility_power = *out.board_power * *pue;
-    out.sources.push_back("power: " + out.power_source);
-  }
+  price_power(full_w, utilisation, book, o, out);
   if (capex >= 0) out.capex = Dollars(capex);
 
   if (basis == PricingBasis::cloud) {
@@ -188,8 +177,30 @@ DeviceHourCost device_hour_cost(const Accelerator& a, const PriceBook& book,
     return out;
   }
 
-  // Owned: capex / (life x 8760 h) + board kW x PUE x $/kWh + provisioned kW x $/kW-month x 12 / 8760.
   out.sources.insert(out.sources.end(), capex_sources.begin(), capex_sources.end());
+  price_owned(full_w, book, o, out);
+  return out;
+}
+
+void price_power(double full_w, double utilisation, const PriceBook& book, const CostOverrides& o,
+                 DeviceHourCost& out) {
+  const FacilityPrices& f = book.facility();
+  const double idle = o.idle_power_fraction ? *o.idle_power_fraction
+                                            : f.idle_power_fraction.value.value_or(0.0);
+  if (!o.idle_power_fraction && f.idle_power_fraction.known()) {
+    out.sources.push_back(cite("idle power fraction", f.idle_power_fraction));
+  }
+  const auto pue = pick(o.pue, f.pue, "PUE", out);
+  if (full_w > 0) {
+    out.board_power = board_power(Watts(full_w), utilisation, idle);
+    if (pue) out.facility_power = *out.board_power * *pue;
+    out.sources.push_back("power: " + out.power_source);
+  }
+}
+
+void price_owned(double full_w, const PriceBook& book, const CostOverrides& o, DeviceHourCost& out) {
+  // Owned: capex / (life x 8760 h) + board kW x PUE x $/kWh + provisioned kW x $/kW-month x 12 / 8760.
+  const FacilityPrices& f = book.facility();
   const auto life = pick(o.life_years, f.life_years, "life years", out);
   const auto electricity = pick(o.electricity_usd_per_kwh, f.electricity_usd_per_kwh, "electricity $/kWh", out);
   const auto hosting = pick(o.hosting_usd_per_kw_month, f.hosting_usd_per_kw_month, "hosting $/kW-month", out);
@@ -202,7 +213,12 @@ DeviceHourCost device_hour_cost(const Accelerator& a, const PriceBook& book,
   if (out.capex_share && out.energy && out.hosting) {
     out.total = *out.capex_share + *out.energy + *out.hosting;
   }
-  return out;
+}
+
+std::optional<Dollars> owned_tco(const DeviceHourCost& d, double years) {
+  // The purchase is paid once; energy and hosting run for the horizon.
+  if (!d.capex || !d.energy || !d.hosting) return std::nullopt;
+  return *d.capex + (*d.energy + *d.hosting) * (years * kHoursPerYear);
 }
 
 DeploymentCost deployment_cost(const Accelerator& a, int devices, double generated_tokens_per_s,

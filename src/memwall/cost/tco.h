@@ -80,6 +80,19 @@ struct DeploymentCost {
   int billed_devices = 0;                           // servers x devices per server (>= devices)
 };
 
+// Building blocks of the owned price, shared with the host of offload plans (cost/host_cost.h).
+// "what: source (date)" for the sources list.
+std::string cite(const std::string& what, const SourcedValue& v);
+// Sets out.board_power (full_w at `utilisation` with the idle floor) and out.facility_power (x PUE),
+// recording sources or unknowns; full_w <= 0 leaves the power unknown.
+void price_power(double full_w, double utilisation, const PriceBook& book, const CostOverrides& o,
+                 DeviceHourCost& out);
+// With out.capex and out.facility_power set: capex share over the life, energy, hosting per
+// provisioned kW (full_w) and their total, each unknown when a figure it needs is.
+void price_owned(double full_w, const PriceBook& book, const CostOverrides& o, DeviceHourCost& out);
+// capex + (energy + hosting) over `years`; nullopt when a part is unknown.
+std::optional<Dollars> owned_tco(const DeviceHourCost& d, double years);
+
 // Owned with a node: whole servers are bought (devices rounded up to the node's device count);
 // the devices no replica uses idle at the idle power fraction.
 DeploymentCost deployment_cost(const Accelerator& a, int devices, double generated_tokens_per_s,

@@ -27,6 +27,21 @@ std::string binding_of(const offload::Estimate& e) {
 
 }  // namespace
 
+Json host_cost_json(const cost::HostCost& h) {
+  auto opt = [](const auto& v) { return v ? Json(v->value()) : Json(nullptr); };
+  return {{"per_hour_usd", opt(h.hour.total)},
+          {"capex_usd", opt(h.hour.capex)},
+          {"cpu_usd", opt(h.cpu)},
+          {"dram_usd", opt(h.dram)},
+          {"nvme_usd", opt(h.nvme)},
+          {"platform_usd", opt(h.platform)},
+          {"power_w", opt(h.hour.board_power)},
+          {"covers", h.covers},
+          {"excluded", h.excluded},
+          {"unknown", h.hour.unknown},
+          {"sources", h.hour.sources}};
+}
+
 std::vector<OffloadPlan> search_offload(const Catalog& catalog, const ModelSpec& model,
                                         const InferenceWorkload& w, const SearchSpace& space,
                                         const cost::PriceBook& prices,
@@ -65,7 +80,7 @@ std::vector<OffloadPlan> search_offload(const Catalog& catalog, const ModelSpec&
           const offload::Estimate e = offload::best(*d, h, {batch, input, output});
           OffloadPlan plan{
               a->id,         p, h, e, batch, double(batch) / e.infer.tpot.value(), false,
-              binding_of(e), {}};
+              binding_of(e), {},    {},    {}};
           plan.meets_sla = e.infer.ttft <= w.sla.ttft_p99 && e.infer.tpot <= w.sla.tpot_p99;
           const bool in_dram = e.placement.disk_used.value() <= 0;
           if (!best || plan.generated_tokens_per_s > best->generated_tokens_per_s)
@@ -80,9 +95,17 @@ std::vector<OffloadPlan> search_offload(const Catalog& catalog, const ModelSpec&
     }
     if (!best) continue;
     best->cost = cost::deployment_cost(*a, 1, best->generated_tokens_per_s, 1.0, prices, overrides);
+    const offload::StepSplit& step = best->estimate.decode;
+    const double cpu_busy = step.total.value() > 0 ? step.cpu.value() / step.total.value() : 0.0;
+    best->host_cost = cost::host_cost(best->host.host, best->host.memory,
+                                      best->estimate.placement.disk_used, cpu_busy, prices, overrides);
+    best->total = cost::add_host(best->cost, best->host_cost);
     out.push_back(std::move(*best));
   }
   std::stable_sort(out.begin(), out.end(), [](const OffloadPlan& x, const OffloadPlan& y) {
+    const auto tx = x.total.usd_per_million_tokens, ty = y.total.usd_per_million_tokens;
+    if (tx.has_value() != ty.has_value()) return tx.has_value();
+    if (tx && ty && *tx != *ty) return *tx < *ty;
     const auto cx = x.cost.usd_per_million_tokens, cy = y.cost.usd_per_million_tokens;
     if (cx.has_value() != cy.has_value()) return cx.has_value();
     if (cx && cy && *cx != *cy) return *cx < *cy;
@@ -120,8 +143,18 @@ Json offload_plans_json(const std::vector<OffloadPlan>& plans) {
            {"usd_per_million_tokens_gpu_only",
             p.cost.usd_per_million_tokens ? Json(*p.cost.usd_per_million_tokens) : Json(nullptr)},
            {"gpu_capex_usd", opt(p.cost.capex_total)},
-           {"host_priced", false},
-           {"note", "the GPU's cost; the host's CPU, DRAM and NVMe are not priced"}}}});
+           {"host_priced", p.host_cost.priced()},
+           {"host", host_cost_json(p.host_cost)},
+           {"total_per_hour_usd", opt(p.total.per_hour)},
+           {"usd_per_million_tokens",
+            p.total.usd_per_million_tokens ? Json(*p.total.usd_per_million_tokens) : Json(nullptr)},
+           {"total_capex_usd", opt(p.total.capex)},
+           {"total_tco_usd", opt(p.total.tco)},
+           {"tco_years", p.cost.tco_years},
+           {"note", p.host_cost.priced()
+                        ? "GPU + host (CPUs, DRAM, NVMe); see host.covers and host.excluded"
+                        : "the host's price is unknown (host.unknown): the total is unknown, the "
+                          "GPU's figures stand alone"}}}});
   }
   return rows;
 }

@@ -6,6 +6,7 @@
 
 #include "memwall/core/error.h"
 #include "memwall/core/text.h"
+#include "memwall/plan/offload_plans.h"
 #include "memwall/train/offload_request.h"
 #include "memwall/train/setup.h"
 
@@ -86,6 +87,17 @@ std::vector<TrainOffloadPlan> search_training_offload(const Catalog& catalog,
               const cost::DeviceHourCost dc =
                   cost::device_hour_cost(*a, prices, cost_options, o.estimate.busy_fraction, node);
               if (dc.total) p.cost_usd = dc.total->value() * run.gpu_hours;
+              p.nodes = (gpus + node->devices - 1) / node->devices;
+              p.host_cost = cost::host_cost(host.host, host.memory, o.offload.nvme_per_node, 1.0,
+                                            prices, cost_options);
+              // A node's price carries its host: the platform share of an owned server (unless
+              // --capex prices the device alone) or the rented instance.
+              p.host_in_gpu_price = dc.basis == cost::PricingBasis::cloud || !cost_options.capex_usd;
+              if (p.host_in_gpu_price) {
+                p.total_cost_usd = p.cost_usd;
+              } else if (p.cost_usd && p.host_cost.hour.total) {
+                p.total_cost_usd = *p.cost_usd + p.host_cost.hour.total->value() * p.nodes * p.days * 24.0;
+              }
               p.memory_per_gpu = o.estimate.memory.total();
               p.host_per_node = o.offload.host_per_node;
               p.nvme_per_node = o.offload.nvme_per_node;
@@ -95,8 +107,8 @@ std::vector<TrainOffloadPlan> search_training_offload(const Catalog& catalog,
               auto better = [](const TrainOffloadPlan& x, const TrainOffloadPlan& y) {
                 if (x.meets_deadline != y.meets_deadline) return x.meets_deadline;
                 if (!x.meets_deadline) return x.days < y.days;
-                return (x.cost_usd ? *x.cost_usd : x.gpu_hours) <
-                       (y.cost_usd ? *y.cost_usd : y.gpu_hours);
+                return (x.total_cost_usd ? *x.total_cost_usd : x.gpu_hours) <
+                       (y.total_cost_usd ? *y.total_cost_usd : y.gpu_hours);
               };
               if (!best || better(p, *best)) best = std::move(p);
             } catch (const InputError&) {
@@ -135,6 +147,11 @@ Json train_offload_plans_json(const std::vector<TrainOffloadPlan>& plans) {
                    {"gpu_hours", p.gpu_hours},
                    {"meets_deadline", p.meets_deadline},
                    {"cost_usd", p.cost_usd ? Json(*p.cost_usd) : Json(nullptr)},
+                   {"total_cost_usd", p.total_cost_usd ? Json(*p.total_cost_usd) : Json(nullptr)},
+                   {"host_priced", p.host_in_gpu_price || p.host_cost.priced()},
+                   {"host_in_gpu_price", p.host_in_gpu_price},
+                   {"nodes", p.nodes},
+                   {"host_cost", host_cost_json(p.host_cost)},
                    {"memory_per_gpu_bytes", p.memory_per_gpu.value()},
                    {"host_bytes_per_node", p.host_per_node.value()},
                    {"nvme_bytes_per_node", p.nvme_per_node.value()},

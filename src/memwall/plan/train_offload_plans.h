@@ -1,7 +1,9 @@
 // Training offload plans beside the all-GPU ones (`plan train` when no all-GPU run meets the goal):
 // a few GPUs of each accelerator with the model states DeepSpeed ZeRO-Offload / ZeRO-Infinity put
 // in host DRAM or on NVMe (train/offload.h), the fastest per accelerator, with its days, GPU-hours
-// and the GPUs' cost. The hosts' CPUs, DRAM and NVMe are not priced.
+// and the cost of the GPUs and their hosts: a node's price already includes its host (its platform
+// share when owned, the instance when rented; docs/cost.md), otherwise the offload host's CPUs,
+// DRAM and NVMe (cost/host_cost.h) are added per node.
 #pragma once
 
 #include <optional>
@@ -10,6 +12,7 @@
 
 #include "memwall/catalog/catalog.h"
 #include "memwall/core/document.h"
+#include "memwall/cost/host_cost.h"
 #include "memwall/cost/prices.h"
 #include "memwall/cost/tco.h"
 #include "memwall/plan/train_search.h"
@@ -28,7 +31,11 @@ struct TrainOffloadPlan {
   double days = 0;
   double gpu_hours = 0;
   bool meets_deadline = false;
-  std::optional<double> cost_usd;  // GPU-hours x $/GPU-hour (the host not priced)
+  std::optional<double> cost_usd;  // GPU-hours x $/GPU-hour (a node's host share included, see below)
+  int nodes = 1;                   // hosts: one per node in use
+  cost::HostCost host_cost;        // one node's offload host (CPUs, DRAM, NVMe)
+  bool host_in_gpu_price = false;  // the GPU's $/hour already carries its node's host
+  std::optional<double> total_cost_usd;  // GPUs + hosts: cost_usd, plus the hosts when not included
   Bytes memory_per_gpu, host_per_node, nvme_per_node;
   std::string bound;  // the offload's wall
 };
