@@ -10,11 +10,22 @@
 namespace memwall::infer {
 namespace {
 
-DeploymentOptions options(const std::string& engine) {
+DeploymentOptions options(const std::string& engine, const std::string& model = "llama-3.1-8b",
+                          const std::string& gpu = "h100", int tp = 1) {
   DeploymentOptions o;
-  o.model = "llama-3.1-8b";
-  o.gpu = "h100";
+  o.model = model;
+  o.gpu = gpu;
+  o.tp = tp;
   o.engine = engine;
+  return o;
+}
+
+// FP8 weights on `tp` devices of `gpu`, KV cache in `kv`.
+DeploymentOptions fp8_options(const std::string& engine, const std::string& model,
+                              const std::string& gpu, int tp, Precision kv) {
+  DeploymentOptions o = options(engine, model, gpu, tp);
+  o.weight_precision = Precision::fp8_e4m3;
+  o.kv_precision = kv;
   return o;
 }
 
@@ -85,13 +96,7 @@ TEST(EngineProfiles, SglangEarlyMoePathAddsAFixedLatencyPerMoeLayer) {
   EXPECT_EQ(eff.engine("sglang").version, "0.4");
   EXPECT_GT(eff.engine("sglang@0.4.1").moe_layer_overhead.value(), 0);
   EXPECT_EQ(eff.engine("sglang").moe_layer_overhead.value(), 0);
-  DeploymentOptions o;
-  o.model = "deepseek-v3";
-  o.gpu = "h200";
-  o.tp = 8;
-  o.weight_precision = Precision::fp8_e4m3;
-  o.kv_precision = Precision::bf16;
-  o.engine = "sglang";
+  DeploymentOptions o = fp8_options("sglang", "deepseek-v3", "h200", 8, Precision::bf16);
   auto tpot = [&](const char* version) {
     o.engine_version = version;
     return estimate(make_deployment(Catalog::builtin(), o), {1, 128, 256}).tpot.value();
@@ -135,9 +140,7 @@ TEST(EngineProfiles, EveryEngineIdResolvesWithItsSources) {
 }
 
 TEST(EngineProfiles, CustomAllReduceIsFasterThanNcclForDecodeMessages) {
-  DeploymentOptions o = options("vllm");
-  o.model = "llama-3.1-70b";
-  o.tp = 8;
+  DeploymentOptions o = options("vllm", "llama-3.1-70b", "h100", 8);
   const Deployment with = make_deployment(Catalog::builtin(), o);
   o.engine = "tgi";  // NCCL only
   const Deployment without = make_deployment(Catalog::builtin(), o);
@@ -155,13 +158,7 @@ TEST(EngineProfiles, CustomAllReduceIsFasterThanNcclForDecodeMessages) {
 // (6.919 -> 17.75 s), linear-layer work at ~460 TFLOPS per GPU; AMD's table (vLLM 0.10.2, 70B FP8
 // TP8, batch 1, 128 / 2048): 15.88 s. The CUDA profile on the same chip is far faster than both.
 TEST(EngineProfiles, RocmVllmMatchesPublishedMi300xLatencies) {
-  DeploymentOptions o;
-  o.model = "llama-3.1-405b";
-  o.gpu = "mi300x";
-  o.tp = 8;
-  o.weight_precision = Precision::fp8_e4m3;
-  o.kv_precision = Precision::fp8_e4m3;
-  o.engine = "vllm";
+  DeploymentOptions o = fp8_options("vllm", "llama-3.1-405b", "mi300x", 8, Precision::fp8_e4m3);
   o.engine_version = "0.6";
   o.memory_utilization = 1.0;
   const Deployment d = make_deployment(Catalog::builtin(), o);
