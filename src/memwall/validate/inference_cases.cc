@@ -21,36 +21,6 @@
 namespace memwall::validate {
 namespace {
 
-
-
-struct CasePrecision {
-  Precision weight = Precision::fp16;
-  std::optional<Precision> kv;
-  std::optional<int> group;
-};
-
-CasePrecision precision_of(const std::string& text, std::string& note) {
-  const std::string t = to_lower(text);
-  CasePrecision p;
-  if (has(t, "q4_0")) {
-    // GGUF Q4_0: blocks of 32 4-bit weights with one fp16 scale = 4.5 bits per weight.
-    p.weight = Precision::int4;
-    p.group = 32;
-    p.kv = Precision::fp16;
-  } else if (has(t, "fp8")) {
-    p.weight = Precision::fp8_e4m3;
-    p.kv = Precision::fp8_e4m3;
-    note += "FP8 build assumed to use the FP8 KV cache (--fp8_kv_cache, as the doc's example). ";
-  } else if (has(t, "bf16")) {
-    p.weight = Precision::bf16;
-  } else if (has(t, "fp16") || has(t, "f16")) {
-    p.weight = Precision::fp16;
-  } else {
-    p.weight = parse_precision_or_throw(text, "config.precision");
-  }
-  return p;
-}
-
 // The engine profile (data/engines) of the case's framework text, with its version when stated
 // ("vLLM 0.10.2" -> vllm@0.10.2, resolved to the nearest profile at or below it).
 std::string engine_of(const std::string& framework) {
@@ -91,7 +61,7 @@ CaseResult predict_inference_case(const Json& c, const Catalog& catalog) {
     infer::DeploymentOptions o;
     o.gpu = hardware_id(str_field(hw, "gpu"), catalog, note);
     o.model = model_id(str_field(model, "name"), catalog, note);
-    const CasePrecision prec = precision_of(str_field(cfg, "precision"), note);
+    const CasePrecision prec = case_precision(str_field(cfg, "precision"), note);
     o.weight_precision = prec.weight;
     o.kv_precision = prec.kv;
     if (const auto kv = str_field(cfg, "kv_precision"); !kv.empty())

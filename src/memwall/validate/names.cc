@@ -76,4 +76,34 @@ std::string model_id(const std::string& text, const Catalog& catalog, std::strin
   return catalog.model(t).id;  // InputError with the nearest names
 }
 
+CasePrecision case_precision(const std::string& text, std::string& note) {
+  const std::string t = to_lower(text);
+  CasePrecision p;
+  if (has(t, "fp4")) {
+    // Before "fp8": "NVFP4 weights, FP8 KV" is an FP4 case. OCP MX (MXFP4, OCP Microscaling
+    // Formats spec v1.0, 2023, sec. 5): blocks of 32 E2M1 values with one 8-bit E8M0 scale;
+    // NVFP4 (precision.cc): blocks of 16 with an fp8 scale, the fp4 default. An "FP8" beside
+    // it names the KV cache.
+    p.weight = Precision::fp4;
+    if (has(t, "mxfp4")) p.group = 32;
+    if (has(t, "fp8")) p.kv = Precision::fp8_e4m3;
+  } else if (has(t, "q4_0")) {
+    // GGUF Q4_0: blocks of 32 4-bit weights with one fp16 scale = 4.5 bits per weight.
+    p.weight = Precision::int4;
+    p.group = 32;
+    p.kv = Precision::fp16;
+  } else if (has(t, "fp8")) {
+    p.weight = Precision::fp8_e4m3;
+    p.kv = Precision::fp8_e4m3;
+    note += "FP8 build assumed to use the FP8 KV cache (--fp8_kv_cache, as the doc's example). ";
+  } else if (has(t, "bf16")) {
+    p.weight = Precision::bf16;
+  } else if (has(t, "fp16") || has(t, "f16")) {
+    p.weight = Precision::fp16;
+  } else {
+    p.weight = parse_precision_or_throw(text, "config.precision");
+  }
+  return p;
+}
+
 }  // namespace memwall::validate

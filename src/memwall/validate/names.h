@@ -2,9 +2,11 @@
 // "Llama 2 7B ('LLaMA 7B' in table)") into catalog ids, with the assumptions that takes.
 #pragma once
 
+#include <optional>
 #include <string>
 
 #include "memwall/catalog/catalog.h"
+#include "memwall/core/precision.h"
 
 namespace memwall::validate {
 
@@ -17,5 +19,15 @@ std::string hardware_id(const std::string& text, const Catalog& catalog, std::st
 // Zoo id for a model name ("Llama 2 7B" -> llama-2-7b); Llama 3 sizes map to the llama-3.1
 // shapes when only those are built in (stated in `note`). InputError when nothing matches.
 std::string model_id(const std::string& text, const Catalog& catalog, std::string& note);
+
+// Weight (and, where the text implies one, KV-cache) precision of a case's precision text
+// ("FP8", "GGUF Q4_0", "MXFP4 (weights and activations)", "NVFP4 weights, FP8 KV"), with the
+// group size of group-scaled formats. Assumptions taken go to `note`. InputError when unknown.
+struct CasePrecision {
+  Precision weight = Precision::fp16;
+  std::optional<Precision> kv;
+  std::optional<int> group;
+};
+CasePrecision case_precision(const std::string& text, std::string& note);
 
 }  // namespace memwall::validate

@@ -20,5 +20,23 @@ TEST(ValidateNames, CaseHardwareTextsResolve) {
   EXPECT_THROW(hardware_id("Quadro RTX 6000", c, note), InputError);  // Turing: not in catalog
 }
 
+// FP4 texts are FP4 even when an FP8 KV cache is named beside them; MXFP4 scales blocks of 32
+// (OCP MX), NVFP4 keeps the fp4 default of 16; older texts keep their meaning.
+TEST(ValidateNames, CasePrecisionTexts) {
+  std::string note;
+  const auto mx = case_precision("MXFP4 (weights and activations)", note);
+  EXPECT_EQ(mx.weight, Precision::fp4);
+  EXPECT_EQ(mx.group, 32);
+  EXPECT_FALSE(mx.kv);
+  const auto nv = case_precision("NVFP4 weights, FP8 KV cache", note);
+  EXPECT_EQ(nv.weight, Precision::fp4);
+  EXPECT_FALSE(nv.group);
+  EXPECT_EQ(nv.kv, Precision::fp8_e4m3);
+  EXPECT_EQ(case_precision("FP8", note).weight, Precision::fp8_e4m3);
+  EXPECT_EQ(case_precision("GGUF Q4_0 (4-bit blockwise)", note).group, 32);
+  EXPECT_EQ(case_precision("BF16", note).weight, Precision::bf16);
+  EXPECT_THROW(case_precision("fp5", note), InputError);
+}
+
 }  // namespace
 }  // namespace memwall::validate
