@@ -37,15 +37,19 @@ Efficiency make_default() {
   // Blackwell FP4 (block-scaled MXF4/NVFP4): cuBLASLt (cublasTest 13.3) 8192^3 on B200 5239 of
   // 9000 TFLOPS = 0.58 (DeepGEMM's own kernel 5702, 0.63; deepseek-ai/DeepGEMM PR #348, CUDA 12.9);
   // vLLM's tuned CUTLASS NVFP4 GEMM reaches 3.0-3.9 PFLOPS at 8k-16k rows (vllm PR #20646).
+  // CDNA 4 FP4 (MXFP4 a4w4, block 32): AITER's tuned MI355X configs peak at 5775 of 10000 TFLOPS =
+  // 0.58 (ROCm/aiter PR #2037, 2026-02); AITER on Llama training shapes 4454-5254 (AMD-AGI/
+  // Primus-Turbo PR #514, 2026-09), so the bf16 fraction (0.68) does not carry over to FP4.
   // Unlisted architectures use the median of the table, 0.76.
   e.gemm_peak_fraction.fallback = 0.76;
   e.gemm_peak_fraction.entries = {
       {"Ampere", 0.84},      {"Hopper/fp8", 0.72},    {"Hopper", 0.82},
       {"Blackwell/fp8", 0.763}, {"Blackwell/fp4", 0.58}, {"Blackwell", 0.75}, {"CDNA 3", 0.56},
-      {"CDNA 4", 0.68},      {"Gaudi 2", 0.97}};
+      {"CDNA 4/fp4", 0.58},  {"CDNA 4", 0.68},        {"Gaudi 2", 0.97}};
   e.gemm_peak_fraction.evidence =
       "MAMF finder best-shape matmul / dense peak, stas00/ml-engineering (A100, H100, GH200, H200, "
-      "B200, GB200, MI300X, MI325X, MI355X, Gaudi 2); unlisted architectures use the median 0.76";
+      "B200, GB200, MI300X, MI325X, MI355X, Gaudi 2); FP4: cuBLASLt/DeepGEMM on B200, AITER on "
+      "MI355X; unlisted architectures use the median 0.76";
   // Engines: data/engines/*.json, one file per engine with its versions, each figure with its
   // source (docs/infer.md, "Engine profiles"); default.json sorts first and is the default.
   for (const auto& f : data::embedded_files()) {

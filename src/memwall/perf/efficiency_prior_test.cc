@@ -28,6 +28,18 @@ TEST(EfficiencyPrior, MeasuredFamiliesStayCalibrated) {
   EXPECT_TRUE(efficiency_for(e, make("nvidia-rtx-4090", "NVIDIA", "Ada Lovelace", "GDDR6X"), Precision::bf16).calibrated);
 }
 
+// FP4 GEMMs reach a smaller share of their peak than bf16 ones, on CDNA 4 as on Blackwell
+// (AITER's MXFP4 5775 of 10000 TFLOPS on MI355X; cuBLASLt NVFP4 5239 of 9000 on B200).
+TEST(EfficiencyPrior, Fp4CeilingsAreTheirOwn) {
+  const Efficiency& e = default_efficiency();
+  const Accelerator mi355x = make("amd-mi355x", "AMD", "CDNA 4", "HBM3e");
+  EXPECT_DOUBLE_EQ(efficiency_for(e, mi355x, Precision::bf16).gemm_peak_fraction, 0.68);
+  EXPECT_DOUBLE_EQ(efficiency_for(e, mi355x, Precision::fp4).gemm_peak_fraction, 0.58);
+  EXPECT_TRUE(efficiency_for(e, mi355x, Precision::fp4).calibrated);
+  const Accelerator b200 = make("nvidia-b200", "NVIDIA", "Blackwell", "HBM3e");
+  EXPECT_DOUBLE_EQ(efficiency_for(e, b200, Precision::fp4).gemm_peak_fraction, 0.58);
+}
+
 TEST(EfficiencyPrior, Gaudi3NoLongerInheritsGaudi2) {
   const Efficiency& e = default_efficiency();
   const auto g3 = efficiency_for(e, make("intel-gaudi3", "Intel (Habana)", "Gaudi 3"), Precision::bf16);

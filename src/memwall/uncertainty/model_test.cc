@@ -166,6 +166,14 @@ TEST(Uncertainty, SourceKeys) {
   EXPECT_EQ(source_key(""), "unknown");
 }
 
+TEST(Uncertainty, PrecisionClassIsTheElementWidth) {
+  EXPECT_EQ(precision_class(Precision::fp4), "4-bit");
+  EXPECT_EQ(precision_class(Precision::int4), "4-bit");
+  EXPECT_EQ(precision_class(Precision::fp8_e4m3), "8-bit");
+  EXPECT_EQ(precision_class(Precision::bf16), "16-bit");
+  EXPECT_EQ(precision_class(Precision::fp32), "32-bit");
+}
+
 TEST(Uncertainty, RangeText) {
   EXPECT_EQ(range_text(Json::array({0.0198, 0.0246}), 1e3, 1), "(19.8-24.6)");
   EXPECT_EQ(range_text(Json("x"), 1, 1), "");

@@ -34,7 +34,9 @@ std::string hardware_family(const Accelerator& a) {
 }
 
 std::string precision_class(Precision p) {
-  const double bits = bytes_per_element(p) * 8;
+  // The element width, not the storage with group scales: NVFP4 stores 4.5 bits and GPTQ-style
+  // int4 4.125, both 4-bit formats.
+  const double bits = info(p).bits;
   if (bits > 16) return "32-bit";
   if (bits > 8) return "16-bit";
   if (bits > 4) return "8-bit";
