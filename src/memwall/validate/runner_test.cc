@@ -49,7 +49,7 @@ TEST(Runner, DevInferenceCasesMeetTheAccuracyBar) {
 TEST(Runner, InferenceRegimesCarryTheirOwnSignedMedians) {
   const Report r = run_file(memwall::test::source_dir() + "/validation/dev-cases.json",
                             Catalog::builtin(), "inference");
-  bool tp8 = false, moe = false, continuous = false;
+  bool tp8 = false, moe = false, continuous = false, fp4 = false;
   int in_tp = 0, all = 0;
   for (const auto& g : r.groups) {
     if (g.kind != "inference") continue;
@@ -60,12 +60,30 @@ TEST(Runner, InferenceRegimesCarryTheirOwnSignedMedians) {
     tp8 = tp8 || g.value == "tp 8";
     moe = moe || g.value == "moe";
     continuous = continuous || g.value == "continuous";
+    fp4 = fp4 || g.value == "fp4";
     if (g.value.rfind("tp ", 0) == 0) in_tp += g.predicted;
   }
-  EXPECT_TRUE(tp8 && moe && continuous);
+  EXPECT_TRUE(tp8 && moe && continuous && fp4);
   EXPECT_EQ(in_tp, all);
   const Json j = to_json(r);
   EXPECT_TRUE(j["summary"][0].contains("median_signed_pct_error"));
+}
+
+// The precision regime of a case is read from its text: FP4 formats (NVFP4, MXFP4) are "fp4"
+// even when an FP8 KV cache is named beside them.
+TEST(Runner, Fp4CasesHaveTheirOwnRegime) {
+  auto precision_regime = [](const std::string& text) {
+    const Json c = {{"kind", "inference"}, {"config", {{"precision", text}, {"tp", 1}}}};
+    const auto tags = regimes_of(c, Catalog::builtin());
+    for (const char* p : {"fp4", "fp8", "int4", "bf16/fp16"})
+      if (std::find(tags.begin(), tags.end(), p) != tags.end()) return std::string(p);
+    return std::string();
+  };
+  EXPECT_EQ(precision_regime("NVFP4 weights, FP8 KV cache"), "fp4");
+  EXPECT_EQ(precision_regime("MXFP4 (weights and activations)"), "fp4");
+  EXPECT_EQ(precision_regime("FP8"), "fp8");
+  EXPECT_EQ(precision_regime("GGUF Q4_0"), "int4");
+  EXPECT_EQ(precision_regime("BF16"), "bf16/fp16");
 }
 
 // llama.cpp's main example shifts its KV cache past n_ctx: a case that states its context
