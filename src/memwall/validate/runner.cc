@@ -60,6 +60,10 @@ Report run_cases(const Json& cases, const Catalog& catalog, const std::string& k
   Report r;
   std::map<std::string, std::vector<double>> errors;
   std::map<std::string, int> skipped;
+  // Per kind over its original set and all its groups: |error| and signed error.
+  std::map<std::string, std::pair<std::vector<double>, std::vector<double>>> pooled;
+  std::map<std::string, int> pooled_skipped;
+  std::map<std::string, bool> grouped;
   for (const auto& c : cases) {
     if (!c.is_object()) throw InputError("cases[]", c.dump().substr(0, 40), "an object");
     const std::string k = c.contains("kind") && c["kind"].is_string() ? c["kind"].get<std::string>() : "";
@@ -78,9 +82,13 @@ Report run_cases(const Json& cases, const Catalog& catalog, const std::string& k
     const std::string key = group.empty() ? k : k + "/" + group;
     res.group = group;
     res.workload = regimes_of(c, catalog);
+    grouped[k] = grouped[k] || !group.empty();
     if (res.predicted && std::isfinite(res.abs_pct_error())) {
       errors[key].push_back(res.abs_pct_error());
+      pooled[k].first.push_back(res.abs_pct_error());
+      pooled[k].second.push_back(res.signed_pct_error());
     } else {
+      ++pooled_skipped[k];
       if (res.predicted) {
         res.predicted.reset();
         res.skipped_reason = "no measured value to compare with";
@@ -92,14 +100,24 @@ Report run_cases(const Json& cases, const Catalog& catalog, const std::string& k
   }
   for (const auto& [k, errs] : errors)
     r.kinds.push_back({k, static_cast<int>(errs.size()), skipped[k], median(errs),
-                       percentile90(errs)});
+                       percentile90(errs), std::nullopt});
+  // A kind whose cases come in groups also gets one pooled row, so the whole set's error (the
+  // original cases and every group added later) is stated next to each set's own.
+  for (const auto& [k, e] : pooled) {
+    if (!grouped[k]) continue;
+    auto last = r.kinds.begin();  // after the kind's last row (rows are sorted by name)
+    for (auto it = r.kinds.begin(); it != r.kinds.end(); ++it)
+      if (it->kind == k || it->kind.rfind(k + "/", 0) == 0) last = it + 1;
+    r.kinds.insert(last, {k + " (all)", static_cast<int>(e.first.size()), pooled_skipped[k],
+                          median(e.first), percentile90(e.first), median(e.second)});
+  }
   // The held-out intervals use every kind (the new-source scale pools them), so `kind` only
   // selects what is reported: the coverage is the same with and without it.
   add_breakdown(r, uncertainty::builtin_model().widening);
   if (!kind.empty()) {
     // Summary rows of a case group are "kind/group".
     auto other = [&kind](const auto& x) {
-      return x.kind != kind && x.kind.rfind(kind + "/", 0) != 0;
+      return x.kind != kind && x.kind.rfind(kind + "/", 0) != 0 && x.kind != kind + " (all)";
     };
     r.cases.erase(std::remove_if(r.cases.begin(), r.cases.end(), other), r.cases.end());
     r.kinds.erase(std::remove_if(r.kinds.begin(), r.kinds.end(), other), r.kinds.end());
@@ -185,6 +203,7 @@ Json to_json(const Report& r) {
     Json row{{"kind", k.kind}, {"predicted", k.predicted}, {"skipped", k.skipped},
              {"median_abs_pct_error", k.median_abs_pct_error},
              {"p90_abs_pct_error", k.p90_abs_pct_error}};
+    if (k.median_signed_pct_error) row["median_signed_pct_error"] = *k.median_signed_pct_error;
     if (const GroupSummary* g = whole_kind(r, k.kind)) {
       row["median_signed_pct_error"] = g->median_signed_pct_error;
       row["coverage_80"] = g->coverage ? Json(*g->coverage) : Json(nullptr);
@@ -215,7 +234,10 @@ std::string to_text(const Report& r) {
                          g->median_signed_pct_error);
     else
       out += fmt::format("{:<24} {:>9} {:>8} {:>15.1f}% {:>12.1f}% {:>15}\n", k.kind, k.predicted,
-                         k.skipped, k.median_abs_pct_error, k.p90_abs_pct_error, "-");
+                         k.skipped, k.median_abs_pct_error, k.p90_abs_pct_error,
+                         k.median_signed_pct_error
+                             ? fmt::format("{:+.1f}%", *k.median_signed_pct_error)
+                             : std::string("-"));
   out += groups_text(r);
   return out;
 }
@@ -229,7 +251,10 @@ std::string to_markdown(const Report& r) {
     const GroupSummary* g = whole_kind(r, k.kind);
     out += fmt::format("| {} | {} | {} | {:.1f} % | {:.1f} % | {} | {} | {} |\n", k.kind,
                        k.predicted, k.skipped, k.median_abs_pct_error, k.p90_abs_pct_error,
-                       g ? fmt::format("{:+.1f} %", g->median_signed_pct_error) : "-",
+                       g ? fmt::format("{:+.1f} %", g->median_signed_pct_error)
+                       : k.median_signed_pct_error
+                           ? fmt::format("{:+.1f} %", *k.median_signed_pct_error)
+                           : "-",
                        g ? pct_or_dash(g->coverage, 100, " ") : "-",
                        g ? pct_or_dash(g->median_width_pct, 1, " ") : "-");
   }

@@ -19,6 +19,9 @@ struct KindSummary {
   int skipped = 0;
   double median_abs_pct_error = 0;  // over predicted cases
   double p90_abs_pct_error = 0;     // nearest-rank 90th percentile
+  // Set on the pooled row "kind (all)" of a kind with case groups (its original set and every
+  // group together), whose breakdown has no row of its own.
+  std::optional<double> median_signed_pct_error;
 };
 
 // One row of the report by source and regime (breakdown.h); dimension "all" is the whole kind.

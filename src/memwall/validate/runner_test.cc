@@ -112,6 +112,25 @@ TEST(Runner, ContextWindowCapsTheDecodeContext) {
   EXPECT_DOUBLE_EQ(*r.cases[3].predicted, *r.cases[2].predicted);  // window never reached
 }
 
+// A kind whose cases come in groups gets one pooled row over the original set and every group,
+// with its own signed median, so cases added later cannot sit beside the headline unseen.
+TEST(Runner, GroupedKindsGetAPooledRow) {
+  const Report r = run_file(memwall::test::source_dir() + "/validation/dev-cases.json",
+                            Catalog::builtin(), "training");
+  int separate = 0;
+  const KindSummary* pooled = nullptr;
+  for (const auto& k : r.kinds) {
+    if (k.kind == "training (all)") pooled = &k;
+    else separate += k.predicted;
+  }
+  ASSERT_NE(pooled, nullptr);
+  EXPECT_EQ(pooled->predicted, separate);
+  ASSERT_TRUE(pooled->median_signed_pct_error.has_value());
+  EXPECT_EQ(r.kinds.back().kind, "training (all)");  // after the kind's own rows
+  const Json j = to_json(r);
+  EXPECT_TRUE(j["summary"].back().contains("median_signed_pct_error"));
+}
+
 // A time over-predicted is pessimistic (negative), a throughput over-predicted optimistic.
 TEST(Runner, SignedErrorIsPositiveWhenOptimistic) {
   CaseResult t;
