@@ -8,6 +8,7 @@
 
 #include "memwall/core/error.h"
 #include "memwall/core/test_paths.h"
+#include "memwall/infer/estimate.h"
 
 namespace memwall::validate {
 namespace {
@@ -66,6 +67,28 @@ TEST(Runner, InferenceRegimesCarryTheirOwnSignedMedians) {
   EXPECT_EQ(in_tp, all);
   const Json j = to_json(r);
   EXPECT_TRUE(j["summary"][0].contains("median_signed_pct_error"));
+}
+
+// A static-batch throughput whose unit counts prompt and output tokens (Qwen's speed benchmark) is
+// B x (ISL + OSL) over the batch's end-to-end time, for the whole deployment, not per GPU.
+TEST(Runner, StaticPromptPlusOutputThroughputIsWholeBatchTokensOverEndToEndTime) {
+  const Json c = Json::parse(R"json({"id": "t", "kind": "inference", "source": "test",
+    "hardware": {"gpu": "NVIDIA H100 80GB", "count": 2}, "model": {"name": "Llama 3.1 8B"},
+    "config": {"precision": "BF16", "tp": 2, "batch_size": 1, "input_len": 6144, "output_len": 2048,
+               "batching": "static batch", "framework": "SGLang 0.4.6.post1"},
+    "metric": "end-to-end throughput of one request", "value": 100,
+    "unit": "prompt + output tokens/s (one request, whole deployment)"})json");
+  const CaseResult r = predict_case(c, Catalog::builtin());
+  ASSERT_TRUE(r.predicted) << r.skipped_reason;
+  infer::DeploymentOptions o;
+  o.gpu = "nvidia-h100-sxm";
+  o.model = "llama-3.1-8b";
+  o.weight_precision = Precision::bf16;
+  o.engine = "sglang@0.4.6";
+  o.tp = 2;
+  o.memory_utilization = 1.0;
+  const auto e = infer::estimate(infer::make_deployment(Catalog::builtin(), o), {1, 6144, 2048});
+  EXPECT_NEAR(*r.predicted, (6144.0 + 2048.0) / e.e2e.value(), 1e-9 * *r.predicted);
 }
 
 // A time over-predicted is pessimistic (negative), a throughput over-predicted optimistic.
