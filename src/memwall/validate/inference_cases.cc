@@ -104,6 +104,14 @@ CaseResult predict_inference_case(const Json& c, const Catalog& catalog) {
     // The case ran at its batch, so capacity is not judged here: the engine's allocator reserve
     // is set to none (gptSessionBenchmark and llama.cpp size the KV cache for the batch exactly).
     o.memory_utilization = 1.0;
+    // Unless the case states the engine's memory fraction (vLLM gpu_memory_utilization, TensorRT-LLM
+    // free_gpu_memory_fraction): it bounds the KV cache, hence continuous batching's concurrency.
+    if (cfg.contains("memory_utilization") && cfg.at("memory_utilization").is_number()) {
+      const double u = cfg.at("memory_utilization").get<double>();
+      if (!(u > 0 && u <= 1))
+        throw InputError(fmt::format("config.memory_utilization: {} is not in (0, 1]", u));
+      o.memory_utilization = u;
+    }
     const infer::Deployment d = infer::make_deployment(catalog, o);
 
     const std::string metric = to_lower(r.metric), unit = to_lower(r.unit);

@@ -91,6 +91,24 @@ TEST(Runner, StaticPromptPlusOutputThroughputIsWholeBatchTokensOverEndToEndTime)
   EXPECT_NEAR(*r.predicted, (6144.0 + 2048.0) / e.e2e.value(), 1e-9 * *r.predicted);
 }
 
+// A continuous case's stated engine memory fraction bounds its KV cache: a smaller fraction leaves
+// fewer sequences in flight, so a KV-bound steady state (32B BF16 on one H100) gets slower.
+TEST(Runner, ContinuousCaseMemoryUtilizationBoundsTheKvCache) {
+  Json c = Json::parse(R"json({"id": "t", "kind": "inference", "source": "test",
+    "hardware": {"gpu": "NVIDIA H100 80GB", "count": 1}, "model": {"name": "qwen3-32b"},
+    "config": {"precision": "BF16", "tp": 1, "input_len": 4000, "output_len": 200, "num_prompts": 500,
+               "batching": "continuous", "framework": "vLLM 0.11.0"},
+    "metric": "total-token throughput (prompt + output)", "value": 100,
+    "unit": "prompt + output tokens/s (whole deployment, 1 GPU)"})json");
+  const CaseResult all = predict_case(c, Catalog::builtin());
+  c["config"]["memory_utilization"] = 0.9;
+  const CaseResult ninety = predict_case(c, Catalog::builtin());
+  ASSERT_TRUE(all.predicted && ninety.predicted) << all.skipped_reason << ninety.skipped_reason;
+  EXPECT_LT(*ninety.predicted, *all.predicted);
+  c["config"]["memory_utilization"] = 1.5;
+  EXPECT_FALSE(predict_case(c, Catalog::builtin()).predicted);
+}
+
 // A time over-predicted is pessimistic (negative), a throughput over-predicted optimistic.
 TEST(Runner, SignedErrorIsPositiveWhenOptimistic) {
   CaseResult t;
