@@ -109,6 +109,32 @@ TEST(Runner, ContinuousCaseMemoryUtilizationBoundsTheKvCache) {
   EXPECT_FALSE(predict_case(c, Catalog::builtin()).predicted);
 }
 
+// llama.cpp's main example shifts its KV cache past n_ctx: a case that states its context
+// window is decoded at the mean resident context (3/4 of the window), not input + output / 2.
+TEST(Runner, ContextWindowCapsTheDecodeContext) {
+  auto tg = [](Json cfg) {
+    cfg["precision"] = "FP16 (GGUF f16)";
+    cfg["batch_size"] = 1;
+    cfg["framework"] = "llama.cpp";
+    return Json{{"id", "tg"},         {"kind", "inference"},
+                {"source", "test"},   {"hardware", {{"gpu", "RTX 4090 24GB"}, {"count", 1}}},
+                {"model", {{"name", "Llama 2 7B"}}},
+                {"config", cfg},      {"metric", "text generation speed"},
+                {"value", 60.0},      {"unit", "tokens/s"}};
+  };
+  const Report r = run_cases(
+      Json::array({tg({{"input_len", 494}, {"output_len", 1024}, {"context_window", 512}}),
+                   tg({{"input_len", 384}, {"output_len", 2}}),
+                   tg({{"input_len", 494}, {"output_len", 1024}}),
+                   tg({{"input_len", 494}, {"output_len", 1024}, {"context_window", 4096}})}),
+      Catalog::builtin());
+  ASSERT_EQ(r.cases.size(), 4u);
+  for (const auto& c : r.cases) ASSERT_TRUE(c.predicted) << c.skipped_reason;
+  EXPECT_NEAR(*r.cases[0].predicted, *r.cases[1].predicted, 1e-9 * *r.cases[1].predicted);
+  EXPECT_GT(*r.cases[0].predicted, *r.cases[2].predicted);  // less KV read per token
+  EXPECT_DOUBLE_EQ(*r.cases[3].predicted, *r.cases[2].predicted);  // window never reached
+}
+
 // A time over-predicted is pessimistic (negative), a throughput over-predicted optimistic.
 TEST(Runner, SignedErrorIsPositiveWhenOptimistic) {
   CaseResult t;
