@@ -3,7 +3,8 @@
 //   - throughput tables (TensorRT-LLM gptSessionBenchmark): B x OSL generated tokens over
 //     prefill + decode of the batch, per GPU when the header says so;
 //   - time to first token at batch 1 (output length 1): the prefill pass;
-//   - single-stream decode / prompt-processing speeds (llama.cpp): 1 / TPOT and ISL / TTFT.
+//   - single-stream decode / prompt-processing speeds (llama.cpp): 1 / TPOT and ISL / TTFT;
+//   - a unit of "prompt + output" tokens/s on a static batch: B x (ISL + OSL) / end-to-end time.
 #include <algorithm>
 #include <cctype>
 #include <cmath>
@@ -73,6 +74,14 @@ CaseResult predict_inference_case(const Json& c, const Catalog& catalog) {
     // The case ran at its batch, so capacity is not judged here: the engine's allocator reserve
     // is set to none (gptSessionBenchmark and llama.cpp size the KV cache for the batch exactly).
     o.memory_utilization = 1.0;
+    // Unless the case states the engine's memory fraction (vLLM gpu_memory_utilization, TensorRT-LLM
+    // free_gpu_memory_fraction): it bounds the KV cache, hence continuous batching's concurrency.
+    if (cfg.contains("memory_utilization") && cfg.at("memory_utilization").is_number()) {
+      const double u = cfg.at("memory_utilization").get<double>();
+      if (!(u > 0 && u <= 1))
+        throw InputError(fmt::format("config.memory_utilization: {} is not in (0, 1]", u));
+      o.memory_utilization = u;
+    }
     const infer::Deployment d = infer::make_deployment(catalog, o);
 
     const std::string metric = to_lower(r.metric), unit = to_lower(r.unit);
@@ -148,6 +157,13 @@ CaseResult predict_inference_case(const Json& c, const Catalog& catalog) {
       const auto e = infer::estimate(d, {batch, *input, *output});
       r.regime = infer::regime(d, e, infer::Phase::whole);
       const bool per_gpu = has(unit, "per gpu") || has(unit, "/gpu") || has(unit, "per-gpu");
+      if (has(unit, "prompt + output")) {
+        // Qwen's speed benchmark: (prompt + generated tokens) of the batch over its end-to-end time.
+        const double v = double(batch) * double(*input + *output) / e.e2e.value();
+        r.predicted = per_gpu ? v / d.devices() : v;
+        r.assumptions = note;
+        return r;
+      }
       if (!per_gpu && d.devices() > 1)
         note += "Unit does not say per GPU or total: per GPU assumed (the H100 table's header). ";
       r.predicted = (per_gpu || d.devices() > 1) ? e.throughput_tokens_per_s_per_device

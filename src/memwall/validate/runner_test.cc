@@ -8,6 +8,7 @@
 
 #include "memwall/core/error.h"
 #include "memwall/core/test_paths.h"
+#include "memwall/infer/estimate.h"
 
 namespace memwall::validate {
 namespace {
@@ -84,6 +85,46 @@ TEST(Runner, Fp4CasesHaveTheirOwnRegime) {
   EXPECT_EQ(precision_regime("FP8"), "fp8");
   EXPECT_EQ(precision_regime("GGUF Q4_0"), "int4");
   EXPECT_EQ(precision_regime("BF16"), "bf16/fp16");
+}
+
+// A static-batch throughput whose unit counts prompt and output tokens (Qwen's speed benchmark) is
+// B x (ISL + OSL) over the batch's end-to-end time, for the whole deployment, not per GPU.
+TEST(Runner, StaticPromptPlusOutputThroughputIsWholeBatchTokensOverEndToEndTime) {
+  const Json c = Json::parse(R"json({"id": "t", "kind": "inference", "source": "test",
+    "hardware": {"gpu": "NVIDIA H100 80GB", "count": 2}, "model": {"name": "Llama 3.1 8B"},
+    "config": {"precision": "BF16", "tp": 2, "batch_size": 1, "input_len": 6144, "output_len": 2048,
+               "batching": "static batch", "framework": "SGLang 0.4.6.post1"},
+    "metric": "end-to-end throughput of one request", "value": 100,
+    "unit": "prompt + output tokens/s (one request, whole deployment)"})json");
+  const CaseResult r = predict_case(c, Catalog::builtin());
+  ASSERT_TRUE(r.predicted) << r.skipped_reason;
+  infer::DeploymentOptions o;
+  o.gpu = "nvidia-h100-sxm";
+  o.model = "llama-3.1-8b";
+  o.weight_precision = Precision::bf16;
+  o.engine = "sglang@0.4.6";
+  o.tp = 2;
+  o.memory_utilization = 1.0;
+  const auto e = infer::estimate(infer::make_deployment(Catalog::builtin(), o), {1, 6144, 2048});
+  EXPECT_NEAR(*r.predicted, (6144.0 + 2048.0) / e.e2e.value(), 1e-9 * *r.predicted);
+}
+
+// A continuous case's stated engine memory fraction bounds its KV cache: a smaller fraction leaves
+// fewer sequences in flight, so a KV-bound steady state (32B BF16 on one H100) gets slower.
+TEST(Runner, ContinuousCaseMemoryUtilizationBoundsTheKvCache) {
+  Json c = Json::parse(R"json({"id": "t", "kind": "inference", "source": "test",
+    "hardware": {"gpu": "NVIDIA H100 80GB", "count": 1}, "model": {"name": "qwen3-32b"},
+    "config": {"precision": "BF16", "tp": 1, "input_len": 4000, "output_len": 200, "num_prompts": 500,
+               "batching": "continuous", "framework": "vLLM 0.11.0"},
+    "metric": "total-token throughput (prompt + output)", "value": 100,
+    "unit": "prompt + output tokens/s (whole deployment, 1 GPU)"})json");
+  const CaseResult all = predict_case(c, Catalog::builtin());
+  c["config"]["memory_utilization"] = 0.9;
+  const CaseResult ninety = predict_case(c, Catalog::builtin());
+  ASSERT_TRUE(all.predicted && ninety.predicted) << all.skipped_reason << ninety.skipped_reason;
+  EXPECT_LT(*ninety.predicted, *all.predicted);
+  c["config"]["memory_utilization"] = 1.5;
+  EXPECT_FALSE(predict_case(c, Catalog::builtin()).predicted);
 }
 
 // llama.cpp's main example shifts its KV cache past n_ctx: a case that states its context
