@@ -28,6 +28,18 @@ TEST(EfficiencyPrior, MeasuredFamiliesStayCalibrated) {
   EXPECT_TRUE(efficiency_for(e, make("nvidia-rtx-4090", "NVIDIA", "Ada Lovelace", "GDDR6X"), Precision::bf16).calibrated);
 }
 
+// The H20 streams at well under half of its 4.0 TB/s datasheet (batch-1 decode times of the
+// Qwen3 speed benchmark, nvbandwidth issue #48): a device entry, so other HBM3 parts keep theirs.
+TEST(EfficiencyPrior, H20BandwidthIsItsOwn) {
+  const Efficiency& e = default_efficiency();
+  EXPECT_DOUBLE_EQ(
+      e.memory_bandwidth_fraction.lookup(make("nvidia-h20", "NVIDIA", "Hopper", "HBM3"), Precision::bf16),
+      0.39);
+  EXPECT_DOUBLE_EQ(e.memory_bandwidth_fraction.lookup(make("nvidia-h100-sxm", "NVIDIA", "Hopper", "HBM3"),
+                                                      Precision::bf16),
+                   e.memory_bandwidth_fraction.fallback);
+}
+
 // FP4 GEMMs reach a smaller share of their peak than bf16 ones, on CDNA 4 as on Blackwell
 // (AITER's MXFP4 5775 of 10000 TFLOPS on MI355X; cuBLASLt NVFP4 5239 of 9000 on B200).
 TEST(EfficiencyPrior, Fp4CeilingsAreTheirOwn) {
