@@ -105,10 +105,14 @@ TEST(ValidateCli, JsonSummary) {
                        "/validation/dev-cases.json --kind microbench --json");
   ASSERT_EQ(r.status, 0);
   const auto j = nlohmann::json::parse(r.out);
-  // The original microbench set, and the all-to-all cases reported apart as their group.
-  ASSERT_EQ(j["summary"].size(), 2u);
+  // The original microbench set, the all-to-all cases reported apart as their group, and both
+  // pooled.
+  ASSERT_EQ(j["summary"].size(), 3u);
   EXPECT_EQ(j["summary"][0]["kind"], "microbench");
   EXPECT_EQ(j["summary"][1]["kind"], "microbench/alltoall");
+  EXPECT_EQ(j["summary"][2]["kind"], "microbench (all)");
+  EXPECT_EQ(j["summary"][2]["predicted"], j["summary"][0]["predicted"].get<int>() +
+                                              j["summary"][1]["predicted"].get<int>());
   EXPECT_EQ(run("validate /nonexistent.json").status, 2);
 }
 
