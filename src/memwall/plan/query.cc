@@ -59,7 +59,9 @@ std::unique_ptr<const InferenceAnswer> answer_inference(const Catalog& catalog, 
   a->model = catalog.model(q.model);
   InferenceWorkload& w = a->workload;
   if (q.rate.has_value() == q.concurrency.has_value())
-    throw InputError("load", q.rate ? "both rate and concurrency" : "neither", "exactly one of rate R or concurrency C");
+    throw InputError("rate / concurrency", q.rate ? "both given" : "neither given",
+                     "exactly one: rate (requests/s, open loop; CLI --rate R) or concurrency "
+                     "(users, closed loop; CLI --concurrency C)");
   w.load.rate_per_s = q.rate;
   w.load.concurrency = q.concurrency;
   a->lengths = parse_lengths(q.input, q.output);
