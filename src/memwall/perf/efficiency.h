@@ -75,6 +75,9 @@ struct EngineProfile {
   // Rate of this stack's FP8 GEMMs relative to today's cuBLAS (the MAMF figures): early FP8
   // kernels (2023) ran well below them.
   double fp8_gemm_rate_scale = 1.0;
+  // Architectures the scale was measured on (prefix of Accelerator::arch, e.g. "CDNA 3"); empty:
+  // any. On others it does not apply: a calibration on one generation says nothing of the next.
+  std::vector<std::string> fp8_gemm_rate_scale_archs;
   // FP8 (W8A8) GEMM inputs are quantised by a kernel of their own, one launch per GEMM.
   bool fp8_activation_quant_kernel = false;
   // Latency each MoE layer's routed-expert path adds beyond its modelled kernels (routing top-k

@@ -1,7 +1,9 @@
 // The vendor priors for families without evidence (docs/infer.md "Uncalibrated families").
 #include <gtest/gtest.h>
 
+#include "memwall/catalog/catalog.h"
 #include "memwall/perf/efficiency.h"
+#include "memwall/perf/roofline.h"
 
 namespace memwall::perf {
 namespace {
@@ -38,6 +40,20 @@ TEST(EfficiencyPrior, H20BandwidthIsItsOwn) {
   EXPECT_DOUBLE_EQ(e.memory_bandwidth_fraction.lookup(make("nvidia-h100-sxm", "NVIDIA", "Hopper", "HBM3"),
                                                       Precision::bf16),
                    e.memory_bandwidth_fraction.fallback);
+}
+
+// vLLM's ROCm FP8 rate scale was measured on CDNA 3 (MI300X/MI325X) and applies there only.
+TEST(EfficiencyPrior, Fp8RateScaleStaysOnItsArchitecture) {
+  const Efficiency& e = default_efficiency();
+  const Catalog& cat = Catalog::builtin();
+  const Accelerator& mi300x = cat.accelerator("amd-mi300x");
+  const Accelerator& mi355x = cat.accelerator("amd-mi355x");
+  const double scale = e.engine("vllm", "rocm").fp8_gemm_rate_scale;
+  ASSERT_LT(scale, 1.0);
+  EXPECT_DOUBLE_EQ(resolve_ceilings(mi300x, Precision::fp8_e4m3, e, "vllm").gemm_peak_fraction,
+                   efficiency_for(e, mi300x, Precision::fp8_e4m3).gemm_peak_fraction * scale);
+  EXPECT_DOUBLE_EQ(resolve_ceilings(mi355x, Precision::fp8_e4m3, e, "vllm").gemm_peak_fraction,
+                   efficiency_for(e, mi355x, Precision::fp8_e4m3).gemm_peak_fraction);
 }
 
 // FP4 GEMMs reach a smaller share of their peak than bf16 ones, on CDNA 4 as on Blackwell

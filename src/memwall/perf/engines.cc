@@ -128,6 +128,15 @@ std::vector<EngineProfile> read_engine_profiles(const Json& doc, const std::stri
     p.fused_elementwise = flag(v, "fused_elementwise", f, true);
     p.gqa_shared_kv_loads = flag(v, "gqa_shared_kv_loads", f, true);
     p.fp8_gemm_rate_scale = number(v, "fp8_gemm_rate_scale", f, 0.01, 2.0, 1.0);
+    if (auto a = v.find("fp8_gemm_rate_scale_archs"); a != v.end()) {
+      if (!a->is_array())
+        throw InputError(f + ".fp8_gemm_rate_scale_archs", a->dump(), "a list of architecture names");
+      for (const auto& x : *a) {
+        if (!x.is_string() || x.get<std::string>().empty())
+          throw InputError(f + ".fp8_gemm_rate_scale_archs[]", x.dump(), "an architecture name");
+        p.fp8_gemm_rate_scale_archs.push_back(x.get<std::string>());
+      }
+    }
     p.fp8_activation_quant_kernel = flag(v, "fp8_activation_quant_kernel", f, false);
     p.moe_layer_overhead = us(number(v, "moe_layer_overhead_us", f, 0, 1e5, 0));
     p.custom_all_reduce_max_bytes = number(v, "custom_all_reduce_max_mib", f, 0, 1 << 20, 0) * kMiB;
@@ -173,6 +182,7 @@ Json to_json(const EngineProfile& p) {
               {"fused_elementwise", p.fused_elementwise},
               {"gqa_shared_kv_loads", p.gqa_shared_kv_loads},
               {"fp8_gemm_rate_scale", p.fp8_gemm_rate_scale},
+              {"fp8_gemm_rate_scale_archs", p.fp8_gemm_rate_scale_archs},
               {"fp8_activation_quant_kernel", p.fp8_activation_quant_kernel},
               {"moe_layer_overhead_us", p.moe_layer_overhead.value() * 1e6},
               {"custom_all_reduce_max_bytes", p.custom_all_reduce_max_bytes},

@@ -5,6 +5,7 @@
 #include <string>
 
 #include "memwall/core/error.h"
+#include "memwall/core/text.h"
 
 namespace memwall::perf {
 
@@ -49,7 +50,11 @@ Ceilings resolve_ceilings(const Accelerator& a, Precision p, const Efficiency& e
   c.attention_bandwidth_fraction = e.attention_bandwidth_fraction;
   c.compute_units = a.compute_units.value_or(0);
   const EngineProfile& eng = e.engine(engine, engine_platform(a));
-  if (p == Precision::fp8_e4m3 || p == Precision::fp8_e5m2)
+  const bool scale_applies =
+      eng.fp8_gemm_rate_scale_archs.empty() ||
+      std::any_of(eng.fp8_gemm_rate_scale_archs.begin(), eng.fp8_gemm_rate_scale_archs.end(),
+                  [&a](const std::string& arch) { return to_lower(a.arch).rfind(to_lower(arch), 0) == 0; });
+  if ((p == Precision::fp8_e4m3 || p == Precision::fp8_e5m2) && scale_applies)
     c.gemm_peak_fraction *= eng.fp8_gemm_rate_scale;
   c.kernel_overhead = eng.kernel_overhead;
   c.step_overhead = eng.step_overhead;
