@@ -227,6 +227,11 @@ void show_accelerator(const Accelerator& a) {
                                         a.memory->value() / kGiga)
                          : kUnknown);
   if (!a.memory_unit_basis.empty()) row("memory unit", a.memory_unit_basis);
+  if (a.memory_reported)
+    row("driver reports", fmt::format("{:.0f} MiB = {:.2f} GiB (what engines size their KV cache "
+                                      "against)",
+                                      a.memory_reported->value() / kMiB,
+                                      a.memory_reported->value() / kGiB));
   row("memory bandwidth", a.memory_bandwidth
                               ? fmt::format("{:g} GB/s", a.memory_bandwidth->value() / kGiga)
                               : kUnknown);

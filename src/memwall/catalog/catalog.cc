@@ -203,6 +203,9 @@ void Catalog::add_accelerator_entry(const Json& e, const std::string& where) {
   // The base's memory unit carries over, but its evidence was for the base's figure.
   if ((e.contains("memory_gb") || e.contains("memory_unit")) && !e.contains("memory_unit_basis"))
     merged["memory_unit_basis"] = nullptr;
+  // So was its driver-reported total.
+  if ((e.contains("memory_gb") || e.contains("memory_unit")) && !e.contains("memory_reported_mib"))
+    merged["memory_reported_mib"] = nullptr;
   add_from_here(accelerator_from_json(merged, where));
 }
 

@@ -1,5 +1,6 @@
 #include "memwall/catalog/catalog.h"
 
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
 #include <cstdlib>
@@ -89,6 +90,9 @@ TEST(Catalog, H100DatasheetValues) {
   EXPECT_EQ(h100.memory_unit, "GiB");
   EXPECT_DOUBLE_EQ(*h100.memory_datasheet_figure(), 80.0);
   EXPECT_NE(h100.memory_unit_basis.find("81559 MiB"), std::string::npos);
+  // ...and that total, below the 80 GiB, is what software can allocate from.
+  EXPECT_DOUBLE_EQ(h100.memory_reported->value(), 81559.0 * kMiB);
+  EXPECT_DOUBLE_EQ(h100.runtime_memory()->value(), 81559.0 * kMiB);
   EXPECT_DOUBLE_EQ(h100.scaleup_bandwidth_per_direction->value(), 450e9);  // 900 GB/s bidir / 2
   EXPECT_DOUBLE_EQ(h100.host_bandwidth_per_direction->value(), 63e9);      // PCIe Gen5 x16
   EXPECT_EQ(*h100.compute_units, 132);
@@ -259,6 +263,25 @@ TEST(Catalog, UserJsonReplacesByIdKeepingAliases) {
   EXPECT_DOUBLE_EQ(Catalog::builtin().accelerator("l4").memory_bandwidth->value(), 300e9);
 }
 
+// Every driver-reported total is quoted in the row's memory evidence, and none exceeds the board.
+TEST(Catalog, ReportedMemoryTotalsAreQuotedAndBelowTheBoard) {
+  int rows = 0;
+  for (const Accelerator& a : Catalog::builtin().accelerators()) {
+    if (!a.memory_reported) continue;
+    ++rows;
+    const std::string mib = fmt::format("{:.0f}", a.memory_reported->value() / kMiB);
+    EXPECT_NE(a.memory_unit_basis.find(mib), std::string::npos) << a.id << " " << mib;
+    EXPECT_LE(a.memory_reported->value(), a.memory->value()) << a.id;
+    EXPECT_GT(a.memory_reported->value(), 0.9 * a.memory->value()) << a.id;  // ECC takes 1/16
+  }
+  EXPECT_GE(rows, 10);
+  const std::string path = write_temp("reported.json", R"({"accelerators": [
+    {"id": "x", "memory_gb": 24, "memory_unit": "GiB", "memory_reported_mib": 30000}]})");
+  const std::string msg = message_of([&] { Catalog::with_user_files({path}); });
+  EXPECT_NE(msg.find("memory_reported_mib"), std::string::npos) << msg;
+  EXPECT_NE(msg.find("30000"), std::string::npos) << msg;
+}
+
 TEST(Catalog, UserYamlExtendsAnEntry) {
   const std::string path = write_temp("extend.yaml", R"(
 accelerators:
@@ -275,6 +298,8 @@ accelerators:
   const Accelerator& a = c.accelerator("h100-96gb-500w");
   EXPECT_DOUBLE_EQ(a.memory->value(), 96.0 * kGiB);  // the base's unit (GiB) is inherited
   EXPECT_TRUE(a.memory_unit_basis.empty());          // the H100's evidence is not for 96 GB
+  EXPECT_FALSE(a.memory_reported.has_value());       // nor its driver-reported total
+  EXPECT_DOUBLE_EQ(a.runtime_memory()->value(), 96.0 * kGiB);
   EXPECT_DOUBLE_EQ(a.tdp->value(), 500);
   EXPECT_DOUBLE_EQ(a.peak(Precision::fp8_e4m3)->value(), 1500e12);
   EXPECT_DOUBLE_EQ(a.peak(Precision::bf16)->value(), 989.4e12);  // inherited

@@ -33,6 +33,10 @@ struct Accelerator {
   // evidence for it (tool-reported totals, vendor documents).
   std::string memory_unit = "GB";
   std::string memory_unit_basis;
+  // Total memory the driver reports (nvidia-smi / deviceQuery), where a tool-reported figure is
+  // cited in memory_unit_basis: what a runtime can allocate from, below `memory` where the driver
+  // reserves part (H100: 81559 MiB of 80 GiB) or ECC takes 1/16 (L40S: 46068 MiB of 48 GiB).
+  std::optional<Bytes> memory_reported;
   std::optional<BytesPerSecond> memory_bandwidth;  // datasheet peak
   // Dense (no sparsity) peak per precision column: fp32 tf32 fp16 bf16 fp8 int8 int4 fp4.
   std::map<std::string, std::optional<FlopsPerSecond>> dense_peak;
@@ -59,6 +63,8 @@ struct Accelerator {
 
   // The datasheet's memory figure in memory_unit (80 for an "80 GB" H100); nullopt when unknown.
   std::optional<double> memory_datasheet_figure() const;
+  // What software can allocate from: the driver-reported total where known, else `memory`.
+  std::optional<Bytes> runtime_memory() const { return memory_reported ? memory_reported : memory; }
   // Dense peak for the matmul precision; nullopt when unknown or unsupported.
   std::optional<FlopsPerSecond> peak(Precision p) const;
   bool supports(Precision p) const;

@@ -21,9 +21,9 @@ constexpr std::array<std::string_view, 8> kPeakKeys = {"fp32", "tf32", "fp16", "
                                                        "fp8",  "int8", "int4", "fp4"};
 
 // clang-format off
-constexpr std::array<std::string_view, 32> kFields = {
+constexpr std::array<std::string_view, 33> kFields = {
     "id", "aliases", "extends", "vendor", "name", "arch", "form_factor", "memory_type",
-    "confidence", "memory_gb", "memory_unit", "memory_unit_basis", "mem_bw_gbps", "tflops", "tflops_basis", "unsupported_precisions",
+    "confidence", "memory_gb", "memory_unit", "memory_unit_basis", "memory_reported_mib", "mem_bw_gbps", "tflops", "tflops_basis", "unsupported_precisions",
     "dense_method", "scaleup_interconnect", "scaleup_bw_gbps", "scaleup_bw_direction",
     "scaleup_bw_per_direction_gbps_derived", "pcie", "host_bandwidth_per_direction_gbps", "tdp_w",
     "compute_units", "year", "price_usd", "price_usd_range", "price_source", "sources", "notes",
@@ -153,6 +153,15 @@ Accelerator accelerator_from_json(const Json& e, const std::string& where) {
   a.memory_unit_basis = opt_string(e, "memory_unit_basis", w);
   if (auto figure = opt_positive(e, "memory_gb", w, kMaxMemoryGb))
     a.memory = Bytes(*figure * memory_unit_bytes(a.memory_unit));
+  if (auto mib = opt_positive(e, "memory_reported_mib", w, kMaxMemoryGb * 1024)) {
+    a.memory_reported = Bytes(*mib * kMiB);
+    // A driver reports what the board has, less its reservations: never more.
+    if (!a.memory || a.memory_reported->value() > a.memory->value() * (1 + 1e-9))
+      throw InputError(w + ".memory_reported_mib", fmt::format("{}", *mib),
+                       a.memory ? fmt::format("at most the board's memory_gb ({:.0f} MiB)",
+                                              a.memory->value() / kMiB)
+                                : std::string("a value only beside a known memory_gb"));
+  }
   if (auto bw = opt_positive(e, "mem_bw_gbps", w, kMaxBandwidthGbps))
     a.memory_bandwidth = BytesPerSecond(*bw * kGiga);
 
@@ -240,6 +249,7 @@ Json accelerator_to_json(const Accelerator& a) {
   j["memory_gb"] = json_in_unit(a.memory, memory_unit_bytes(a.memory_unit));
   j["memory_unit"] = a.memory_unit;
   j["memory_unit_basis"] = text(a.memory_unit_basis);
+  j["memory_reported_mib"] = json_in_unit(a.memory_reported, kMiB);
   j["memory_type"] = text(a.memory_type);
   j["mem_bw_gbps"] = json_in_unit(a.memory_bandwidth, kGiga);
   j["tflops"] = t;

@@ -16,7 +16,7 @@ ContinuousLimits engine_limits(const Deployment& d) {
   l.max_num_seqs = d.max_num_seqs();
   l.max_num_batched_tokens = d.max_num_batched_tokens();
   l.chunked_prefill = d.engine_profile ? d.engine_profile->limits.chunked_prefill : true;
-  l.kv_capacity_tokens = plan_memory(d, 0, 0, 0).kv_capacity_tokens;
+  l.kv_capacity_tokens = plan_engine_memory(d).kv_capacity_tokens;
   return l;
 }
 

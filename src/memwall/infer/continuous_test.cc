@@ -5,6 +5,7 @@
 #include "memwall/catalog/catalog.h"
 #include "memwall/core/error.h"
 #include "memwall/infer/estimate.h"
+#include "memwall/infer/memory_plan.h"
 #include "memwall/infer/request.h"
 
 namespace memwall::infer {
@@ -43,6 +44,22 @@ TEST(Continuous, TheBindingLimitIsNamed) {
   l.kv_capacity_tokens = 10;
   EXPECT_THROW(continuous_max_throughput(d, 2048, 2048, l), InfeasibleError);
   EXPECT_THROW(continuous_max_throughput(d, 0, 2048, l), InputError);
+}
+
+// The KV cache a continuous-batching engine gets is what its start-up profile leaves: a step of
+// max_num_batched_tokens tokens with fp32 logits for max_num_seqs rows (vLLM profile_run; issue
+// #27508 shows that pass allocating 1024 rows x 201,088 x 4 B), against the driver's total.
+TEST(Continuous, KvCapacityLeavesTheEngineProfileStep) {
+  const Deployment d = make_deployment(Catalog::builtin(), options("vllm", "qwen3-32b"));
+  const MemoryPlan idle = plan_memory(d, 0, 0, 0), engine = plan_engine_memory(d);
+  EXPECT_DOUBLE_EQ(engine.capacity.value(), 81559.0 * kMiB);  // nvidia-smi's H100 total
+  const double logits = 1024.0 * double(d.model.vocab) * 4.0;
+  EXPECT_GT((engine.activations - idle.activations).value(), logits);
+  EXPECT_EQ(engine_limits(d).kv_capacity_tokens, engine.kv_capacity_tokens);
+  EXPECT_LT(engine.kv_capacity_tokens, idle.kv_capacity_tokens);
+  // Qwen3-32B BF16 on one H100 at 0.9: ~71.7 GiB usable - 61.0 GiB weights - the profile step
+  // leaves ~8 GiB, ~33K tokens at 256 KiB each.
+  EXPECT_NEAR(double(engine.kv_capacity_tokens), 33000, 3000);
 }
 
 TEST(Continuous, BatchMaxReportsTheContinuousSteadyState) {

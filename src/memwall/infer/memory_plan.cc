@@ -45,7 +45,10 @@ MemoryPlan base_plan(const Deployment& d, int64_t step_tokens, int64_t logit_row
 
 }  // namespace
 
-Bytes device_capacity(const Accelerator& a) { return a.memory.value_or(Bytes(0)); }
+// Engines size their pools against the total the driver reports (vLLM: torch.cuda.mem_get_info),
+// not the datasheet's figure. CUDA's own total is lower still on an H100 (79.11 GiB in vLLM issue
+// #27508's out-of-memory report against nvidia-smi's 79.65 GiB); that gap is not modelled.
+Bytes device_capacity(const Accelerator& a) { return a.runtime_memory().value_or(Bytes(0)); }
 
 Bytes weight_bytes_per_device(const Deployment& d) {
   const ModelSpec& m = d.model;
@@ -107,6 +110,17 @@ MemoryPlan plan_memory(const Deployment& d, int64_t batch, int64_t context_token
           max_batch(d, context_tokens, prompt_tokens)));
   }
   return p;
+}
+
+MemoryPlan plan_engine_memory(const Deployment& d) {
+  // vLLM V1 (gpu_worker.determine_available_memory): KV = memory_utilization x total - weights -
+  // the torch peak of a dummy forward of max_num_batched_tokens tokens whose sampler pass takes
+  // min(max_num_seqs, tokens) rows of logits - non-torch memory. vLLM issue #27508 (H100,
+  // gpt-oss-120b) shows that pass allocating the fp32 logits of 1024 rows x 201,088 vocabulary
+  // (786 MiB) at start-up.
+  const int64_t tokens = std::max<int64_t>(1, d.max_num_batched_tokens());
+  const int64_t rows = std::clamp<int64_t>(d.max_num_seqs(), 1, tokens);
+  return base_plan(d, tokens, rows);
 }
 
 int64_t max_batch(const Deployment& d, int64_t context_tokens, int64_t prompt_tokens) {

@@ -20,8 +20,9 @@ inline constexpr double kWorkspaceGiB = 0.5;
 // Paged KV block size in tokens (vLLM default block_size 16); a sequence occupies whole blocks.
 inline constexpr int64_t kKvBlockTokens = 16;
 
-// Device memory in bytes, as the catalog stores it (the catalog already reads each vendor's "GB"
-// in the unit it means: an "80 GB" H100 is 80 GiB); no second conversion here. 0 when unknown.
+// Device memory in bytes an engine can size against: the driver-reported total where the catalog
+// cites one (an H100's 81559 MiB), else the datasheet figure in the unit the vendor means (an
+// "80 GB" part is 80 GiB); no second conversion here. 0 when unknown.
 Bytes device_capacity(const Accelerator& a);
 
 struct MemoryPlan {
@@ -49,6 +50,11 @@ Bytes activation_bytes_per_device(const Deployment& d, int64_t step_tokens, int6
 // batch's KV cache does not fit, saying by how many GiB.
 MemoryPlan plan_memory(const Deployment& d, int64_t batch, int64_t context_tokens,
                        int64_t prompt_tokens);
+
+// The plan an engine makes at start-up for continuous batching: it profiles its largest step
+// (max_num_batched_tokens tokens, logits for up to max_num_seqs rows) and gives the KV cache only
+// what that peak leaves (vLLM gpu_model_runner profile_run + the sampler's dummy run).
+MemoryPlan plan_engine_memory(const Deployment& d);
 
 // Largest batch of sequences of `context_tokens` tokens (0 if not even one fits).
 int64_t max_batch(const Deployment& d, int64_t context_tokens, int64_t prompt_tokens);

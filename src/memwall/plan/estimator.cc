@@ -22,7 +22,7 @@ ReplicaModelFactory estimator_factory(std::optional<Fabric> fabric) {
     auto d = std::make_shared<const infer::Deployment>(
         infer::make_deployment(model, *s.accelerator, node, fabric, o));
     ReplicaModel m;
-    m.kv_capacity_tokens = infer::plan_memory(*d, 0, 1, 1).kv_capacity_tokens;
+    m.kv_capacity_tokens = infer::plan_engine_memory(*d).kv_capacity_tokens;
     m.max_batch = [d](double context_tokens) {
       const auto ctx = static_cast<int64_t>(std::ceil(context_tokens));
       return static_cast<int>(std::min<int64_t>(infer::max_batch(*d, ctx, ctx), 1 << 20));

@@ -21,7 +21,8 @@ ServingRun simulate_serving(const Catalog& catalog, const ServingOptions& o) {
   run.pp = d.pp;
   run.assumptions = d.assumptions;
 
-  const infer::MemoryPlan plan = infer::plan_memory(d, 0, 0, 0);
+  // The KV pool the engine sizes at start-up, after profiling its largest step.
+  const infer::MemoryPlan plan = infer::plan_engine_memory(d);
   run.kv_bytes_per_token_per_device = plan.kv_bytes_per_token;
   run.kv_capacity_tokens = plan.kv_capacity_tokens;
   if (o.kv_capacity_tokens) {
