@@ -120,7 +120,10 @@ TEST(EngineProfiles, SglangEarlyMoePathAddsAFixedLatencyPerMoeLayer) {
   };
   const double early = tpot("0.4.1"), current = tpot("0.4.5");
   const auto& p = eff.engine("sglang@0.4.1");
-  EXPECT_NEAR(early - current, 58 * p.moe_layer_overhead.value(), 1e-6);  // 58 MoE layers
+  // 58 MoE layers; the current profile also streams at 0.85 of STREAM (memory_stream_fraction),
+  // which costs it ~0.3 ms per step here, so the two differ by a little less than the overhead.
+  EXPECT_NEAR(early - current, 58 * p.moe_layer_overhead.value(), 1e-3);
+  EXPECT_LT(early - current, 58 * p.moe_layer_overhead.value());
   EXPECT_GT(1.0 / early, 25.0);
   EXPECT_LT(1.0 / early, 40.0);
 }

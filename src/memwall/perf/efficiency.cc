@@ -22,19 +22,19 @@ Efficiency make_default() {
   // A100-40 1360/1555 = 0.875 (HBM2); A100-80 1759/2039 = 0.863 and H100 PCIe 1832/2000 = 0.916
   // (HBM2e, mean 0.89); H200 3534/4800 = 0.736 (HBM3e); L40 768/864 = 0.889 (GDDR6). Other memory
   // types use the median of the five, 0.875.
-  // H20: its decode streams far below the 4.0 TB/s datasheet. The Qwen3 docs' speed benchmark
-  // (SGLang 0.4.6, batch 1, 2048 tokens; dev cases inf-qwen3doc-*) times Qwen3-8B/32B per token
-  // at 12.2/48.3 ms in BF16 and 6.7/21.7 ms in FP8: after memwall's per-token overheads, 0.35
-  // (BF16) to 0.46 (FP8) of the datasheet, median 0.39. NVIDIA/nvbandwidth issue #48 corroborates
-  // the order: device-local copy 1116 GB/s on an H20-3e (4.8 TB/s datasheet), i.e. ~2.2 TB/s of
-  // reads + writes, 0.46. A device entry, not a memory type: other HBM3 parts reach ~0.9.
+  // H20: it streams far below its 4.0 TB/s datasheet. NVIDIA/nvbandwidth issue #48: device-local
+  // copy 1116 GB/s on an H20-3e (4.8 TB/s datasheet), i.e. ~2.2 TB/s of reads + writes, 0.46. The
+  // Qwen3 docs' speed benchmark (SGLang 0.4.6, batch 1; dev cases inf-qwen3doc-*) decodes at 0.39
+  // of the datasheet, 0.85 of that: the share PyTorch-runtime engines' own kernels reach on an
+  // H100 SXM too (engine profiles' memory_stream_fraction). A device entry, not a memory type:
+  // other HBM3 parts reach ~0.9.
   e.memory_bandwidth_fraction.fallback = 0.875;
   e.memory_bandwidth_fraction.entries = {{"HBM2e", 0.89},  {"HBM2", 0.875},     {"HBM3e", 0.736},
-                                         {"GDDR6", 0.889}, {"nvidia-h20", 0.39}};
+                                         {"GDDR6", 0.889}, {"nvidia-h20", 0.46}};
   e.memory_bandwidth_fraction.evidence =
       "STREAM triad / datasheet bandwidth, te42kyfo/gpu-benches gpu-stream (A100-40, A100-80, "
-      "H100 PCIe, H200, L40); unlisted memory types use the median 0.875; H20: 0.39 from its "
-      "batch-1 decode times (Qwen3 speed benchmark) and nvbandwidth issue #48";
+      "H100 PCIe, H200, L40); unlisted memory types use the median 0.875; H20: 0.46, nvbandwidth "
+      "issue #48 device-local copy";
   // Maximum achievable matmul FLOP/s over datasheet dense peak, stas00/ml-engineering MAMF finder
   // table: A100 SXM 271.2/312 = 0.869, A100 PCIe 252.9/312 = 0.811 (Ampere 0.84); H100 SXM
   // 794.5/989 = 0.803, GH200 828.6/989 = 0.838 (Hopper bf16 0.82); H100 fp8 1402.6/1979 = 0.709,
@@ -397,6 +397,8 @@ Efficiency apply_calibration(const Efficiency& base, const Json& doc, const std:
               it->fused_elementwise = x.get<bool>();
             else if (k == "fp8_gemm_rate_scale")
               it->fp8_gemm_rate_scale = number_in_range(x, f, 0.01, 2.0);
+            else if (k == "memory_stream_fraction")
+              it->memory_stream_fraction = number_in_range(x, f, 0.05, 1.0);
             else if (k == "gqa_shared_kv_loads" && x.is_boolean())
               it->gqa_shared_kv_loads = x.get<bool>();
             else if (k == "max_num_seqs")
@@ -413,7 +415,8 @@ Efficiency apply_calibration(const Efficiency& base, const Json& doc, const std:
                                "kernel_overhead_us, step_overhead_us, max_num_seqs, "
                                "max_num_batched_tokens, custom_all_reduce_max_mib, "
                                "moe_layer_overhead_us (numbers), "
-                               "fp8_gemm_rate_scale, fused_elementwise or gqa_shared_kv_loads (true/false)");
+                               "fp8_gemm_rate_scale, memory_stream_fraction, "
+                               "fused_elementwise or gqa_shared_kv_loads (true/false)");
           }
         }
       }

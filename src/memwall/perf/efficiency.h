@@ -78,6 +78,10 @@ struct EngineProfile {
   // Architectures the scale was measured on (prefix of Accelerator::arch, e.g. "CDNA 3"); empty:
   // any. On others it does not apply: a calibration on one generation says nothing of the next.
   std::vector<std::string> fp8_gemm_rate_scale_archs;
+  // Share of the device's sustained (STREAM) bandwidth this stack's memory-bound kernels reach:
+  // decode's thin GEMMs (cuBLAS/CUTLASS through PyTorch) and paged attention. 1: STREAM-level,
+  // as TensorRT-LLM's TensorRT engines reach in their published tables.
+  double memory_stream_fraction = 1.0;
   // FP8 (W8A8) GEMM inputs are quantised by a kernel of their own, one launch per GEMM.
   bool fp8_activation_quant_kernel = false;
   // Latency each MoE layer's routed-expert path adds beyond its modelled kernels (routing top-k

@@ -30,16 +30,32 @@ TEST(EfficiencyPrior, MeasuredFamiliesStayCalibrated) {
   EXPECT_TRUE(efficiency_for(e, make("nvidia-rtx-4090", "NVIDIA", "Ada Lovelace", "GDDR6X"), Precision::bf16).calibrated);
 }
 
-// The H20 streams at well under half of its 4.0 TB/s datasheet (batch-1 decode times of the
-// Qwen3 speed benchmark, nvbandwidth issue #48): a device entry, so other HBM3 parts keep theirs.
+// The H20 streams at well under half of its 4.0 TB/s datasheet (nvbandwidth issue #48's
+// device-local copy): a device entry, so other HBM3 parts keep theirs.
 TEST(EfficiencyPrior, H20BandwidthIsItsOwn) {
   const Efficiency& e = default_efficiency();
   EXPECT_DOUBLE_EQ(
       e.memory_bandwidth_fraction.lookup(make("nvidia-h20", "NVIDIA", "Hopper", "HBM3"), Precision::bf16),
-      0.39);
+      0.46);
   EXPECT_DOUBLE_EQ(e.memory_bandwidth_fraction.lookup(make("nvidia-h100-sxm", "NVIDIA", "Hopper", "HBM3"),
                                                       Precision::bf16),
                    e.memory_bandwidth_fraction.fallback);
+}
+
+// PyTorch-runtime engines (vLLM V1, SGLang, TensorRT-LLM's PyTorch backend) stream decode at 0.85
+// of STREAM (GPUStack's H100 SXM decode rows; SGLang on H20 against nvbandwidth); TensorRT-LLM's
+// TensorRT engines and vLLM's ROCm build keep STREAM level: the scale lowers the ceiling itself.
+TEST(EfficiencyPrior, PyTorchRuntimeEnginesStreamBelowStream) {
+  const Efficiency& e = default_efficiency();
+  EXPECT_DOUBLE_EQ(e.engine("vllm").memory_stream_fraction, 0.85);
+  EXPECT_DOUBLE_EQ(e.engine("sglang").memory_stream_fraction, 0.85);
+  EXPECT_DOUBLE_EQ(e.engine("trtllm").memory_stream_fraction, 0.85);
+  EXPECT_DOUBLE_EQ(e.engine("trtllm@0.7").memory_stream_fraction, 1.0);
+  EXPECT_DOUBLE_EQ(e.engine("vllm", "rocm").memory_stream_fraction, 1.0);
+  const Accelerator h100 = Catalog::builtin().accelerator("h100");
+  const Ceilings v = resolve_ceilings(h100, Precision::bf16, e, "vllm");
+  const Ceilings t = resolve_ceilings(h100, Precision::bf16, e, "trtllm@0.7");
+  EXPECT_NEAR(v.memory_sustained / t.memory_sustained, 0.85, 1e-12);
 }
 
 // vLLM's ROCm FP8 rate scale was measured on CDNA 3 (MI300X/MI325X) and applies there only.

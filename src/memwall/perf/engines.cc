@@ -137,6 +137,7 @@ std::vector<EngineProfile> read_engine_profiles(const Json& doc, const std::stri
         p.fp8_gemm_rate_scale_archs.push_back(x.get<std::string>());
       }
     }
+    p.memory_stream_fraction = number(v, "memory_stream_fraction", f, 0.05, 1.0, 1.0);
     p.fp8_activation_quant_kernel = flag(v, "fp8_activation_quant_kernel", f, false);
     p.moe_layer_overhead = us(number(v, "moe_layer_overhead_us", f, 0, 1e5, 0));
     p.custom_all_reduce_max_bytes = number(v, "custom_all_reduce_max_mib", f, 0, 1 << 20, 0) * kMiB;
@@ -183,6 +184,7 @@ Json to_json(const EngineProfile& p) {
               {"gqa_shared_kv_loads", p.gqa_shared_kv_loads},
               {"fp8_gemm_rate_scale", p.fp8_gemm_rate_scale},
               {"fp8_gemm_rate_scale_archs", p.fp8_gemm_rate_scale_archs},
+              {"memory_stream_fraction", p.memory_stream_fraction},
               {"fp8_activation_quant_kernel", p.fp8_activation_quant_kernel},
               {"moe_layer_overhead_us", p.moe_layer_overhead.value() * 1e6},
               {"custom_all_reduce_max_bytes", p.custom_all_reduce_max_bytes},

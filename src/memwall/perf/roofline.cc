@@ -56,6 +56,8 @@ Ceilings resolve_ceilings(const Accelerator& a, Precision p, const Efficiency& e
                   [&a](const std::string& arch) { return to_lower(a.arch).rfind(to_lower(arch), 0) == 0; });
   if ((p == Precision::fp8_e4m3 || p == Precision::fp8_e5m2) && scale_applies)
     c.gemm_peak_fraction *= eng.fp8_gemm_rate_scale;
+  // The engine's own kernels stream at a share of what STREAM reaches on the device.
+  c.memory_sustained = c.memory_sustained * eng.memory_stream_fraction;
   c.kernel_overhead = eng.kernel_overhead;
   c.step_overhead = eng.step_overhead;
   c.fused_elementwise = eng.fused_elementwise;

@@ -38,9 +38,14 @@ std::string engine_of(const std::string& framework) {
   auto with = [](const char* id, const std::string& v) {
     return v.empty() ? std::string(id) : std::string(id) + "@" + v;
   };
-  if (has(f, "tensorrt"))
+  if (has(f, "tensorrt")) {
+    // 1.x serves through its PyTorch backend (trtllm-serve's default): the trtllm 1.0 profile; 0.x
+    // cases are TensorRT engines (0.5/0.6 tables, else the 0.7 profile).
+    const std::string v = version("tensorrt");
+    if (!v.empty() && v.front() >= '1' && v.front() <= '9') return with("trtllm", v);
     return (has(f, "v0.5") || has(f, "v0.6") || has(f, " 0.5") || has(f, " 0.6")) ? "tensorrt-llm-0.6"
                                                                              : "tensorrt-llm";
+  }
   if (has(f, "llama.cpp") || has(f, "llama-bench")) return "llama.cpp";
   if (has(f, "sglang")) return with("sglang", version("sglang"));
   if (has(f, "vllm")) return with("vllm", version("vllm"));
