@@ -111,19 +111,22 @@ TEST(EngineProfiles, SglangEarlyMoePathAddsAFixedLatencyPerMoeLayer) {
   EXPECT_EQ(eff.engine("sglang@0.4.1.post2").version, "0.4.1");
   EXPECT_EQ(eff.engine("sglang@0.4.5").version, "0.4");
   EXPECT_EQ(eff.engine("sglang").version, "0.4");
-  EXPECT_GT(eff.engine("sglang@0.4.1").moe_layer_overhead.value(), 0);
-  EXPECT_EQ(eff.engine("sglang").moe_layer_overhead.value(), 0);
+  // 0.4.1's Triton path: 400 us per MoE layer; today's (0.4.6 on the Qwen3 speed benchmark): 27 us.
+  EXPECT_GT(eff.engine("sglang@0.4.1").moe_layer_overhead.value(),
+            10 * eff.engine("sglang").moe_layer_overhead.value());
+  EXPECT_GT(eff.engine("sglang").moe_layer_overhead.value(), 0);
   DeploymentOptions o = fp8_options("sglang", "deepseek-v3", "h200", 8, Precision::bf16);
   auto tpot = [&](const char* version) {
     o.engine_version = version;
     return estimate(make_deployment(Catalog::builtin(), o), {1, 128, 256}).tpot.value();
   };
   const double early = tpot("0.4.1"), current = tpot("0.4.5");
-  const auto& p = eff.engine("sglang@0.4.1");
+  const double extra = eff.engine("sglang@0.4.1").moe_layer_overhead.value() -
+                       eff.engine("sglang").moe_layer_overhead.value();
   // 58 MoE layers; the current profile also streams at 0.85 of STREAM (memory_stream_fraction),
   // which costs it ~0.3 ms per step here, so the two differ by a little less than the overhead.
-  EXPECT_NEAR(early - current, 58 * p.moe_layer_overhead.value(), 1e-3);
-  EXPECT_LT(early - current, 58 * p.moe_layer_overhead.value());
+  EXPECT_NEAR(early - current, 58 * extra, 1e-3);
+  EXPECT_LT(early - current, 58 * extra);
   EXPECT_GT(1.0 / early, 25.0);
   EXPECT_LT(1.0 / early, 40.0);
 }
