@@ -127,6 +127,27 @@ TEST(Runner, ContinuousCaseMemoryUtilizationBoundsTheKvCache) {
   EXPECT_FALSE(predict_case(c, Catalog::builtin()).predicted);
 }
 
+// TensorRT-LLM 1.x serves through its PyTorch backend (the trtllm 1.0 profile, decode streaming at
+// 0.85 of STREAM); 0.x cases are TensorRT engines (the 0.7 profile, STREAM level): the same
+// weight-bound decode comes out ~15 % slower under 1.x.
+TEST(Runner, TensorRtLlmOneXUsesItsPyTorchBackendProfile) {
+  auto decode = [](const char* framework) {
+    Json c = Json::parse(R"json({"id": "t", "kind": "inference", "source": "test",
+      "hardware": {"gpu": "NVIDIA H100 SXM 80GB", "count": 1}, "model": {"name": "qwen3-8b"},
+      "config": {"precision": "BF16", "tp": 1, "batch_size": 1, "input_len": 233, "output_len": 221},
+      "metric": "decode speed at concurrency N (N / mean TPOT)", "value": 100,
+      "unit": "tokens/s"})json");
+    c["config"]["framework"] = framework;
+    const CaseResult r = predict_case(c, Catalog::builtin());
+    EXPECT_TRUE(r.predicted) << r.skipped_reason;
+    return r.predicted.value_or(0);
+  };
+  const double one_x = decode("TensorRT-LLM 1.2.0rc1"), engine = decode("TensorRT-LLM v0.7");
+  EXPECT_LT(one_x, 0.92 * engine);
+  EXPECT_GT(one_x, 0.80 * engine);
+  EXPECT_DOUBLE_EQ(decode("TensorRT-LLM 1.0"), one_x);
+}
+
 // llama.cpp's main example shifts its KV cache past n_ctx: a case that states its context
 // window is decoded at the mean resident context (3/4 of the window), not input + output / 2.
 TEST(Runner, ContextWindowCapsTheDecodeContext) {
