@@ -53,12 +53,10 @@ PrefillProfile profile_prefill(const ReplicaModel& rm, const InferenceWorkload& 
   return p;
 }
 
-PoolsPoint pools_point(const InferenceWorkload& w, const PrefillProfile& pre, Seconds transfer_mean,
-                       Seconds transfer_p99, int batch_cap,
+DecodePool decode_pool(const InferenceWorkload& w, Seconds transfer_mean, int batch_cap,
                        const std::function<Seconds(int)>& decode_step) {
-  PoolsPoint p;
-  const double s = pre.prompt_mean.value();
-  if (batch_cap < 1 || !(pre.rho_max > 0) || !(s > 0)) return p;
+  DecodePool p;
+  if (batch_cap < 1) return p;
   const double out = w.output.mean;
   const double gaps = std::max(1.0, out - 1.0);
   // The handoff delays the second token by the KV transfer plus about one decode iteration: the
@@ -107,6 +105,22 @@ PoolsPoint pools_point(const InferenceWorkload& w, const PrefillProfile& pre, Se
     }
     if (fits) break;
   }
+  p.feasible = true;
+  p.batch_cap = best;
+  p.replicas = n_dec;
+  p.batch = batch;
+  p.tpot = tpot;
+  p.step = decode_step(batch);
+  return p;
+}
+
+PoolsPoint pools_point(const InferenceWorkload& w, const PrefillProfile& pre, Seconds transfer_mean,
+                       Seconds transfer_p99, const DecodePool& dec) {
+  PoolsPoint p;
+  const double s = pre.prompt_mean.value();
+  if (!dec.feasible || !(pre.rho_max > 0) || !(s > 0)) return p;
+  const double out = w.output.mean;
+  const Seconds tpot = dec.tpot;
   // Prefill pool at arrival rate lambda; closed loop: lambda = users / e2e_mean(lambda), where
   // only the prefill queue depends on lambda (the decode side is fixed above), iterated.
   int n_pre = 1;
@@ -124,12 +138,12 @@ PoolsPoint pools_point(const InferenceWorkload& w, const PrefillProfile& pre, Se
   const double conc = lambda * std::max(0.0, out - 1.0) * tpot.value();  // sequences decoding
   p.lambda = lambda;
   p.prefill_replicas = n_pre;
-  p.decode_replicas = n_dec;
+  p.decode_replicas = dec.replicas;
   p.prefill_utilisation = rho;
-  p.decode_batch = batch;
-  p.batch_cap = best;
+  p.decode_batch = dec.batch;
+  p.batch_cap = dec.batch_cap;
   p.decode_concurrency = conc;
-  p.decode_step = decode_step(batch);
+  p.decode_step = dec.step;
   p.transfer_mean = transfer_mean;
   p.transfer_p99 = transfer_p99;
   p.tpot = tpot;
@@ -140,6 +154,13 @@ PoolsPoint pools_point(const InferenceWorkload& w, const PrefillProfile& pre, Se
   p.generated_tokens_per_s = lambda * out;
   p.feasible = p.ttft_p99 <= w.sla.ttft_p99 && (!w.sla.e2e_p99 || p.e2e_p99 <= *w.sla.e2e_p99);
   return p;
+}
+
+PoolsPoint pools_point(const InferenceWorkload& w, const PrefillProfile& pre, Seconds transfer_mean,
+                       Seconds transfer_p99, int batch_cap,
+                       const std::function<Seconds(int)>& decode_step) {
+  if (batch_cap < 1 || !(pre.rho_max > 0) || !(pre.prompt_mean.value() > 0)) return {};
+  return pools_point(w, pre, transfer_mean, transfer_p99, decode_pool(w, transfer_mean, batch_cap, decode_step));
 }
 
 }  // namespace memwall::plan

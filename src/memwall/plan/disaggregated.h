@@ -69,10 +69,23 @@ struct PoolsPoint {
   double generated_tokens_per_s = 0;  // whole deployment
 };
 
-// `decode_step(b)` times one decode iteration of b sequences on a decode replica.
-// `batch_cap` is the largest batch a decode replica may hold (memory and TPOT).
+// The decode pool alone: it depends on the prefill shape only through the KV transfer time, so
+// the planner solves it once per (decode shape, transfer time) and pairs it with every prefill
+// shape whose link gives that time. `decode_step(b)` times one decode iteration of b sequences on
+// a decode replica; `batch_cap` is the largest batch a decode replica may hold (memory).
+struct DecodePool {
+  bool feasible = false;  // some decode batch meets the TPOT target with the transfer added
+  int batch_cap = 0;      // the largest batch within the TPOT target
+  int replicas = 0, batch = 0;
+  Seconds tpot, step;     // at `batch`
+};
+DecodePool decode_pool(const InferenceWorkload& w, Seconds transfer_mean, int batch_cap,
+                       const std::function<Seconds(int)>& decode_step);
+
 // Returns feasible = false when no decode batch meets the TPOT target with the transfer added,
-// or the e2e target fails.
+// or the TTFT / e2e target fails.
+PoolsPoint pools_point(const InferenceWorkload& w, const PrefillProfile& pre, Seconds transfer_mean,
+                       Seconds transfer_p99, const DecodePool& dec);
 PoolsPoint pools_point(const InferenceWorkload& w, const PrefillProfile& pre, Seconds transfer_mean,
                        Seconds transfer_p99, int batch_cap,
                        const std::function<Seconds(int)>& decode_step);

@@ -115,6 +115,39 @@ TEST(PoolsPoint, SizesBothPoolsByQueueingAndLittlesLaw) {
   EXPECT_DOUBLE_EQ(p.generated_tokens_per_s, 20 * 201.0);
 }
 
+TEST(PoolsPoint, OneDecodePoolServesEveryPrefillShapeWithTheSameTransfer) {
+  // The planner solves the decode pool once per transfer time and pairs it with each prefill
+  // shape: the pair must be what the one-call form computes, for different prefill shapes.
+  const InferenceWorkload w = open_loop(12);
+  auto step = [](int b) { return Seconds(0.008 + 0.0003 * b); };
+  const Seconds transfer(0.006);
+  const DecodePool dec = decode_pool(w, transfer, 400, step);
+  ASSERT_TRUE(dec.feasible);
+  EXPECT_DOUBLE_EQ(dec.step.value(), step(dec.batch).value());
+  for (const double mean : {0.03, 0.08, 0.2}) {
+    PrefillProfile pre;
+    pre.prompt_mean = Seconds(mean);
+    pre.prompt_p99 = Seconds(2 * mean);
+    pre.rho_max = max_prefill_utilisation(pre.prompt_mean, pre.prompt_p99, w.sla.ttft_p99);
+    const PoolsPoint a = pools_point(w, pre, transfer, Seconds(0.02), dec);
+    const PoolsPoint b = pools_point(w, pre, transfer, Seconds(0.02), 400, step);
+    EXPECT_EQ(a.feasible, b.feasible) << mean;
+    EXPECT_EQ(a.prefill_replicas, b.prefill_replicas) << mean;
+    EXPECT_EQ(a.decode_replicas, b.decode_replicas) << mean;
+    EXPECT_EQ(a.decode_batch, b.decode_batch) << mean;
+    EXPECT_DOUBLE_EQ(a.ttft_p99.value(), b.ttft_p99.value()) << mean;
+    EXPECT_DOUBLE_EQ(a.generated_tokens_per_s, b.generated_tokens_per_s) << mean;
+  }
+  // A decode pool that cannot meet the TPOT target makes every pair infeasible.
+  const DecodePool none = decode_pool(w, transfer, 400, [](int) { return Seconds(0.06); });
+  EXPECT_FALSE(none.feasible);
+  PrefillProfile pre;
+  pre.prompt_mean = Seconds(0.05);
+  pre.prompt_p99 = Seconds(0.1);
+  pre.rho_max = 0.5;
+  EXPECT_FALSE(pools_point(w, pre, transfer, Seconds(0.02), none).feasible);
+}
+
 TEST(PoolsPoint, InfeasibleWhenNoDecodeBatchMeetsTpot) {
   const InferenceWorkload w = open_loop(5);
   PrefillProfile pre;

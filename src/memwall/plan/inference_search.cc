@@ -618,12 +618,20 @@ InferenceSearchResult search_inference(const ModelSpec& model, const InferenceWo
       PoolsPoint best_point;
       std::optional<double> best_objective;
       int best_devices = 0;
+      // The decode pool depends on the prefill shape only through the transfer time, which takes
+      // a few values (one per distinct link): solve it once per value.
+      std::vector<std::pair<double, DecodePool>> decode_pools;
       for (const Candidate& pc : cands) {
         if (!pc.prefill) continue;
         ++result.pool_pairs;
         const Seconds t_mean = kv_transfer_time(req.kv_bytes_per_token, w.input.mean, *pc.link, *d.link);
         const Seconds t_p99 = kv_transfer_time(req.kv_bytes_per_token, w.input.p99, *pc.link, *d.link);
-        const PoolsPoint pt = pools_point(w, *pc.prefill, t_mean, t_p99, d.decode_cap, step);
+        auto known = std::find_if(decode_pools.begin(), decode_pools.end(),
+                                  [&](const auto& e) { return e.first == t_mean.value(); });
+        if (known == decode_pools.end())
+          known = decode_pools.emplace(decode_pools.end(), t_mean.value(),
+                                       decode_pool(w, t_mean, d.decode_cap, step));
+        const PoolsPoint pt = pools_point(w, *pc.prefill, t_mean, t_p99, known->second);
         if (!pt.feasible) continue;
         const int pre_devices = pt.prefill_replicas * pc.shape.devices();
         const int dec_devices = pt.decode_replicas * d.shape.devices();
