@@ -5,7 +5,9 @@
 #include "memwall/core/error.h"
 #include "memwall/infer/estimate.h"
 #include "memwall/infer/memory_plan.h"
+#include "memwall/infer/step.h"
 #include "memwall/model/counts.h"
+#include "memwall/perf/graph.h"
 #include "memwall/perf/perf_test_fixtures.h"
 
 namespace memwall::infer {
@@ -177,6 +179,43 @@ TEST(Estimate, BytesMovedPerDeviceIsOneStagesShareWithPipelining) {
   EXPECT_LT(e.mbu, 1.0);
   // Per device, bytes moved stay below what one device holds plus its KV share.
   EXPECT_LT(e.decode.step.bytes_moved.value(), e.memory.weights.value() + e.memory.kv_used.value());
+}
+
+TEST(Estimate, VllmOnAmpereReReadsKvPerQueryHeadOnlyInIterationsThatMixPromptChunks) {
+  // FlashAttention-2 folds the query group into the rows only in decode-only iterations: vLLM V1
+  // on Ampere re-reads each KV head per query head when prompt chunks share the iteration.
+  auto decode_attention_bytes = [](const Deployment& d, const StepBatch& b) {
+    for (const auto& t : step_cost(d, b).ops)
+      if (t.op.name == "attention_decode") return t.op.cost.bytes_moved().value() * t.op.repeat;
+    return 0.0;
+  };
+  StepBatch decode_only;
+  decode_only.decode_sequences = 32;
+  decode_only.decode_context_tokens = 32 * 2000;
+  StepBatch mixed = decode_only;
+  mixed.prefill_tokens = 1024;
+  mixed.prefill_sequences = 1;
+  mixed.prefill_attended_pairs = perf::causal_pairs(1024, 0);
+  const ModelSpec m = llama31_70b();  // 64 query heads over 8 KV heads: groups of 8
+  DeploymentOptions o;
+  o.tp = 4;
+  o.engine = "vllm";
+  const Deployment vllm_a100 = make(m, a100_80(), o);
+  const double share = vllm_a100.efficiency->gqa_reread_dram_share;
+  ASSERT_GT(share, 0.0);
+  const double base = decode_attention_bytes(vllm_a100, decode_only);
+  ASSERT_GT(base, 0.0);
+  // The decode rows' K/V traffic grows by the re-reads; Q and O are a small part of it.
+  const double kv = double(decode_only.decode_context_tokens) * 2 * (8 / 4) * m.head_dim * 2 * 80;
+  EXPECT_NEAR(decode_attention_bytes(vllm_a100, mixed) - base, kv * 7 * share, 1e-6 * kv);
+  // FlashAttention-3 on Hopper packs the group with a paged cache; SGLang's kernels share too.
+  const Deployment vllm_h100 = make(m, h100_sxm(), o);
+  EXPECT_DOUBLE_EQ(decode_attention_bytes(vllm_h100, mixed), decode_attention_bytes(vllm_h100, decode_only));
+  o.engine = "sglang";
+  const Deployment sglang_a100 = make(m, a100_80(), o);
+  EXPECT_DOUBLE_EQ(decode_attention_bytes(sglang_a100, mixed), decode_attention_bytes(sglang_a100, decode_only));
+  // So a mixed iteration costs vLLM on the A100 more than the same work in SGLang's kernels would.
+  EXPECT_GT(step_time(vllm_a100, mixed).value() - step_time(vllm_a100, decode_only).value(), 0.0);
 }
 
 }  // namespace

@@ -72,6 +72,11 @@ struct EngineProfile {
   // Decode attention loads each KV head once for its whole query-head group (GQA-aware kernels:
   // FlashDecoding, TensorRT-LLM XQA from v0.7); false: once per query head (older MMHA kernels).
   bool gqa_shared_kv_loads = true;
+  // Architectures (prefix of Accelerator::arch) where this engine's attention re-reads each KV
+  // head per query head in iterations that mix prompt chunks with decodes, though its decode-only
+  // iterations share the loads: FlashAttention-2's varlen kernel folds the query group into the
+  // query rows only when every sequence has one new token (max_seqlen_q == 1).
+  std::vector<std::string> mixed_step_gqa_unshared_archs;
   // Rate of this stack's FP8 GEMMs relative to today's cuBLAS (the MAMF figures): early FP8
   // kernels (2023) ran well below them.
   double fp8_gemm_rate_scale = 1.0;

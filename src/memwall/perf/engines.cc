@@ -128,15 +128,18 @@ std::vector<EngineProfile> read_engine_profiles(const Json& doc, const std::stri
     p.fused_elementwise = flag(v, "fused_elementwise", f, true);
     p.gqa_shared_kv_loads = flag(v, "gqa_shared_kv_loads", f, true);
     p.fp8_gemm_rate_scale = number(v, "fp8_gemm_rate_scale", f, 0.01, 2.0, 1.0);
-    if (auto a = v.find("fp8_gemm_rate_scale_archs"); a != v.end()) {
-      if (!a->is_array())
-        throw InputError(f + ".fp8_gemm_rate_scale_archs", a->dump(), "a list of architecture names");
+    auto archs = [&](const char* key, std::vector<std::string>& list) {
+      const auto a = v.find(key);
+      if (a == v.end()) return;
+      if (!a->is_array()) throw InputError(f + "." + key, a->dump(), "a list of architecture names");
       for (const auto& x : *a) {
         if (!x.is_string() || x.get<std::string>().empty())
-          throw InputError(f + ".fp8_gemm_rate_scale_archs[]", x.dump(), "an architecture name");
-        p.fp8_gemm_rate_scale_archs.push_back(x.get<std::string>());
+          throw InputError(f + "." + key + "[]", x.dump(), "an architecture name");
+        list.push_back(x.get<std::string>());
       }
-    }
+    };
+    archs("fp8_gemm_rate_scale_archs", p.fp8_gemm_rate_scale_archs);
+    archs("mixed_step_gqa_unshared_archs", p.mixed_step_gqa_unshared_archs);
     p.memory_stream_fraction = number(v, "memory_stream_fraction", f, 0.05, 1.0, 1.0);
     p.fp8_activation_quant_kernel = flag(v, "fp8_activation_quant_kernel", f, false);
     p.moe_layer_overhead = us(number(v, "moe_layer_overhead_us", f, 0, 1e5, 0));
@@ -184,6 +187,7 @@ Json to_json(const EngineProfile& p) {
               {"gqa_shared_kv_loads", p.gqa_shared_kv_loads},
               {"fp8_gemm_rate_scale", p.fp8_gemm_rate_scale},
               {"fp8_gemm_rate_scale_archs", p.fp8_gemm_rate_scale_archs},
+              {"mixed_step_gqa_unshared_archs", p.mixed_step_gqa_unshared_archs},
               {"memory_stream_fraction", p.memory_stream_fraction},
               {"fp8_activation_quant_kernel", p.fp8_activation_quant_kernel},
               {"moe_layer_overhead_us", p.moe_layer_overhead.value() * 1e6},

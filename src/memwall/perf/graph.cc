@@ -216,9 +216,12 @@ std::vector<Operator> build_step_graph(const ModelSpec& m, const ShardPlan& s,
     // the query is absorbed into the latent space: QK over kv_lora + rope, PV over kv_lora.
     const int dq = m.attention == AttentionKind::mla ? int(kv_per_token) : qk_dim;
     const int dv = m.attention == AttentionKind::mla ? m.mla.kv_lora_rank : v_dim;
-    // Kernels that are not GQA-aware load each KV head once per query head of its group.
+    // Kernels that are not GQA-aware load each KV head once per query head of its group; some
+    // are only in iterations that also carry prompt chunks (EngineProfile::
+    // mixed_step_gqa_unshared_archs).
     const double group = double(heads) / kv_heads_per_device(m, tp);
-    const double reloads = (m.attention != AttentionKind::mla && !s.gqa_shared_kv_loads)
+    const bool shared = Tp > 0 ? s.gqa_shared_kv_loads_mixed : s.gqa_shared_kv_loads;
+    const double reloads = (m.attention != AttentionKind::mla && !shared)
                                ? 1.0 + (group - 1.0) * s.gqa_reread_dram_share
                                : 1.0;
     b.attention("attention_decode", OpKind::attention_decode, double(t.decode_context_tokens),

@@ -25,6 +25,7 @@ struct ShardPlan {
   Precision kv = Precision::bf16;
   bool fused_elementwise = true;  // rotary, activation and residual adds fused into neighbours
   bool gqa_shared_kv_loads = true;  // decode attention reads a KV head once per query group
+  bool gqa_shared_kv_loads_mixed = true;  // the same in iterations that also carry prompt tokens
   // W8A8 GEMMs quantise their input activations in a kernel of their own (vLLM scaled_fp8_quant,
   // SGLang per_token_group_quant_fp8) instead of fusing it into the producer (TensorRT-LLM).
   bool fp8_activation_quant_kernel = false;

@@ -50,10 +50,12 @@ Ceilings resolve_ceilings(const Accelerator& a, Precision p, const Efficiency& e
   c.attention_bandwidth_fraction = e.attention_bandwidth_fraction;
   c.compute_units = a.compute_units.value_or(0);
   const EngineProfile& eng = e.engine(engine, engine_platform(a));
-  const bool scale_applies =
-      eng.fp8_gemm_rate_scale_archs.empty() ||
-      std::any_of(eng.fp8_gemm_rate_scale_archs.begin(), eng.fp8_gemm_rate_scale_archs.end(),
-                  [&a](const std::string& arch) { return to_lower(a.arch).rfind(to_lower(arch), 0) == 0; });
+  const std::string arch = to_lower(a.arch);
+  auto arch_in = [&arch](const std::vector<std::string>& archs) {
+    return std::any_of(archs.begin(), archs.end(),
+                       [&arch](const std::string& x) { return arch.rfind(to_lower(x), 0) == 0; });
+  };
+  const bool scale_applies = eng.fp8_gemm_rate_scale_archs.empty() || arch_in(eng.fp8_gemm_rate_scale_archs);
   if ((p == Precision::fp8_e4m3 || p == Precision::fp8_e5m2) && scale_applies)
     c.gemm_peak_fraction *= eng.fp8_gemm_rate_scale;
   // The engine's own kernels stream at a share of what STREAM reaches on the device.
@@ -62,6 +64,7 @@ Ceilings resolve_ceilings(const Accelerator& a, Precision p, const Efficiency& e
   c.step_overhead = eng.step_overhead;
   c.fused_elementwise = eng.fused_elementwise;
   c.gqa_shared_kv_loads = eng.gqa_shared_kv_loads;
+  c.gqa_shared_kv_loads_mixed = eng.gqa_shared_kv_loads && !arch_in(eng.mixed_step_gqa_unshared_archs);
   c.efficiency = &e;
   return c;
 }

@@ -65,6 +65,7 @@ struct Ceilings {
   Seconds step_overhead;
   bool fused_elementwise = true;
   bool gqa_shared_kv_loads = true;
+  bool gqa_shared_kv_loads_mixed = true;  // in iterations mixing prompt chunks with decodes
   const Efficiency* efficiency = nullptr;
   // False when the fractions above are the vendor's conservative prior (efficiency_for).
   bool calibrated = true;
