@@ -216,6 +216,7 @@ Deployment make_deployment(const ModelSpec& model, const Accelerator& gpu,
   d.shard.gqa_shared_kv_loads = d.ceilings.gqa_shared_kv_loads;
   d.shard.gqa_shared_kv_loads_mixed = d.ceilings.gqa_shared_kv_loads_mixed;
   d.shard.gqa_reread_dram_share = d.efficiency->gqa_reread_dram_share;
+  d.shard.compute_units = d.ceilings.compute_units;
   d.shard.fp8_activation_quant_kernel = d.engine_profile->fp8_activation_quant_kernel;
   d.shard.moe_layer_overhead = d.engine_profile->moe_layer_overhead;
 

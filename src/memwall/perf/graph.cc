@@ -221,8 +221,21 @@ std::vector<Operator> build_step_graph(const ModelSpec& m, const ShardPlan& s,
     // mixed_step_gqa_unshared_archs).
     const double group = double(heads) / kv_heads_per_device(m, tp);
     const bool shared = Tp > 0 ? s.gqa_shared_kv_loads_mixed : s.gqa_shared_kv_loads;
+    double dram_share = s.gqa_reread_dram_share;
+    if (Tp > 0 && s.gqa_shared_kv_loads && !shared && s.compute_units > 0) {
+      // FlashAttention-2's forward grid is (query blocks, sequences, heads), heads slowest
+      // (flash_fwd_launch_template.h, run_flash_fwd): the query heads of one group reach a
+      // sequence's K/V `apart` CTAs apart, every sequence padded to the batch's query blocks
+      // (taken at the step's mean prompt chunk: a lower bound when chunks differ).
+      // Re-reads within the CTAs the device holds at once hit L2; the rest reach DRAM. Two CTAs
+      // per SM: the hdim-128 kernel uses 128 threads and 64 KB of shared memory (A100: 164 KB).
+      constexpr double kFa2CtasPerSm = 2.0;
+      const double q_blocks = std::ceil(Tp / std::max(1, t.prefill_sequences) / kQueryBlock);
+      const double apart = q_blocks * (double(t.prefill_sequences) + Sd);
+      dram_share = std::clamp(1.0 - double(s.compute_units) * kFa2CtasPerSm / apart, 0.0, 1.0);
+    }
     const double reloads = (m.attention != AttentionKind::mla && !shared)
-                               ? 1.0 + (group - 1.0) * s.gqa_reread_dram_share
+                               ? 1.0 + (group - 1.0) * dram_share
                                : 1.0;
     b.attention("attention_decode", OpKind::attention_decode, double(t.decode_context_tokens),
                 heads, dq, dv, Sd, double(t.decode_context_tokens) * reloads, Sd, kv_per_token,

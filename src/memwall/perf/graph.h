@@ -33,6 +33,7 @@ struct ShardPlan {
   // (EngineProfile::moe_layer_overhead).
   Seconds moe_layer_overhead;
   double gqa_reread_dram_share = 0;  // else: share of the per-query-head re-reads reaching DRAM
+  int compute_units = 0;  // SMs / CUs of the device (0: unknown), for kernels' CTA residency
 };
 
 // The tokens of one iteration (same fields as infer::StepBatch).
