@@ -243,7 +243,8 @@ void register_simulate(CLI::App& app, GlobalOptions& g, Runner& run) {
   sub->add_option("--engine-version", a->engine_version, "Version of the engine's profile");
   sub->add_flag("--engine-limits", a->engine_limits,
                 "Use the engine's max sequences, max batched tokens and chunked prefill instead "
-                "of --max-batch, --token-budget and continuous/chunked");
+                "of --max-batch, --token-budget and continuous/chunked, and its KV admission "
+                "(TensorRT-LLM reserves prompt + output: no preemption)");
   sub->add_option("--memory-utilization", a->memory_utilization,
                   "Share of device memory the engine may use (default 0.9)");
   sub->add_option("--weight-precision", a->weight_precision, "Weight precision (default bf16)");

@@ -17,6 +17,7 @@ ContinuousLimits engine_limits(const Deployment& d) {
   l.max_num_batched_tokens = d.max_num_batched_tokens();
   l.chunked_prefill = d.engine_profile ? d.engine_profile->limits.chunked_prefill : true;
   l.kv_capacity_tokens = plan_engine_memory(d).kv_capacity_tokens;
+  l.reserve_output = d.engine_profile && d.engine_profile->limits.reserve_output_kv;
   return l;
 }
 
@@ -33,8 +34,9 @@ ContinuousEstimate continuous_max_throughput(const Deployment& d, int64_t input_
   const double steps = out - 1;  // decode iterations of one sequence after its first token
   const double budget = double(l.max_num_batched_tokens);
   // KV a resident sequence holds on average: its prompt plus half its output (decoding sequences
-  // are spread evenly over their output), plus half a block of paging waste.
-  const double kv_per_seq = in + out / 2 + l.block_tokens / 2.0;
+  // are spread evenly over their output), plus half a block of paging waste; an engine that
+  // reserves the final length at admission (TensorRT-LLM GUARANTEED_NO_EVICT) holds all of it.
+  const double kv_per_seq = (l.reserve_output ? in + out : in + out / 2) + l.block_tokens / 2.0;
   const double seqs_kv = double(l.kv_capacity_tokens) / kv_per_seq;
   if (seqs_kv < 1)
     throw InfeasibleError(

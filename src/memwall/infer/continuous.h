@@ -22,6 +22,7 @@ struct ContinuousLimits {
   bool chunked_prefill = true;            // prompts split to fill the budget beside the decodes
   int64_t kv_capacity_tokens = 0;         // per replica
   int block_tokens = 16;                  // paged KV block: half a block per sequence is wasted
+  bool reserve_output = false;  // KV for prompt + output held from admission (GUARANTEED_NO_EVICT)
 };
 
 // The engine's limits on this deployment (Deployment::max_num_seqs ...) and its KV capacity.

@@ -45,6 +45,10 @@ struct EngineLimits {
   std::vector<std::string> small_archs;       // architectures that get the small values anyway
   int cuda_graph_max_batch = 0;  // decode batches up to this replay a captured graph (0: none)
   std::vector<int> cuda_graph_batches;  // captured sizes (padded up to the next); empty: every size
+  // KV admission: false, blocks for the prompt now (vLLM, SGLang: preempt when the cache runs
+  // out); true, blocks for prompt + output reserved at admission, never preempted (TensorRT-LLM
+  // GUARANTEED_NO_EVICT). Engine file: "kv_admission": "prompt" | "reserve_output".
+  bool reserve_output_kv = false;
 };
 
 // The overheads of one serving engine (software stack), one version of it. A kernel gap is paid

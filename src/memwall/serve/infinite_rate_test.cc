@@ -59,6 +59,35 @@ TEST(InfiniteRate, AgreesWithTheSimulatorAtAnInfiniteRate) {
   }
 }
 
+TEST(InfiniteRate, TensorRtLlmReservesTheWholeLengthAndNeverPreempts) {
+  // GUARANTEED_NO_EVICT: a KV-bound decode-heavy load holds (input + output) per sequence, so
+  // about input + output / 2 over input + output of vLLM's concurrency, and the simulator with
+  // the same engine agrees and preempts nothing.
+  DeploymentOptions o = options("trtllm");
+  o.model = "qwen3-32b";
+  const Deployment d = infer::make_deployment(Catalog::builtin(), o);
+  const infer::ContinuousEstimate c = infer::continuous_max_throughput(d, 128, 2048);
+  EXPECT_TRUE(c.limits.reserve_output);
+  EXPECT_EQ(c.binding, "kv_cache");
+  EXPECT_NEAR(c.concurrency, double(c.limits.kv_capacity_tokens) / (128 + 2048 + 8), 1e-9);
+  ServingOptions s;
+  s.deployment = o;
+  s.workload.lengths = dataset_preset("fixed:128,2048");
+  s.workload.requests = 1000;  // ~70 turnovers of the ~14 resident: ramp and tail stay small
+  s.workload.arrival.rate_per_s = 1e7;
+  s.engine_limits = true;
+  const ServingRun run = simulate_serving(Catalog::builtin(), s);
+  EXPECT_EQ(run.result.preemptions_recompute, 0);
+  EXPECT_NEAR(c.throughput_tokens_per_s / run.result.throughput_tokens_per_s, 1.0, 0.05);
+  // vLLM on the same GPU admits by the prompt and holds about twice the sequences.
+  DeploymentOptions v = o;
+  v.engine = "vllm";
+  const infer::ContinuousEstimate cv =
+      infer::continuous_max_throughput(infer::make_deployment(Catalog::builtin(), v), 128, 2048);
+  EXPECT_FALSE(cv.limits.reserve_output);
+  EXPECT_GT(cv.concurrency, 1.6 * c.concurrency);
+}
+
 TEST(InfiniteRate, EngineLimitsTakeTheEnginesSchedulerSettings) {
   SimulateRequest r;
   r.model = "llama-3.1-8b";

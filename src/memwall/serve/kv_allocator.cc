@@ -160,10 +160,17 @@ bool KvAllocator::admit(KvSeq& seq, int64_t held, int64_t final_tokens, int32_t 
     if (resident) shared = std::min(it->second.blocks, own_prefix_blocks);
     const int64_t needed = blocks_for(held) - shared;
     const int64_t keep = apply_watermark ? watermark_blocks_ : 0;
-    if (free_blocks_ - needed < keep) return false;
+    // GUARANTEED_NO_EVICT: the blocks its later tokens will fill are promised now, beside those
+    // promised to the sequences already running.
+    const int64_t future =
+        config_.reserve_final ? std::max<int64_t>(0, blocks_for(final_tokens) - blocks_for(held)) : 0;
+    if (free_blocks_ - reserved_future_ - needed - future < keep) return false;
     free_blocks_ -= needed;
     allocated_count_ += needed;
+    reserved_future_ += future;
     seq = KvSeq{};
+    if (config_.reserve_final)
+      seq.final_blocks = static_cast<int32_t>(std::max(blocks_for(final_tokens), blocks_for(held)));
     if (prefix_id >= 0 && own_prefix_blocks > 0) {
       if (resident) {
         ++it->second.refs;
@@ -199,6 +206,7 @@ bool KvAllocator::grow(int64_t blocks) {
   if (blocks > free_blocks_) return false;
   free_blocks_ -= blocks;
   allocated_count_ += blocks;
+  reserved_future_ = std::max<int64_t>(0, reserved_future_ - blocks);  // promised blocks taken
   return true;
 }
 
@@ -211,6 +219,9 @@ void KvAllocator::release(KvSeq& seq, int64_t held) {
     const int64_t own = private_blocks(seq, held);
     free_blocks_ += own;
     freed_count_ += own;
+    // A sequence leaving early (preempted, or shorter than promised) returns its untaken promise.
+    if (seq.final_blocks > 0)
+      reserved_future_ = std::max<int64_t>(0, reserved_future_ - std::max<int64_t>(0, seq.final_blocks - blocks_for(held)));
     if (seq.prefix_id >= 0) {
       auto it = prefixes_.find(seq.prefix_id);
       if (it != prefixes_.end() && --it->second.refs == 0) {

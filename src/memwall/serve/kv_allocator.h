@@ -34,6 +34,10 @@ struct KvConfig {
   // Paged admission keeps this fraction of blocks free for running sequences to grow into
   // (vLLM's BlockSpaceManager watermark, default 0.01).
   double watermark = 0.01;
+  // Paged admission reserves the blocks of the sequence's final length (prompt + output), so a
+  // running sequence never waits for a block and is never preempted: TensorRT-LLM's
+  // GUARANTEED_NO_EVICT capacity scheduler (its default). False: vLLM's, blocks for what is held.
+  bool reserve_final = false;
 };
 
 // The allocator's record of one resident sequence; the caller keeps it with the sequence.
@@ -44,6 +48,7 @@ struct KvSeq {
   int32_t reused_blocks = 0;    // paged: of those, already resident (computed) at admission
   int32_t prefix_id = -1;       // paged: the shared prefix it references, -1 none
   int8_t order = -1;            // contiguous: buddy block of 2^order slots
+  int32_t final_blocks = 0;     // paged with reserve_final: blocks of its final length
 };
 
 // Contiguous slots handed out in power-of-two blocks (Knuth's buddy system, TAOCP vol. 1 §2.5).
@@ -97,6 +102,8 @@ class KvAllocator {
   int64_t overhead_tokens() const;
   int64_t free_tokens() const;
   int64_t free_blocks() const { return free_blocks_; }
+  // Paged with reserve_final: free blocks promised to running sequences' later tokens.
+  int64_t reserved_future_blocks() const { return reserved_future_; }
   int64_t total_blocks() const { return total_blocks_; }
   // Cumulative counts for the conservation check (paged: blocks; contiguous: reservations).
   int64_t allocated_count() const { return allocated_count_; }
@@ -116,7 +123,7 @@ class KvAllocator {
 
   KvConfig config_;
   // paged
-  int64_t total_blocks_ = 0, free_blocks_ = 0, watermark_blocks_ = 0;
+  int64_t total_blocks_ = 0, free_blocks_ = 0, watermark_blocks_ = 0, reserved_future_ = 0;
   std::unordered_map<int32_t, Prefix> prefixes_;
   int64_t prefix_blocks_ = 0;
   // contiguous

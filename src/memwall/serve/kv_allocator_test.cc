@@ -75,6 +75,36 @@ TEST(KvAllocator, PagedCountsBlocksAndLosesOnlyTheRemainder) {
   EXPECT_EQ(kv.freed_count(), 7);
 }
 
+TEST(KvAllocator, ReserveFinalPromisesTheWholeLengthAtAdmission) {
+  // TensorRT-LLM GUARANTEED_NO_EVICT: 100 blocks; a 33-token prompt that will end at 100 tokens
+  // holds 3 blocks and is promised 4 more; admission counts the promises of those running.
+  KvConfig c{KvPolicy::paged, 1600, 16, 2048, 0.0};
+  c.reserve_final = true;
+  KvAllocator kv(c);
+  std::vector<KvSeq> s(15);
+  for (int i = 0; i < 14; ++i) ASSERT_TRUE(kv.admit(s[i], 33, 100, -1, 0, true)) << i;
+  EXPECT_EQ(kv.free_blocks(), 100 - 14 * 3);
+  EXPECT_EQ(kv.reserved_future_blocks(), 14 * 4);
+  EXPECT_FALSE(kv.admit(s[14], 33, 100, -1, 0, true));  // 7 blocks wanted, 2 unpromised left
+  EXPECT_EQ(kv.free_blocks(), 58);
+  // Growing into the promise always succeeds and uses it up.
+  EXPECT_TRUE(kv.grow(14 * 4));
+  EXPECT_EQ(kv.reserved_future_blocks(), 0);
+  EXPECT_EQ(kv.free_blocks(), 2);
+  // A sequence that leaves early returns its untaken promise with its blocks.
+  KvAllocator early(c);
+  KvSeq a;
+  ASSERT_TRUE(early.admit(a, 33, 100, -1, 0, true));
+  early.release(a, 40);  // 3 blocks held, 4 promised
+  EXPECT_EQ(early.free_blocks(), 100);
+  EXPECT_EQ(early.reserved_future_blocks(), 0);
+  // Without the reservation (vLLM) the same cache admits 33 such prompts.
+  KvAllocator vllm({KvPolicy::paged, 1600, 16, 2048, 0.0});
+  int admitted = 0;
+  for (KvSeq x; vllm.admit(x, 33, 100, -1, 0, true);) ++admitted;
+  EXPECT_EQ(admitted, 33);
+}
+
 TEST(KvAllocator, PagedSharesFullPrefixBlocksCopyOnWrite) {
   KvAllocator kv({KvPolicy::paged, 1600, 16, 2048, 0.0});
   KvSeq a, b;

@@ -54,10 +54,13 @@ ServingRun simulate_serving(const Catalog& catalog, const ServingOptions& o) {
     if (s.policy == SchedulerPolicy::continuous || s.policy == SchedulerPolicy::chunked)
       s.policy = d.engine_profile->limits.chunked_prefill ? SchedulerPolicy::chunked
                                                           : SchedulerPolicy::continuous;
+    const bool reserve = d.engine_profile->limits.reserve_output_kv && is_paged(o.kv);
+    c.replica.kv.reserve_final = reserve;
     run.assumptions.push_back(fmt::format(
-        "engine limits of {}: {} sequences, {} tokens per iteration, {}", d.engine_profile->display,
+        "engine limits of {}: {} sequences, {} tokens per iteration, {}{}", d.engine_profile->display,
         s.max_batch, s.token_budget,
-        s.policy == SchedulerPolicy::chunked ? "chunked prefill" : "whole prompts"));
+        s.policy == SchedulerPolicy::chunked ? "chunked prefill" : "whole prompts",
+        reserve ? ", KV for prompt + output reserved at admission (no preemption)" : ""));
   }
   c.replica.kv_bytes_per_token = plan.kv_bytes_per_token;
   run.devices_per_replica = d.devices_per_replica();
