@@ -559,17 +559,19 @@ KvTokens Scheduler::kv_tokens() const {
   const int64_t step = plan_.step >= 0 ? plan_.step : next_step_ - 1;
   int64_t logical = decode_a_ + decode_n_ * step + prefill_kv_ + held_kv_;
   for (const Chunk& c : plan_.prefill) logical += c.tokens;
+  // Free blocks promised to running sequences at admission (GUARANTEED_NO_EVICT) are reserved.
+  const int64_t promised = paged_ ? kv_.reserved_future_blocks() * kv_.config().block_tokens : 0;
   if (paged_) {
     k.used = logical - shared_sum_ + kv_.prefix_resident_tokens();
     k.internal = internal_sum_;
-    k.reserved = std::max<int64_t>(0, kv_.reserved_tokens() - k.used - k.internal);
+    k.reserved = std::max<int64_t>(0, kv_.reserved_tokens() - k.used - k.internal) + promised;
   } else {
     k.used = logical;
     k.reserved = std::max<int64_t>(0, final_sum_ - logical);
     k.internal = kv_.reserved_tokens() - final_sum_;
   }
   k.external = kv_.overhead_tokens();
-  k.free = kv_.free_tokens();
+  k.free = kv_.free_tokens() - promised;
   if (blocked_by_memory_) {  // free memory that the waiting requests cannot use
     k.external += k.free;
     k.free = 0;
