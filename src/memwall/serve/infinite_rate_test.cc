@@ -78,6 +78,9 @@ TEST(InfiniteRate, TensorRtLlmReservesTheWholeLengthAndNeverPreempts) {
   s.engine_limits = true;
   const ServingRun run = simulate_serving(Catalog::builtin(), s);
   EXPECT_EQ(run.result.preemptions_recompute, 0);
+  // The promised blocks show as reserved KV: on average half of each sequence's output is still
+  // to come, about 1024 of its 2184 reserved tokens.
+  EXPECT_NEAR(run.result.kv.reserved, 1024.0 / 2184.0, 0.05);
   EXPECT_NEAR(c.throughput_tokens_per_s / run.result.throughput_tokens_per_s, 1.0, 0.05);
   // vLLM on the same GPU admits by the prompt and holds about twice the sequences.
   DeploymentOptions v = o;
