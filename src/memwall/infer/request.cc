@@ -75,12 +75,15 @@ Answer answer(const Catalog& catalog, const Request& r) {
     e.requests_per_s = c.requests_per_s;
     e.assumptions.push_back(fmt::format(
         "--batch max: continuous batching at saturation ({} sequences resident on average, {} "
-        "binds; {}), not one static batch; TTFT excludes queueing",
+        "binds; {}{}), not one static batch; TTFT excludes queueing",
         std::llround(c.concurrency), c.binding,
         c.limits.chunked_prefill
             ? fmt::format("{:.0f} prompt tokens chunked into each iteration beside the decodes",
                           c.prefill_tokens)
-            : std::string("whole prompts in prefill-only iterations")));
+            : std::string("whole prompts in prefill-only iterations"),
+        c.limits.reserve_output
+            ? "; KV for each request's prompt + output reserved at admission, never preempted"
+            : ""));
     e.continuous = c;
     a.estimates.push_back(std::move(e));
     return a;
