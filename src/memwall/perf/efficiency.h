@@ -97,6 +97,11 @@ struct EngineProfile {
   // as framework ops, token-to-expert alignment, grouped-GEMM grids padded to every expert), per
   // step; a property of the engine version's MoE kernels, 0 where they are fused and tuned.
   Seconds moe_layer_overhead;
+  // CPU time the OpenAI-compatible server spends on one chat request before the engine sees it
+  // (HTTP, chat template, tokenisation, request set-up). A burst of N requests sent at once
+  // reaches the engine only after about N x this (asyncio runs every handler's synchronous part
+  // first); 0 where not measured.
+  Seconds frontend_per_request;
   // One-shot / two-shot all-reduce over NVLink peer memory for messages up to this size (vLLM
   // custom_all_reduce, TensorRT-LLM AllReduce plugin, SGLang); 0: every all-reduce goes to NCCL.
   double custom_all_reduce_max_bytes = 0;

@@ -150,6 +150,7 @@ std::vector<EngineProfile> read_engine_profiles(const Json& doc, const std::stri
     p.memory_stream_fraction = number(v, "memory_stream_fraction", f, 0.05, 1.0, 1.0);
     p.fp8_activation_quant_kernel = flag(v, "fp8_activation_quant_kernel", f, false);
     p.moe_layer_overhead = us(number(v, "moe_layer_overhead_us", f, 0, 1e5, 0));
+    p.frontend_per_request = us(number(v, "frontend_us_per_request", f, 0, 1e6, 0));
     p.custom_all_reduce_max_bytes = number(v, "custom_all_reduce_max_mib", f, 0, 1 << 20, 0) * kMiB;
     if (auto l = v.find("limits"); l != v.end()) p.limits = read_limits(*l, f + ".limits");
     if (auto s = v.find("sources"); s != v.end()) {
@@ -198,6 +199,7 @@ Json to_json(const EngineProfile& p) {
               {"memory_stream_fraction", p.memory_stream_fraction},
               {"fp8_activation_quant_kernel", p.fp8_activation_quant_kernel},
               {"moe_layer_overhead_us", p.moe_layer_overhead.value() * 1e6},
+              {"frontend_us_per_request", p.frontend_per_request.value() * 1e6},
               {"custom_all_reduce_max_bytes", p.custom_all_reduce_max_bytes},
               {"limits",
                {{"max_num_seqs", p.limits.max_num_seqs},

@@ -136,8 +136,9 @@ CaseResult predict_inference_case(const Json& c, const Catalog& catalog) {
       if (auto v = int_field(cfg, "max_num_batched_tokens")) l.max_num_batched_tokens = *v;
       if (cfg.contains("chunked_prefill") && cfg.at("chunked_prefill").is_boolean())
         l.chunked_prefill = cfg.at("chunked_prefill").get<bool>();
-      if (auto n = int_field(cfg, "num_prompts"))  // fewer prompts than slots: all run at once
-        l.max_num_seqs = static_cast<int>(std::min<int64_t>(l.max_num_seqs, *n));
+      const auto prompts = int_field(cfg, "num_prompts");
+      if (prompts)  // fewer prompts than slots: all run at once
+        l.max_num_seqs = static_cast<int>(std::min<int64_t>(l.max_num_seqs, *prompts));
       const auto ce = infer::continuous_max_throughput(d, *input, *output, l);
       // The regime (bound, hardware, precision, ...) of a static batch of the steady state's mean
       // size; sequences hold less than their full context on average, so halve it until it fits.
@@ -148,7 +149,21 @@ CaseResult predict_inference_case(const Json& c, const Catalog& catalog) {
         }
       }
       const bool total = has(unit, "total") || has(unit, "prompt + output");
-      double v = total ? ce.requests_per_s * double(*input + *output) : ce.throughput_tokens_per_s;
+      double requests_per_s = ce.requests_per_s;
+      // An online benchmark that sends its N requests at once: the server's front end takes them
+      // in before the engine sees them (EngineProfile::frontend_per_request), so the run lasts
+      // N x that + N / the engine's rate.
+      const Seconds frontend = d.engine_profile ? d.engine_profile->frontend_per_request : Seconds(0);
+      if (prompts && *prompts > 0 && frontend.value() > 0 && requests_per_s > 0 &&
+          has(to_lower(str_field(cfg, "batching")), "all requests at once")) {
+        const double n = double(*prompts);
+        requests_per_s = n / (n * frontend.value() + n / requests_per_s);
+        note += fmt::format("The server's front end takes in the {} requests sent at once at {:.1f} ms "
+                            "each before the engine sees them ({}). ",
+                            *prompts, frontend.value() * 1e3, d.engine_profile->display);
+      }
+      double v = total ? requests_per_s * double(*input + *output)
+                       : ce.throughput_tokens_per_s * requests_per_s / ce.requests_per_s;
       if (has(unit, "per gpu")) v /= d.devices();
       r.predicted = v;
     } else if (has(metric, "latency") && !has(metric, "first")) {

@@ -8,6 +8,7 @@
 
 #include "memwall/core/error.h"
 #include "memwall/core/test_paths.h"
+#include "memwall/infer/continuous.h"
 #include "memwall/infer/estimate.h"
 
 namespace memwall::validate {
@@ -218,6 +219,43 @@ TEST(Runner, DevMicrobenchCasesAreClose) {
       EXPECT_LT(c.abs_pct_error(), 20.0) << c.id;
     }
   EXPECT_GE(stream_and_mamf, 12);
+}
+
+// An online benchmark that sends its N chat requests at once waits for the server's front end to
+// take them in (vLLM: EngineProfile::frontend_per_request) before the engine's steady state: the
+// run lasts N x c + N / R. An offline run (no "all requests at once") is the steady state alone.
+TEST(Runner, BurstOfChatRequestsWaitsForTheFrontEnd) {
+  Json c = Json::parse(R"json({"id": "t", "kind": "inference", "source": "test",
+    "hardware": {"gpu": "NVIDIA A100 SXM 80GB", "count": 1}, "model": {"name": "qwen3-14b"},
+    "config": {"precision": "BF16", "tp": 1, "input_len": 128, "output_len": 4, "num_prompts": 1000,
+               "memory_utilization": 0.9, "framework": "vLLM 0.11.0",
+               "batching": "continuous (vllm bench serve, all requests at once, no concurrency cap)"},
+    "metric": "total-token throughput (prompt + output)", "value": 100,
+    "unit": "prompt + output tokens/s (whole deployment, 1 GPU)"})json");
+  const CaseResult burst = predict_case(c, Catalog::builtin());
+  c["config"]["batching"] = "continuous (offline throughput benchmark)";
+  const CaseResult offline = predict_case(c, Catalog::builtin());
+  ASSERT_TRUE(burst.predicted && offline.predicted) << burst.skipped_reason << offline.skipped_reason;
+  infer::DeploymentOptions o;
+  o.gpu = "nvidia-a100-80gb-sxm";
+  o.model = "qwen3-14b";
+  o.engine = "vllm@0.11.0";
+  o.memory_utilization = 0.9;
+  const infer::Deployment d = infer::make_deployment(Catalog::builtin(), o);
+  ASSERT_GT(d.engine_profile->frontend_per_request.value(), 0.0);
+  infer::ContinuousLimits l = infer::engine_limits(d);
+  l.max_num_seqs = std::min(l.max_num_seqs, 1000);
+  const double r = infer::continuous_max_throughput(d, 128, 4, l).requests_per_s;
+  EXPECT_NEAR(*offline.predicted, r * 132, 1e-9 * r * 132);
+  const double n = 1000, fe = d.engine_profile->frontend_per_request.value();
+  EXPECT_NEAR(*burst.predicted, n / (n * fe + n / r) * 132, 1e-9 * r * 132);
+  // TensorRT-LLM's profile states no front-end figure: the burst is its steady state.
+  c["config"]["framework"] = "TensorRT-LLM 1.2.0rc1";
+  const CaseResult trt_offline = predict_case(c, Catalog::builtin());
+  c["config"]["batching"] = "continuous (vllm bench serve, all requests at once, no concurrency cap)";
+  const CaseResult trt_burst = predict_case(c, Catalog::builtin());
+  ASSERT_TRUE(trt_burst.predicted && trt_offline.predicted);
+  EXPECT_DOUBLE_EQ(*trt_burst.predicted, *trt_offline.predicted);
 }
 
 }  // namespace
