@@ -84,6 +84,19 @@ Answer answer(const Catalog& catalog, const Request& r) {
         c.limits.reserve_output
             ? "; KV for each request's prompt + output reserved at admission, never preempted"
             : ""));
+    // The engine's rate, not the server's: an OpenAI-compatible front end that spends c of CPU
+    // per chat request takes in at most 1 / c requests/s per API server process.
+    const Deployment& dep = a.deployment;
+    const double per_replica = c.requests_per_s / std::max(1, dep.dp);
+    if (dep.engine_profile && dep.engine_profile->frontend_per_request.value() > 0 &&
+        per_replica * dep.engine_profile->frontend_per_request.value() > 0.5)
+      e.assumptions.push_back(fmt::format(
+          "front end: {:.0f} requests/s per replica would keep {}'s API server {:.0f} % busy at "
+          "{:.1f} ms of CPU per chat request (frontend_us_per_request); past 100 % the engine "
+          "waits for it: run several API server processes (vLLM --api-server-count)",
+          per_replica, dep.engine_profile->display,
+          100 * per_replica * dep.engine_profile->frontend_per_request.value(),
+          dep.engine_profile->frontend_per_request.value() * 1e3));
     e.continuous = c;
     a.estimates.push_back(std::move(e));
     return a;

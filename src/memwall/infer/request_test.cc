@@ -43,6 +43,29 @@ TEST(InferRequest, MaxIsTheLargestBatchThatFits) {
   EXPECT_THROW(answer(Catalog::builtin(), llama8b({false, {a.max_batch + 1}})), InfeasibleError);
 }
 
+TEST(InferRequest, MaxSaysWhenTheFrontEndCannotKeepUp) {
+  // 128/128 on Llama-3.1-8B: vLLM's engine finishes well over 1 / 12.8 ms requests/s, so its one
+  // API server would be the limit; the default engine states no front-end figure.
+  auto front_end_line = [](const Answer& a) {
+    for (const auto& s : a.estimates.at(0).assumptions)
+      if (s.rfind("front end:", 0) == 0) return true;
+    return false;
+  };
+  Request r = llama8b({true, {}});
+  EXPECT_FALSE(front_end_line(answer(Catalog::builtin(), r)));
+  r.deployment.engine = "vllm";
+  const Answer a = answer(Catalog::builtin(), r);
+  ASSERT_TRUE(a.estimates.at(0).continuous.has_value());
+  EXPECT_GT(a.estimates[0].continuous->requests_per_s * 0.0128, 0.5);
+  EXPECT_TRUE(front_end_line(a));
+  // Long prompts on a 70B at TP 4: a few requests/s, the front end idles.
+  r.deployment.model = "llama-3.1-70b";
+  r.deployment.tp = 4;
+  r.input_tokens = 2000;
+  r.output_tokens = 200;
+  EXPECT_FALSE(front_end_line(answer(Catalog::builtin(), r)));
+}
+
 TEST(InferRequest, SweepKeepsTheBatchesThatFitInOrder) {
   const Answer fits = answer(Catalog::builtin(), llama8b({true, {}}));
   const Answer a = answer(Catalog::builtin(), llama8b({false, {1, 8, fits.max_batch + 1}}));
