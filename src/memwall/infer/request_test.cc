@@ -6,6 +6,7 @@
 
 #include "memwall/catalog/catalog.h"
 #include "memwall/core/error.h"
+#include "memwall/infer/deployment.h"
 
 namespace memwall::infer {
 namespace {
@@ -56,7 +57,8 @@ TEST(InferRequest, MaxSaysWhenTheFrontEndCannotKeepUp) {
   r.deployment.engine = "vllm";
   const Answer a = answer(Catalog::builtin(), r);
   ASSERT_TRUE(a.estimates.at(0).continuous.has_value());
-  EXPECT_GT(a.estimates[0].continuous->requests_per_s * 0.0128, 0.5);
+  const Deployment d = make_deployment(Catalog::builtin(), r.deployment);
+  EXPECT_GT(a.estimates[0].continuous->requests_per_s * d.engine_profile->frontend_per_request.value(), 0.5);
   EXPECT_TRUE(front_end_line(a));
   // Long prompts on a 70B at TP 4: a few requests/s, the front end idles.
   r.deployment.model = "llama-3.1-70b";

@@ -149,21 +149,20 @@ CaseResult predict_inference_case(const Json& c, const Catalog& catalog) {
         }
       }
       const bool total = has(unit, "total") || has(unit, "prompt + output");
-      double requests_per_s = ce.requests_per_s;
       // An online benchmark that sends its N requests at once: the server's front end takes them
-      // in before the engine sees them (EngineProfile::frontend_per_request), so the run lasts
-      // N x that + N / the engine's rate.
+      // in before the engine sees them (EngineProfile::frontend_per_request c), so the run lasts
+      // N c + N / r at the engine's rate r, i.e. the rate is r / (1 + c r).
+      double rate_scale = 1.0;
       const Seconds frontend = d.engine_profile ? d.engine_profile->frontend_per_request : Seconds(0);
-      if (prompts && *prompts > 0 && frontend.value() > 0 && requests_per_s > 0 &&
+      if (prompts && *prompts > 0 && frontend.value() > 0 &&
           has(to_lower(str_field(cfg, "batching")), "all requests at once")) {
-        const double n = double(*prompts);
-        requests_per_s = n / (n * frontend.value() + n / requests_per_s);
+        rate_scale = 1.0 / (1.0 + frontend.value() * ce.requests_per_s);
         note += fmt::format("The server's front end takes in the {} requests sent at once at {:.1f} ms "
                             "each before the engine sees them ({}). ",
                             *prompts, frontend.value() * 1e3, d.engine_profile->display);
       }
-      double v = total ? requests_per_s * double(*input + *output)
-                       : ce.throughput_tokens_per_s * requests_per_s / ce.requests_per_s;
+      double v = rate_scale * (total ? ce.requests_per_s * double(*input + *output)
+                                     : ce.throughput_tokens_per_s);
       if (has(unit, "per gpu")) v /= d.devices();
       r.predicted = v;
     } else if (has(metric, "latency") && !has(metric, "first")) {
