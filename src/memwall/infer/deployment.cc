@@ -203,6 +203,11 @@ Deployment make_deployment(const ModelSpec& model, const Accelerator& gpu,
       d.engine_profile->kernel_overhead.value() * 1e6, d.engine_profile->step_overhead.value() * 1e6,
       d.max_num_seqs(), d.max_num_batched_tokens(),
       d.engine_profile->limits.chunked_prefill ? ", chunked prefill" : ""));
+  if (d.ceilings.skinny_gemm_max_m >= 0)
+    d.assumptions.push_back(fmt::format(
+        "FP8 linear layers: the engine's skinny kernel for iterations of up to {} token(s); larger "
+        "ones go to the GEMM library, whose small-M tiles stream weights at {:.2f} of its rate",
+        d.ceilings.skinny_gemm_max_m, d.ceilings.library_gemm_stream_fraction));
 
   d.shard.tp = d.tp;
   d.shard.pp = d.pp;

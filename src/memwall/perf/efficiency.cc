@@ -399,6 +399,10 @@ Efficiency apply_calibration(const Efficiency& base, const Json& doc, const std:
               it->fp8_gemm_rate_scale = number_in_range(x, f, 0.01, 2.0);
             else if (k == "memory_stream_fraction")
               it->memory_stream_fraction = number_in_range(x, f, 0.05, 1.0);
+            else if (k == "fp8_library_gemm_stream_fraction")
+              it->fp8_library_gemm_stream_fraction = number_in_range(x, f, 0.05, 1.0);
+            else if (k == "fp8_skinny_gemm_max_tokens" && x.is_number_integer())
+              it->fp8_skinny_gemm_max_tokens = static_cast<int>(number_in_range(x, f, -1, 1 << 20));
             else if (k == "gqa_shared_kv_loads" && x.is_boolean())
               it->gqa_shared_kv_loads = x.get<bool>();
             else if (k == "max_num_seqs")
@@ -415,7 +419,9 @@ Efficiency apply_calibration(const Efficiency& base, const Json& doc, const std:
                                "kernel_overhead_us, step_overhead_us, max_num_seqs, "
                                "max_num_batched_tokens, custom_all_reduce_max_mib, "
                                "moe_layer_overhead_us (numbers), "
+                               "fp8_skinny_gemm_max_tokens (a whole number), "
                                "fp8_gemm_rate_scale, memory_stream_fraction, "
+                               "fp8_library_gemm_stream_fraction, "
                                "fused_elementwise or gqa_shared_kv_loads (true/false)");
           }
         }

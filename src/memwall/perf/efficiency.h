@@ -91,6 +91,12 @@ struct EngineProfile {
   // decode's thin GEMMs (cuBLAS/CUTLASS through PyTorch) and paged attention. 1: STREAM-level,
   // as TensorRT-LLM's TensorRT engines reach in their published tables.
   double memory_stream_fraction = 1.0;
+  // FP8 linear layers of iterations with more tokens than this leave the engine's hand-written
+  // skinny (split-K GEMV) kernel for the vendor GEMM library, whose small-M tiles stream the
+  // weights at `fp8_library_gemm_stream_fraction` of what the skinny kernel reaches; -1: one
+  // kernel path for every size. Applies on the fp8_gemm_rate_scale_archs.
+  int fp8_skinny_gemm_max_tokens = -1;
+  double fp8_library_gemm_stream_fraction = 1.0;
   // FP8 (W8A8) GEMM inputs are quantised by a kernel of their own, one launch per GEMM.
   bool fp8_activation_quant_kernel = false;
   // Latency each MoE layer's routed-expert path adds beyond its modelled kernels (routing top-k

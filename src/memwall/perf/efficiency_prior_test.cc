@@ -72,6 +72,35 @@ TEST(EfficiencyPrior, Fp8RateScaleStaysOnItsArchitecture) {
                    efficiency_for(e, mi355x, Precision::fp8_e4m3).gemm_peak_fraction);
 }
 
+// vLLM 0.10's ROCm FP8 linear layers run the skinny split-K kernel for one-token iterations only;
+// from two tokens on hipBLASLt streams the same weights more slowly. BF16 and other
+// architectures keep one path.
+TEST(EfficiencyPrior, RocmFp8SkinnyKernelOnlyForOneToken) {
+  const Efficiency& e = default_efficiency();
+  const Catalog& cat = Catalog::builtin();
+  const Accelerator& mi300x = cat.accelerator("amd-mi300x");
+  const Ceilings c = resolve_ceilings(mi300x, Precision::fp8_e4m3, e, "vllm");
+  ASSERT_EQ(c.skinny_gemm_max_m, 1);
+  ASSERT_LT(c.library_gemm_stream_fraction, 1.0);
+  auto weight_gemm = [](int64_t m) {
+    OpCost op;
+    op.kind = OpKind::gemm;
+    op.gemm = {m, 8192, 8192, 1};
+    op.flops = Flops(2.0 * double(m) * 8192 * 8192);
+    op.bytes_read = Bytes(8192.0 * 8192);  // FP8 weights dominate
+    return op;
+  };
+  const OpTime one = time_op(weight_gemm(1), c), two = time_op(weight_gemm(2), c);
+  EXPECT_NEAR(two.memory_time / one.memory_time, 1 / c.library_gemm_stream_fraction, 1e-9);
+  EXPECT_EQ(resolve_ceilings(mi300x, Precision::bf16, e, "vllm").skinny_gemm_max_m, -1);
+  EXPECT_EQ(resolve_ceilings(cat.accelerator("amd-mi355x"), Precision::fp8_e4m3, e, "vllm")
+                .skinny_gemm_max_m,
+            -1);
+  EXPECT_EQ(resolve_ceilings(cat.accelerator("nvidia-h100-sxm"), Precision::fp8_e4m3, e, "vllm")
+                .skinny_gemm_max_m,
+            -1);
+}
+
 // FP4 GEMMs reach a smaller share of their peak than bf16 ones, on CDNA 4 as on Blackwell
 // (AITER's MXFP4 5775 of 10000 TFLOPS on MI355X; cuBLASLt NVFP4 5239 of 9000 on B200).
 TEST(EfficiencyPrior, Fp4CeilingsAreTheirOwn) {

@@ -148,6 +148,14 @@ std::vector<EngineProfile> read_engine_profiles(const Json& doc, const std::stri
     archs("fp8_gemm_rate_scale_archs", p.fp8_gemm_rate_scale_archs);
     archs("mixed_step_gqa_unshared_archs", p.mixed_step_gqa_unshared_archs);
     p.memory_stream_fraction = number(v, "memory_stream_fraction", f, 0.05, 1.0, 1.0);
+    if (const double t = number(v, "fp8_skinny_gemm_max_tokens", f, -1, 1 << 20, -1);
+        t == std::floor(t))
+      p.fp8_skinny_gemm_max_tokens = static_cast<int>(t);
+    else
+      throw InputError(f + ".fp8_skinny_gemm_max_tokens", fmt::format("{}", t),
+                       "a whole number of tokens (-1: no separate skinny kernel)");
+    p.fp8_library_gemm_stream_fraction =
+        number(v, "fp8_library_gemm_stream_fraction", f, 0.05, 1.0, 1.0);
     p.fp8_activation_quant_kernel = flag(v, "fp8_activation_quant_kernel", f, false);
     p.moe_layer_overhead = us(number(v, "moe_layer_overhead_us", f, 0, 1e5, 0));
     p.frontend_per_request = us(number(v, "frontend_us_per_request", f, 0, 1e6, 0));
@@ -197,6 +205,8 @@ Json to_json(const EngineProfile& p) {
               {"fp8_gemm_rate_scale_archs", p.fp8_gemm_rate_scale_archs},
               {"mixed_step_gqa_unshared_archs", p.mixed_step_gqa_unshared_archs},
               {"memory_stream_fraction", p.memory_stream_fraction},
+              {"fp8_skinny_gemm_max_tokens", p.fp8_skinny_gemm_max_tokens},
+              {"fp8_library_gemm_stream_fraction", p.fp8_library_gemm_stream_fraction},
               {"fp8_activation_quant_kernel", p.fp8_activation_quant_kernel},
               {"moe_layer_overhead_us", p.moe_layer_overhead.value() * 1e6},
               {"frontend_us_per_request", p.frontend_per_request.value() * 1e6},

@@ -56,8 +56,11 @@ Ceilings resolve_ceilings(const Accelerator& a, Precision p, const Efficiency& e
                        [&arch](const std::string& x) { return arch.rfind(to_lower(x), 0) == 0; });
   };
   const bool scale_applies = eng.fp8_gemm_rate_scale_archs.empty() || arch_in(eng.fp8_gemm_rate_scale_archs);
-  if ((p == Precision::fp8_e4m3 || p == Precision::fp8_e5m2) && scale_applies)
+  if ((p == Precision::fp8_e4m3 || p == Precision::fp8_e5m2) && scale_applies) {
     c.gemm_peak_fraction *= eng.fp8_gemm_rate_scale;
+    c.skinny_gemm_max_m = eng.fp8_skinny_gemm_max_tokens;
+    c.library_gemm_stream_fraction = eng.fp8_library_gemm_stream_fraction;
+  }
   // The engine's own kernels stream at a share of what STREAM reaches on the device.
   c.memory_sustained = c.memory_sustained * eng.memory_stream_fraction;
   c.kernel_overhead = eng.kernel_overhead;
@@ -128,6 +131,8 @@ OpTime time_op(const OpCost& op, const Ceilings& c) {
       frac = c.gemm_peak_fraction * gemm_shape_efficiency(op.gemm.m, op.gemm.n, op.gemm.k,
                                                           op.gemm.batch, c.compute_units,
                                                           *c.efficiency);
+      if (c.skinny_gemm_max_m >= 0 && op.gemm.m > c.skinny_gemm_max_m)
+        bw = bw * c.library_gemm_stream_fraction;
       break;
     case OpKind::attention_prefill: frac = c.attention_compute_fraction; break;
     case OpKind::attention_decode:

@@ -61,6 +61,11 @@ struct Ceilings {
   BytesPerSecond memory_sustained;   // x STREAM fraction
   double attention_bandwidth_fraction = 1;
   int compute_units = 0;             // 0: unknown, no wave quantisation
+  // GEMMs with more rows (tokens) than skinny_gemm_max_m stream their operands at
+  // library_gemm_stream_fraction of memory_sustained (EngineProfile::fp8_skinny_gemm_max_tokens);
+  // -1: every GEMM streams at memory_sustained.
+  int64_t skinny_gemm_max_m = -1;
+  double library_gemm_stream_fraction = 1;
   Seconds kernel_overhead;
   Seconds step_overhead;
   bool fused_elementwise = true;
