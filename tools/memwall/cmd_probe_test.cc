@@ -64,10 +64,9 @@ TEST(ProbeCli, ProfileHasTheCalibrationKeysAndInferAcceptsIt) {
   ASSERT_EQ(first.status, 0) << first.out;
   const double first_triad = nlohmann::json::parse(first.out)["host"]["stream"]["kernels"]["triad"]
                                                              ["best_bytes_per_s"];
-  const double peak_gb_s = 4 * first_triad / 1e9;
-  const Result r = run("probe --quick --threads 1 --device host --cpu-peak-bandwidth " +
-                       std::to_string(peak_gb_s) + " --cpu-peak-flops 100000 --out " +
-                       path.string());
+  const std::string peak_gb_s = std::to_string(4 * first_triad / 1e9);  // as the CLI reads it
+  const Result r = run("probe --quick --threads 1 --device host --cpu-peak-bandwidth " + peak_gb_s +
+                       " --cpu-peak-flops 100000 --out " + path.string());
   ASSERT_EQ(r.status, 0) << r.out;
   std::ifstream f(path);
   const auto doc = nlohmann::json::parse(f);
@@ -78,7 +77,7 @@ TEST(ProbeCli, ProfileHasTheCalibrationKeysAndInferAcceptsIt) {
   EXPECT_TRUE(doc["probe"]["host"]["stream"].is_object());
   // The fraction is the STREAM triad over the given peak.
   const double triad = doc["probe"]["host"]["stream"]["kernels"]["triad"]["best_bytes_per_s"];
-  EXPECT_NEAR(bw, triad / (std::stod(std::to_string(peak_gb_s)) * 1e9), 1e-4);
+  EXPECT_NEAR(bw, triad / (std::stod(peak_gb_s) * 1e9), 1e-4);
   EXPECT_NE(r.out.find("Calibration profile written"), std::string::npos);
   const Result infer = run("infer --model llama-3.1-8b --gpu h100 --tp 1 --batch 1 --input 128 "
                            "--output 16 --json --calibration " + path.string());

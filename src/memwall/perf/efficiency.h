@@ -94,7 +94,9 @@ struct EngineProfile {
   // FP8 linear layers of iterations with more tokens than this leave the engine's hand-written
   // skinny (split-K GEMV) kernel for the vendor GEMM library, whose small-M tiles stream the
   // weights at `fp8_library_gemm_stream_fraction` of what the skinny kernel reaches; -1: one
-  // kernel path for every size. Applies on the fp8_gemm_rate_scale_archs.
+  // kernel path for every size. Applies on the fp8_gemm_rate_scale_archs, to every GEMM of the
+  // FP8 deployment (the 16-bit LM head too: an approximation of ~3 % of a step's weights, whose
+  // own unquantised skinny path is not modelled apart).
   int fp8_skinny_gemm_max_tokens = -1;
   double fp8_library_gemm_stream_fraction = 1.0;
   // FP8 (W8A8) GEMM inputs are quantised by a kernel of their own, one launch per GEMM.
