@@ -243,7 +243,9 @@ void register_infer(CLI::App& app, GlobalOptions& g, Runner& run) {
   sub->add_option("--engine-version", o->engine_version,
                   "Version of the engine's profile (default: its current one, e.g. vllm 0.11)");
   sub->add_option("--memory-utilization", o->d.memory_utilization,
-                  "Fraction of device memory the engine may use (vLLM gpu_memory_utilization)")
+                  "Engine memory fraction: of the device total (vLLM gpu_memory_utilization, "
+                  "SGLang mem_fraction_static) or, for TensorRT-LLM, of the memory free after "
+                  "weights and activations (free_gpu_memory_fraction)")
       ->capture_default_str();
   sub->add_option("--calibration", o->calibration,
                   "Calibration file (JSON/YAML) overriding efficiency parameters")

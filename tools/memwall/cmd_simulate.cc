@@ -246,7 +246,8 @@ void register_simulate(CLI::App& app, GlobalOptions& g, Runner& run) {
                 "of --max-batch, --token-budget and continuous/chunked, and its KV admission "
                 "(TensorRT-LLM reserves prompt + output: no preemption)");
   sub->add_option("--memory-utilization", a->memory_utilization,
-                  "Share of device memory the engine may use (default 0.9)");
+                  "Engine memory fraction (default 0.9): of the device total, or for "
+                  "TensorRT-LLM of the memory free after weights and activations");
   sub->add_option("--weight-precision", a->weight_precision, "Weight precision (default bf16)");
   sub->add_option("--kv-precision", a->kv_precision, "KV-cache precision");
   sub->add_option("--sla", a->sla, "SLA, e.g. ttft_p99=1s,tpot_p99=50ms");

@@ -84,6 +84,25 @@ TEST(Deployment, ReplicaLargerThanTheNodeNeedsAFabric) {
                InputError);
 }
 
+TEST(MemoryPlan, TensorRtLlmGivesTheKvCacheItsFractionOfTheFreeMemory) {
+  // vLLM: weights + activations + KV <= 0.9 x total. TensorRT-LLM: KV = 0.9 x (total - weights -
+  // activations) (free_gpu_memory_fraction), so with 70B weights filling most of a device
+  // TensorRT-LLM keeps more KV cache than vLLM at the same 0.9.
+  DeploymentOptions o;
+  o.tp = 2;
+  o.engine = "vllm";
+  const MemoryPlan v = plan_engine_memory(make(llama31_70b(), h100_sxm(), o));
+  o.engine = "trtllm";
+  const Deployment t_dep = make(llama31_70b(), h100_sxm(), o);
+  const MemoryPlan t = plan_engine_memory(t_dep);
+  EXPECT_NEAR(v.kv_budget.value(), 0.9 * v.capacity.value() - v.weights.value() -
+                                       v.activations.value(), 1.0);
+  const double free_after_load = t.capacity.value() - t.weights.value() - t.activations.value();
+  EXPECT_NEAR(t.kv_budget.value(), 0.9 * free_after_load, 1.0);
+  EXPECT_NEAR(t.runtime_reserve.value(), 0.1 * free_after_load, 1.0);
+  EXPECT_GT(t.kv_budget.value(), v.kv_budget.value() + 4.0 * kGiB);
+}
+
 TEST(MemoryPlan, KvBytesAndWeightsPerDevice) {
   DeploymentOptions o;
   o.tp = 4;

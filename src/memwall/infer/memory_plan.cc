@@ -26,9 +26,17 @@ MemoryPlan base_plan(const Deployment& d, int64_t step_tokens, int64_t logit_row
                      ": memory capacity is unknown in the catalog; add it with --catalog FILE");
   MemoryPlan p;
   p.capacity = device_capacity(d.gpu);
-  p.runtime_reserve = p.capacity * (1.0 - d.memory_utilization);
   p.weights = weight_bytes_per_device(d);
   p.activations = activation_bytes_per_device(d, step_tokens, logit_rows);
+  // vLLM and SGLang cap weights + activations + KV at the fraction of the total; TensorRT-LLM
+  // gives the KV cache that fraction of what is still free after weights and activations
+  // ("free_gpu_memory_fraction ... 90% of free GPU memory for KV cache", TensorRT-LLM docs, "How
+  // to Change KV Cache Behavior").
+  const bool of_free = d.engine_profile && d.engine_profile->limits.memory_fraction_of_free;
+  const Bytes free_after_load = p.capacity - p.weights - p.activations;
+  p.runtime_reserve = of_free && free_after_load.value() > 0
+                          ? free_after_load * (1.0 - d.memory_utilization)
+                          : p.capacity * (1.0 - d.memory_utilization);
   p.kv_bytes_per_token = kv_bytes_per_token_per_device(d);
   p.kv_budget = kv_budget(p);
   if (p.kv_budget.value() <= 0)

@@ -49,6 +49,12 @@ struct EngineLimits {
   // out); true, blocks for prompt + output reserved at admission, never preempted (TensorRT-LLM
   // GUARANTEED_NO_EVICT). Engine file: "kv_admission": "prompt" | "reserve_output".
   bool reserve_output_kv = false;
+  // What the memory fraction (vLLM gpu_memory_utilization, SGLang mem_fraction_static,
+  // TensorRT-LLM free_gpu_memory_fraction) is a fraction of: false, the device's total (weights,
+  // activations and KV cache together stay under it); true, the memory still free once weights
+  // and activations are in place, all of it for the KV cache (TensorRT-LLM). Engine file:
+  // "memory_fraction_of": "total" | "free".
+  bool memory_fraction_of_free = false;
 };
 
 // The overheads of one serving engine (software stack), one version of it. A kernel gap is paid

@@ -2,6 +2,7 @@
 #include <gtest/gtest.h>
 
 #include "memwall/catalog/catalog.h"
+#include "memwall/core/error.h"
 #include "memwall/perf/efficiency.h"
 #include "memwall/perf/roofline.h"
 
@@ -151,6 +152,31 @@ TEST(EfficiencyPrior, CommunicationPriorDeratesUnmeasuredLinks) {
   // A calibration file makes every family "calibrated" (the user measured it).
   const Efficiency file = apply_calibration(e, Json::parse(R"({"gemm_peak_fraction": 0.7})"), "cal.json");
   EXPECT_TRUE(efficiency_for(file, make("huawei-ascend-910b", "Huawei", "Da Vinci"), Precision::bf16).calibrated);
+}
+
+TEST(EngineProfiles, MemoryFractionOfFreeOrTotal) {
+  // TensorRT-LLM's free_gpu_memory_fraction is a share of the memory left after loading; vLLM's
+  // gpu_memory_utilization a share of the total.
+  const Efficiency& e = default_efficiency();
+  EXPECT_TRUE(e.engine("trtllm").limits.memory_fraction_of_free);
+  EXPECT_TRUE(e.engine("tensorrt-llm-0.6").limits.memory_fraction_of_free);
+  EXPECT_FALSE(e.engine("vllm").limits.memory_fraction_of_free);
+  EXPECT_FALSE(e.engine("sglang").limits.memory_fraction_of_free);
+  auto doc = [](const Json& fraction_of) {
+    return Json{{"engine",
+                 {{"id", "x"},
+                  {"versions", Json::array({{{"version", "1"},
+                                              {"limits", {{"memory_fraction_of", fraction_of}}}}})}}}};
+  };
+  EXPECT_TRUE(read_engine_profiles(doc("free"), "t").front().limits.memory_fraction_of_free);
+  EXPECT_FALSE(read_engine_profiles(doc("total"), "t").front().limits.memory_fraction_of_free);
+  try {
+    read_engine_profiles(doc("half"), "t");
+    FAIL() << "an unknown value must be rejected";
+  } catch (const InputError& err) {
+    EXPECT_NE(std::string(err.what()).find("memory_fraction_of"), std::string::npos) << err.what();
+    EXPECT_NE(std::string(err.what()).find("total or free"), std::string::npos) << err.what();
+  }
 }
 
 }  // namespace

@@ -68,20 +68,27 @@ EngineLimits read_limits(const Json& l, const std::string& field) {
       throw InputError(field + ".kv_admission", a, "prompt or reserve_output");
     x.reserve_output_kv = a == "reserve_output";
   }
+  if (auto it = l.find("memory_fraction_of"); it != l.end()) {
+    const std::string a = it->is_string() ? it->get<std::string>() : it->dump();
+    if (a != "total" && a != "free")
+      throw InputError(field + ".memory_fraction_of", a, "total or free");
+    x.memory_fraction_of_free = a == "free";
+  }
   for (const auto& [k, v] : l.items()) {
     static const char* known[] = {"max_num_seqs",         "max_num_batched_tokens",
                                   "chunked_prefill",      "small_device_gib",
                                   "small_max_num_seqs",   "small_max_num_batched_tokens",
                                   "cuda_graph_max_batch", "cuda_graph_batches",
                                   "small_archs",          "kv_admission",
-                                  "note"};
+                                  "memory_fraction_of",   "note"};
     // A named copy: clang 14 cannot capture a structured binding in a lambda (C++20 P1091).
     const std::string& key = k;
     if (std::none_of(std::begin(known), std::end(known), [&](const char* n) { return key == n; }))
       throw InputError(field + "." + k, v.dump(),
                        "one of max_num_seqs, max_num_batched_tokens, chunked_prefill, "
                        "small_device_gib, small_max_num_seqs, small_max_num_batched_tokens, "
-                       "cuda_graph_max_batch, cuda_graph_batches, small_archs, kv_admission, note");
+                       "cuda_graph_max_batch, cuda_graph_batches, small_archs, kv_admission, "
+                       "memory_fraction_of, note");
   }
   return x;
 }
@@ -220,7 +227,8 @@ Json to_json(const EngineProfile& p) {
                 {"small_max_num_batched_tokens", p.limits.small_max_num_batched_tokens},
                 {"cuda_graph_max_batch", p.limits.cuda_graph_max_batch},
                 {"cuda_graph_batches", graphs},
-                {"kv_admission", p.limits.reserve_output_kv ? "reserve_output" : "prompt"}}},
+                {"kv_admission", p.limits.reserve_output_kv ? "reserve_output" : "prompt"},
+                {"memory_fraction_of", p.limits.memory_fraction_of_free ? "free" : "total"}}},
               {"evidence", p.evidence},
               {"sources", sources}};
 }

@@ -49,7 +49,7 @@ std::string engine_of(const std::string& framework) {
   if (has(f, "llama.cpp") || has(f, "llama-bench")) return "llama.cpp";
   if (has(f, "sglang")) return with("sglang", version("sglang"));
   if (has(f, "vllm")) return with("vllm", version("vllm"));
-  if (has(f, "lmdeploy")) return "lmdeploy";
+  if (has(f, "lmdeploy")) return with("lmdeploy", version("lmdeploy"));
   if (has(f, "mindie")) return "mindie";
   if (has(f, "text-generation-inference") || has(f, "tgi")) return "tgi";
   return "default";
@@ -67,11 +67,16 @@ CaseResult predict_inference_case(const Json& c, const Catalog& catalog) {
     infer::DeploymentOptions o;
     o.gpu = hardware_id(str_field(hw, "gpu"), catalog, note);
     o.model = model_id(str_field(model, "name"), catalog, note);
-    const CasePrecision prec = case_precision(str_field(cfg, "precision"), note);
+    const std::string kv_stated = str_field(cfg, "kv_precision");
+    // The precision's own assumption about the KV cache is noted only when the case is silent.
+    std::string precision_note;
+    const CasePrecision prec = case_precision(str_field(cfg, "precision"), precision_note);
     o.weight_precision = prec.weight;
     o.kv_precision = prec.kv;
-    if (const auto kv = str_field(cfg, "kv_precision"); !kv.empty())
-      o.kv_precision = parse_precision_or_throw(kv, "config.kv_precision");
+    if (!kv_stated.empty())
+      o.kv_precision = parse_precision_or_throw(kv_stated, "config.kv_precision");
+    else
+      note += precision_note;
     o.weight_group_size = prec.group;
     o.engine = engine_of(str_field(cfg, "framework"));
     if (const auto e = str_field(cfg, "engine"); !e.empty()) o.engine = e;
