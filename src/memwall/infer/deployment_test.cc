@@ -101,6 +101,14 @@ TEST(MemoryPlan, TensorRtLlmGivesTheKvCacheItsFractionOfTheFreeMemory) {
   EXPECT_NEAR(t.kv_budget.value(), 0.9 * free_after_load, 1.0);
   EXPECT_NEAR(t.runtime_reserve.value(), 0.1 * free_after_load, 1.0);
   EXPECT_GT(t.kv_budget.value(), v.kv_budget.value() + 4.0 * kGiB);
+  // 70B BF16 on one H100 (~131 GiB of weights): TensorRT-LLM's bound is the whole device.
+  o.tp = 1;
+  try {
+    plan_engine_memory(make(llama31_70b(), h100_sxm(), o));
+    FAIL() << "70B BF16 weights do not fit one H100";
+  } catch (const InfeasibleError& err) {
+    EXPECT_NE(std::string(err.what()).find("(100% of 80.00 GiB)"), std::string::npos) << err.what();
+  }
 }
 
 TEST(MemoryPlan, KvBytesAndWeightsPerDevice) {

@@ -31,12 +31,12 @@ MemoryPlan base_plan(const Deployment& d, int64_t step_tokens, int64_t logit_row
   // vLLM and SGLang cap weights + activations + KV at the fraction of the total; TensorRT-LLM
   // gives the KV cache that fraction of what is still free after weights and activations
   // ("free_gpu_memory_fraction ... 90% of free GPU memory for KV cache", TensorRT-LLM docs, "How
-  // to Change KV Cache Behavior").
+  // to Change KV Cache Behavior"); such an engine may use the whole device.
   const bool of_free = d.engine_profile && d.engine_profile->limits.memory_fraction_of_free;
   const Bytes free_after_load = p.capacity - p.weights - p.activations;
-  p.runtime_reserve = of_free && free_after_load.value() > 0
-                          ? free_after_load * (1.0 - d.memory_utilization)
-                          : p.capacity * (1.0 - d.memory_utilization);
+  p.runtime_reserve = !of_free ? p.capacity * (1.0 - d.memory_utilization)
+                      : free_after_load.value() > 0 ? free_after_load * (1.0 - d.memory_utilization)
+                                                    : Bytes(0);
   p.kv_bytes_per_token = kv_bytes_per_token_per_device(d);
   p.kv_budget = kv_budget(p);
   if (p.kv_budget.value() <= 0)
@@ -45,7 +45,8 @@ MemoryPlan base_plan(const Deployment& d, int64_t step_tokens, int64_t logit_row
         "exceed the usable {:.2f} GiB ({:.0f}% of {:.2f} GiB) by {:.2f} GiB",
         d.model.id, d.gpu.id, d.devices_per_replica(), d.tp, d.pp, p.weights.value() / kGiB,
         p.activations.value() / kGiB, (p.capacity - p.runtime_reserve).value() / kGiB,
-        d.memory_utilization * 100, p.capacity.value() / kGiB, -p.kv_budget.value() / kGiB));
+        (p.capacity - p.runtime_reserve).value() / p.capacity.value() * 100,
+        p.capacity.value() / kGiB, -p.kv_budget.value() / kGiB));
   p.kv_capacity_tokens =
       static_cast<int64_t>(std::floor(p.kv_budget.value() / p.kv_bytes_per_token.value()));
   return p;

@@ -37,6 +37,17 @@ std::string text(const Json& o, const std::string& key, const std::string& field
   return it->get<std::string>();
 }
 
+// A key with one of two words: false for `no`, true for `yes`, `fallback` when absent.
+bool either(const Json& o, const std::string& key, const std::string& field, const char* no,
+            const char* yes, bool fallback) {
+  auto it = o.find(key);
+  if (it == o.end()) return fallback;
+  const std::string a = it->is_string() ? it->get<std::string>() : it->dump();
+  if (a != no && a != yes)
+    throw InputError(field + "." + key, a, fmt::format("{} or {}", no, yes));
+  return a == yes;
+}
+
 EngineLimits read_limits(const Json& l, const std::string& field) {
   if (!l.is_object()) throw InputError(field, l.dump(), "an object");
   EngineLimits x;
@@ -62,18 +73,10 @@ EngineLimits read_limits(const Json& l, const std::string& field) {
     }
     std::sort(x.cuda_graph_batches.begin(), x.cuda_graph_batches.end());
   }
-  if (auto it = l.find("kv_admission"); it != l.end()) {
-    const std::string a = it->is_string() ? it->get<std::string>() : it->dump();
-    if (a != "prompt" && a != "reserve_output")
-      throw InputError(field + ".kv_admission", a, "prompt or reserve_output");
-    x.reserve_output_kv = a == "reserve_output";
-  }
-  if (auto it = l.find("memory_fraction_of"); it != l.end()) {
-    const std::string a = it->is_string() ? it->get<std::string>() : it->dump();
-    if (a != "total" && a != "free")
-      throw InputError(field + ".memory_fraction_of", a, "total or free");
-    x.memory_fraction_of_free = a == "free";
-  }
+  x.reserve_output_kv =
+      either(l, "kv_admission", field, "prompt", "reserve_output", x.reserve_output_kv);
+  x.memory_fraction_of_free =
+      either(l, "memory_fraction_of", field, "total", "free", x.memory_fraction_of_free);
   for (const auto& [k, v] : l.items()) {
     static const char* known[] = {"max_num_seqs",         "max_num_batched_tokens",
                                   "chunked_prefill",      "small_device_gib",
