@@ -134,6 +134,11 @@ struct Efficiency {
   FractionTable memory_bandwidth_fraction;
   // Sustained / dense peak of the best-shaped large GEMM (MAMF finder) per architecture.
   FractionTable gemm_peak_fraction;
+  // Share of the best-shape (burst) matmul rate a device keeps under sustained full-chip load:
+  // the board power limit pulls the SM clock below the one the short benchmarks ran at. Applies
+  // to the compute-bound kernels (GEMMs, prefill attention) of `infer`, `simulate` and `train`,
+  // not to the MAMF microbenchmarks, which measure the burst. 1: not power-limited (no evidence).
+  FractionTable sustained_compute_fraction;
   // FlashAttention-style prefill kernels: fraction of the dense peak on long sequences.
   double attention_compute_fraction = 0.60;
   // Decode attention (paged KV gather): fraction of the sustained streaming bandwidth.

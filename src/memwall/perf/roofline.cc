@@ -41,8 +41,10 @@ Ceilings resolve_ceilings(const Accelerator& a, Precision p, const Efficiency& e
   Ceilings c;
   c.matmul_peak = *peak;
   const EfficiencyPrior prior = efficiency_for(e, a, p);
-  c.gemm_peak_fraction = prior.gemm_peak_fraction;
-  c.attention_compute_fraction = prior.attention_compute_fraction;
+  // Sustained load, not a burst: the power-limited clock scales every compute-bound kernel.
+  c.sustained_compute_fraction = e.sustained_compute_fraction.lookup(a, p);
+  c.gemm_peak_fraction = prior.gemm_peak_fraction * c.sustained_compute_fraction;
+  c.attention_compute_fraction = prior.attention_compute_fraction * c.sustained_compute_fraction;
   c.memory_peak = *a.memory_bandwidth;
   c.memory_sustained = c.memory_peak * prior.memory_bandwidth_fraction;
   c.calibrated = prior.calibrated;

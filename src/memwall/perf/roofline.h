@@ -55,8 +55,9 @@ struct OpTime {
 // an op is a few arithmetic operations.
 struct Ceilings {
   FlopsPerSecond matmul_peak;        // datasheet dense peak of the matmul precision
-  double gemm_peak_fraction = 1;     // best-shape sustained / peak (MAMF)
-  double attention_compute_fraction = 1;
+  double gemm_peak_fraction = 1;     // best-shape / peak (MAMF) x sustained_compute_fraction
+  double attention_compute_fraction = 1;  // x sustained_compute_fraction too
+  double sustained_compute_fraction = 1;  // power-limited clock under sustained load (included)
   BytesPerSecond memory_peak;        // datasheet
   BytesPerSecond memory_sustained;   // x STREAM fraction
   double attention_bandwidth_fraction = 1;

@@ -8,7 +8,8 @@ DeviceRates device_rates(const perf::Ceilings& c, double kernel_overhead_s,
                          double gemm_in_situ_fraction) {
   DeviceRates r;
   r.matmul_peak = c.matmul_peak.value();
-  r.gemm_fraction = c.gemm_peak_fraction * gemm_in_situ_fraction;
+  r.gemm_fraction = c.gemm_peak_fraction * gemm_in_situ_fraction;  // sustained fraction included
+  r.sustained_compute_fraction = c.sustained_compute_fraction;
   r.memory_bandwidth = c.memory_sustained.value();
   r.compute_units = c.compute_units;
   r.kernel_overhead_s = kernel_overhead_s;

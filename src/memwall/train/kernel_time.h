@@ -11,7 +11,8 @@ namespace memwall::train {
 // Achievable rates of one device for one matmul precision, resolved once per setup.
 struct DeviceRates {
   double matmul_peak = 0;       // FLOP/s, dense peak of the matmul precision
-  double gemm_fraction = 0;     // best-shape GEMM / peak (MAMF)
+  double gemm_fraction = 0;     // best-shape GEMM / peak (MAMF) x sustained x in situ
+  double sustained_compute_fraction = 1;  // power-limited clock under sustained load (perf/)
   double memory_bandwidth = 0;  // B/s sustained (STREAM)
   int compute_units = 0;        // SMs/CUs for wave quantisation (0: unknown)
   double kernel_overhead_s = 0; // per launched kernel

@@ -177,7 +177,8 @@ LayerCost layer_cost(const TrainSetup& setup, const TrainConfig& c, const Device
       // Fused causal attention: only the unmasked half of the s x s tiles is computed (Dao 2023).
       const double fwd_flops = 4.0 * b * seq_local * double(c.seq) * (s.q_width / t) * 0.5;
       const double flops = bwd ? 2.5 * fwd_flops : fwd_flops;  // backward: 5 matmuls vs 2
-      const double frac = bwd ? flash_bwd : flash_fwd;
+      // The FlashAttention fractions are short-benchmark figures: the sustained clock scales them.
+      const double frac = (bwd ? flash_bwd : flash_fwd) * half.sustained_compute_fraction;
       attn.compute_s = flops / (half.matmul_peak * frac) + r.kernel_overhead_s;
       attn.flops = flops;
     } else {
