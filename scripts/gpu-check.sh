@@ -3,7 +3,7 @@
 # (MEMWALL_CUDA=1) into build-gpu/, runs `memwall probe` (with `memwall monitor` recording the GPU
 # meanwhile, and `memwall monitor --once --json` after, when this build has them), and leaves
 # everything in "$OUT". Meant to finish in under 8 minutes: its steps time out after 60 (deps),
-# 240 (build), 120 + 30 (probe) and 20 s (monitor).
+# 240 (build), 150 + 30 (probe, of which 20 s of sustained GEMM) and 20 s (monitor).
 # Usage: OUT=/path/to/results scripts/gpu-check.sh   (optional: GPU_ID=<catalog id> to name the GPU)
 set -uo pipefail
 : "${OUT:?set OUT to the directory for the results}"
@@ -54,7 +54,7 @@ if "$build/memwall" monitor --help 2>/dev/null | grep -q -- "--record"; then
 fi
 
 echo "== memwall probe ${gpu_args[*]}"
-timeout 120 "$build/memwall" probe "${gpu_args[@]}" --out "$OUT/profile.json" --json \
+timeout 150 "$build/memwall" probe "${gpu_args[@]}" --out "$OUT/profile.json" --json \
   > "$OUT/probe.json" 2> "$OUT/probe.stderr"
 echo "probe --json exit status: $?" | tee "$OUT/probe.status"
 timeout 30 "$build/memwall" probe --quick "${gpu_args[@]}" > "$OUT/probe-quick.txt" 2>&1

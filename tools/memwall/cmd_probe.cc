@@ -33,6 +33,7 @@ struct ProbeOptions {
   std::string out;
   std::string gpu;
   std::optional<double> cpu_peak_bandwidth_gb_s, cpu_peak_gflops;
+  double sustained_seconds = 20;
 };
 
 constexpr const char* kDescription =
@@ -43,7 +44,10 @@ constexpr const char* kDescription =
     "bf16 when the library has it) FLOP/s = 2mnk / best time, and a GEMV->GEMM sweep (one weight\n"
     "matrix times n = 1, 2, 4 ... 512 columns) with arithmetic intensity = FLOPs / compulsory bytes\n"
     "and the ridge point = compute roof / bandwidth roof. GPU (CUDA builds, where a GPU is): device\n"
-    "copy, pinned host<->device and peer bandwidth, cuBLAS/cuBLASLt GEMMs per precision.\n"
+    "copy, pinned host<->device and peer bandwidth, cuBLAS/cuBLASLt GEMMs per precision (best of\n"
+    "10 calls: a burst), and a 16-bit GEMM back to back for --sustained-seconds, whose rate over\n"
+    "the run's second half / the burst's is the device's sustained_compute_fraction (the power\n"
+    "limit's clock drop under a long load).\n"
     "Predicted = memwall's roofline with datasheet peaks and the default efficiencies.\n"
     "Exit: 0 ok, 2 bad input, 3 --device gpu where no GPU can be measured.";
 
@@ -120,8 +124,12 @@ void print_gpu(const probe::GpuReport& g) {
     for (const auto& t : d.transfers)
       fmt::print("    {:<28} {:>14}\n", t.what, gb_s(BytesPerSecond(t.bytes_per_s())));
     for (const auto& x : d.gemms)
-      fmt::print("    {:<9} GEMM {}x{}x{} ({:<8}) {:>18}\n", x.precision, x.m, x.n, x.k,
-                 x.library, fmt::format("{:.1f} TFLOP/s", x.flops_per_s() / 1e12));
+      fmt::print("    {:<9} GEMM {}x{}x{} ({:<8}) {:>18}{}\n", x.precision, x.m, x.n, x.k,
+                 x.library, fmt::format("{:.1f} TFLOP/s", x.flops_per_s() / 1e12),
+                 x.sustained_seconds > 0
+                     ? fmt::format("  sustained: mean of the last half of {:.0f} s",
+                                   x.sustained_seconds)
+                     : "");
     for (const auto& n : d.notes) fmt::print("    note: {}\n", n);
   }
   for (const auto& t : g.peers)
@@ -175,7 +183,9 @@ int run_probe(const ProbeOptions& o, const GlobalOptions& g) {
   if (o.device != "host") {
     probe::GpuProbeOptions go;
     go.quick = o.quick;
+    go.sustained_seconds = o.sustained_seconds;
     if (o.quick) {
+      go.sustained_seconds = 0;
       go.buffer_bytes = 256e6;
       go.gemm_size = 4096;
       go.repetitions = 3;
@@ -252,6 +262,11 @@ void register_probe(CLI::App& app, GlobalOptions& g, Runner& run) {
   sub->add_option("--out", o->out, "Write the calibration profile (JSON) to FILE");
   sub->add_option("--gpu", o->gpu,
                   "Catalog id of the GPU being measured (its datasheet peaks give the fractions)");
+  sub->add_option("--sustained-seconds", o->sustained_seconds,
+                  "GPU: seconds of back-to-back 16-bit GEMM for the sustained rate (0: skip; "
+                  "--quick skips it)")
+      ->capture_default_str()
+      ->check(CLI::Range(0.0, 3600.0));
   sub->add_option("--cpu-peak-bandwidth", o->cpu_peak_bandwidth_gb_s,
                   "Datasheet memory bandwidth of this host, GB/s (e.g. channels x MT/s x 8 B)");
   sub->add_option("--cpu-peak-flops", o->cpu_peak_gflops,

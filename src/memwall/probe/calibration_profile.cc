@@ -144,10 +144,16 @@ std::vector<Comparison> compare_gpu(const GpuReport& gpu, const Accelerator& spe
                           Precision::bf16, e, c.note);
     rows.push_back(c);
   }
+  // A burst is predicted at the best-shape rate alone; a sustained run at the sustained clock too.
+  perf::Efficiency burst = e;
+  burst.sustained_compute_fraction = perf::FractionTable{1.0, {}, "burst"};
   for (const auto& g : d.gemms) {
     Comparison c;
     c.device = spec.id;
-    c.what = fmt::format("{} GEMM {}x{}x{} ({})", g.precision, g.m, g.n, g.k, g.library);
+    c.what = g.sustained_seconds > 0
+                 ? fmt::format("{} GEMM {}x{}x{} ({}, sustained {:.0f} s)", g.precision, g.m, g.n,
+                               g.k, g.library, g.sustained_seconds)
+                 : fmt::format("{} GEMM {}x{}x{} ({})", g.precision, g.m, g.n, g.k, g.library);
     c.flops = Flops(g.flops);
     c.measured = Seconds(g.best_seconds);
     const auto p = parse_precision(g.precision);
@@ -161,7 +167,8 @@ std::vector<Comparison> compare_gpu(const GpuReport& gpu, const Accelerator& spe
                kd = static_cast<double>(g.k);
     const Bytes read(in * (md * kd + kd * nd)), written(gpu_output_bytes(*p) * md * nd);
     c.bytes = read + written;
-    c.predicted = predict(gemm_op(g.m, g.n, g.k, c.flops, read, written), spec, *p, e, c.note);
+    c.predicted = predict(gemm_op(g.m, g.n, g.k, c.flops, read, written), spec, *p,
+                          g.sustained_seconds > 0 ? e : burst, c.note);
     rows.push_back(c);
   }
   return rows;
@@ -195,7 +202,7 @@ CalibrationProfile calibration_profile(const HostReport* host, const HostPeaks& 
                                        const GpuReport* gpu, const Accelerator* gpu_spec,
                                        const Json& measurements) {
   CalibrationProfile p;
-  Json bandwidth = Json::object(), gemm = Json::object();
+  Json bandwidth = Json::object(), gemm = Json::object(), sustained = Json::object();
   auto peak_value = [](const auto& q) -> std::optional<double> {
     if (!q) return std::nullopt;
     return q->value();
@@ -223,17 +230,37 @@ CalibrationProfile calibration_profile(const HostReport* host, const HostPeaks& 
             bandwidth[gpu_spec->id] = round4(*f);
       for (const auto& g : d.gemms) {
         const auto prec = parse_precision(g.precision);
-        if (!prec) continue;
+        if (!prec || g.sustained_seconds > 0) continue;
         const std::string key = gpu_spec->arch + "/" + std::string(info(*prec).peak_key);
         if (auto f = fraction(g.flops_per_s(), peak_value(gpu_spec->peak(*prec)),
                               gpu_spec->id + " " + g.precision + " GEMM", src, p.notes))
           if (!gemm.contains(key) || gemm[key].get<double>() < *f) gemm[key] = round4(*f);
+      }
+      // Sustained / best burst of the same precision: what the power limit leaves of the burst
+      // rate under a long load (perf's sustained_compute_fraction, keyed by the device id).
+      for (const auto& s : d.gemms) {
+        if (s.sustained_seconds <= 0 || s.flops_per_s() <= 0) continue;
+        double best = 0;
+        for (const auto& g : d.gemms)
+          if (g.sustained_seconds <= 0 && g.precision == s.precision)
+            best = std::max(best, g.flops_per_s());
+        if (best <= 0) {
+          p.notes.push_back(gpu_spec->id + " sustained " + s.precision +
+                            " GEMM: no burst of the same precision to compare with");
+          continue;
+        }
+        const double f = std::min(1.0, s.flops_per_s() / best);
+        if (s.flops_per_s() > best)
+          p.notes.push_back(fmt::format("{} sustained {} GEMM ran {:.3g} x the burst: written as 1",
+                                        gpu_spec->id, s.precision, s.flops_per_s() / best));
+        sustained[gpu_spec->id] = round4(std::max(f, 1e-3));
       }
     }
   }
   p.document = Json::object();
   if (!bandwidth.empty()) p.document["memory_bandwidth_fraction"] = bandwidth;
   if (!gemm.empty()) p.document["gemm_peak_fraction"] = gemm;
+  if (!sustained.empty()) p.document["sustained_compute_fraction"] = sustained;
   p.document["probe"] = measurements;
   return p;
 }

@@ -52,7 +52,8 @@ std::vector<Comparison> compare_gpu(const GpuReport& gpu, const Accelerator& spe
 
 // A document perf::apply_calibration accepts: memory_bandwidth_fraction and gemm_peak_fraction
 // (measured / datasheet peak), keyed "cpu" for the host and, for GPU device 0, by the catalog id
-// (bandwidth) and "<arch>/<precision>" (GEMM); plus "probe", the measurements behind them
+// (bandwidth) and "<arch>/<precision>" (GEMM, the best burst), sustained_compute_fraction by the
+// catalog id (a sustained GEMM's rate / the burst's of its precision); plus "probe", the measurements behind them
 // (ignored when applied). A fraction is left out, and a note says why, when the peak is unknown
 // or the measurement exceeds it (a wrong peak: fractions must lie in (0, 1]).
 struct CalibrationProfile {

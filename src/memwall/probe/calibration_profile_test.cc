@@ -89,8 +89,11 @@ TEST(CalibrationProfile, GpuFractionsAreKeyedByIdAndArchitecturePrecision) {
   EXPECT_NEAR(e.memory_bandwidth_fraction.lookup(h200, Precision::bf16), bw_fraction, 1e-4);
   EXPECT_NEAR(e.gemm_peak_fraction.lookup(h200, Precision::bf16), gemm_fraction, 1e-4);
 
-  // memwall's prediction for the same GEMM uses the datasheet peak and the default efficiency.
+  // memwall's prediction for the same GEMM uses the datasheet peak and the default efficiency of a
+  // burst: the best-shape fraction without the sustained clock's.
   const auto rows = compare_gpu(gpu, h200, perf::default_efficiency());
+  perf::Efficiency burst = perf::default_efficiency();
+  burst.sustained_compute_fraction = perf::FractionTable{1.0, {}, "burst"};
   ASSERT_EQ(rows.size(), 2u);
   ASSERT_TRUE(rows[1].predicted.has_value());
   EXPECT_EQ(rows[1].bytes.value(), 2.0 * (2 * 8192.0 * 8192) + 2.0 * 8192 * 8192);
@@ -104,9 +107,48 @@ TEST(CalibrationProfile, GpuFractionsAreKeyedByIdAndArchitecturePrecision) {
         op.gemm = {8192, 8192, 8192, 1};
         return op;
       }(),
-      h200, Precision::bf16, perf::default_efficiency());
+      h200, Precision::bf16, burst);
   EXPECT_DOUBLE_EQ(rows[1].predicted->value(), expected.time.value());
   EXPECT_DOUBLE_EQ(*rows[1].error(), expected.time.value() / (flops / 700e12) - 1);
+}
+
+TEST(CalibrationProfile, SustainedGemmGivesTheDevicesSustainedComputeFraction) {
+  const Accelerator& h200 = Catalog::builtin().accelerator("h200");
+  GpuReport gpu;
+  gpu.built = gpu.ran = true;
+  GpuDevice d;
+  const double flops = 2.0 * 8192 * 8192 * 8192;
+  d.gemms.push_back({"bf16", "cublas", 8192, 8192, 8192, flops, flops / 760e12});  // burst
+  GpuGemm s{"bf16", "cublas", 8192, 8192, 8192, flops, flops / 608e12};             // 20 s
+  s.sustained_seconds = 20;
+  d.gemms.push_back(s);
+  gpu.devices.push_back(d);
+  const CalibrationProfile p = calibration_profile(nullptr, {}, &gpu, &h200, Json::object());
+  // The burst sets the best-shape fraction; the sustained run only its own ratio, 608 / 760.
+  EXPECT_NEAR(p.document["gemm_peak_fraction"][h200.arch + "/bf16"].get<double>(),
+              760e12 / h200.peak(Precision::bf16)->value(), 1e-4);
+  EXPECT_NEAR(p.document["sustained_compute_fraction"][h200.id].get<double>(), 0.8, 1e-4);
+  // Applied, the device's sustained ceiling is the measured sustained rate.
+  const perf::Efficiency e =
+      perf::apply_calibration(perf::default_efficiency(), p.document, "profile");
+  const perf::Ceilings c = perf::resolve_ceilings(h200, Precision::bf16, e);
+  EXPECT_NEAR(c.matmul_peak.value() * c.gemm_peak_fraction, 608e12, 608e12 * 2e-4);  // 4 digits
+  // compare_gpu predicts the sustained row at the default sustained clock, the burst without it.
+  const auto rows = compare_gpu(gpu, h200, perf::default_efficiency());
+  ASSERT_EQ(rows.size(), 2u);
+  EXPECT_NE(rows[1].what.find("sustained 20 s"), std::string::npos) << rows[1].what;
+  EXPECT_NEAR(rows[1].predicted->value() / rows[0].predicted->value(),
+              1.0 / perf::default_efficiency().sustained_compute_fraction.lookup(
+                        h200, Precision::bf16),
+              1e-3);
+
+  // A sustained run with no burst of its precision writes nothing and says why.
+  GpuReport only = gpu;
+  only.devices[0].gemms.erase(only.devices[0].gemms.begin());
+  const CalibrationProfile q = calibration_profile(nullptr, {}, &only, &h200, Json::object());
+  EXPECT_FALSE(q.document.contains("sustained_compute_fraction"));
+  ASSERT_FALSE(q.notes.empty());
+  EXPECT_NE(q.notes.back().find("no burst"), std::string::npos) << q.notes.back();
 }
 
 TEST(CalibrationProfile, HostComparisonsUseTheRooflineOfTheMeasuredCeilings) {

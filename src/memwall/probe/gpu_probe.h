@@ -22,7 +22,11 @@ struct GpuGemm {
   std::string library;     // "cublas" or "cublaslt"
   long long m = 0, n = 0, k = 0;
   double flops = 0;        // 2 m n k
+  // A burst: the best of a few timed calls. Sustained (sustained_seconds > 0): the same GEMM back to
+  // back for that long, best_seconds then being the mean time per call over the run's second half,
+  // when the board's power limit has settled the clock (what a long prefill or training step sees).
   double best_seconds = 0;
+  double sustained_seconds = 0;
   double flops_per_s() const { return best_seconds > 0 ? flops / best_seconds : 0; }
 };
 
@@ -51,6 +55,8 @@ struct GpuProbeOptions {
   double buffer_bytes = 1 << 30;  // device copy buffer; transfers use a quarter of it
   long long gemm_size = 8192;     // square GEMM m = n = k
   int repetitions = 10;
+  // Back-to-back 16-bit GEMM for this long to measure the sustained rate (0: skip).
+  double sustained_seconds = 20;
 };
 
 GpuReport run_gpu_probe(const GpuProbeOptions& o);

@@ -101,6 +101,7 @@ Json to_json(const GpuReport& g) {
                        {"k", x.k},
                        {"flops", x.flops},
                        {"best_s", x.best_seconds},
+                       {"sustained_s", x.sustained_seconds},
                        {"flops_per_s", x.flops_per_s()}});
     devices.push_back({{"index", d.index},
                        {"name", d.name},
