@@ -420,6 +420,8 @@ Efficiency apply_calibration(const Efficiency& base, const Json& doc, const std:
               it->fp8_gemm_rate_scale = number_in_range(x, f, 0.01, 2.0);
             else if (k == "memory_stream_fraction")
               it->memory_stream_fraction = number_in_range(x, f, 0.05, 1.0);
+            else if (k == "compute_in_situ_fraction")
+              it->compute_in_situ_fraction = number_in_range(x, f, 0.05, 1.0);
             else if (k == "fp8_library_gemm_stream_fraction")
               it->fp8_library_gemm_stream_fraction = number_in_range(x, f, 0.05, 1.0);
             else if (k == "fp8_skinny_gemm_max_tokens" && x.is_number_integer())
@@ -442,6 +444,7 @@ Efficiency apply_calibration(const Efficiency& base, const Json& doc, const std:
                                "moe_layer_overhead_us (numbers), "
                                "fp8_skinny_gemm_max_tokens (a whole number), "
                                "fp8_gemm_rate_scale, memory_stream_fraction, "
+                               "compute_in_situ_fraction, "
                                "fp8_library_gemm_stream_fraction, "
                                "fused_elementwise or gqa_shared_kv_loads (true/false)");
           }

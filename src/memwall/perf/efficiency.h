@@ -97,6 +97,11 @@ struct EngineProfile {
   // decode's thin GEMMs (cuBLAS/CUTLASS through PyTorch) and paged attention. 1: STREAM-level,
   // as TensorRT-LLM's TensorRT engines reach in their published tables.
   double memory_stream_fraction = 1.0;
+  // Share of the sustained GEMM and prefill-attention rate this stack's compute-bound kernels reach
+  // inside a whole iteration: cuBLAS/FlashAttention launched from a PyTorch runtime between
+  // separate element-wise kernels (cold L2, clock dips), as the training estimator's
+  // gemm_in_situ_fraction; 1: TensorRT engines (fused, tuned per shape), as their tables show.
+  double compute_in_situ_fraction = 1.0;
   // FP8 linear layers of iterations with more tokens than this leave the engine's hand-written
   // skinny (split-K GEMV) kernel for the vendor GEMM library, whose small-M tiles stream the
   // weights at `fp8_library_gemm_stream_fraction` of what the skinny kernel reaches; -1: one

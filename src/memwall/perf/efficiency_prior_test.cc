@@ -5,6 +5,7 @@
 #include "memwall/core/error.h"
 #include "memwall/perf/efficiency.h"
 #include "memwall/perf/roofline.h"
+#include "memwall/train/parameters.h"
 
 namespace memwall::perf {
 namespace {
@@ -59,6 +60,30 @@ TEST(EfficiencyPrior, PyTorchRuntimeEnginesStreamBelowStream) {
   EXPECT_NEAR(v.memory_sustained / t.memory_sustained, 0.85, 1e-12);
 }
 
+// PyTorch-runtime engines run their compute-bound kernels at the training estimator's in-situ
+// share of the sustained GEMM rate (the same value, not a refit); TensorRT engines and the generic
+// default (which train also resolves its ceilings with) at the full rate. Memory is untouched.
+TEST(EfficiencyPrior, PyTorchRuntimeEnginesComputeAtTheTrainingInSituFraction) {
+  const Efficiency& e = default_efficiency();
+  const double in_situ = train::TrainParameters{}.gemm_in_situ_fraction;
+  for (const char* name : {"vllm", "sglang", "trtllm", "tgi", "vllm@0.6"})
+    EXPECT_DOUBLE_EQ(e.engine(name).compute_in_situ_fraction, in_situ) << name;
+  EXPECT_DOUBLE_EQ(e.engine("vllm", "rocm").compute_in_situ_fraction, in_situ);
+  EXPECT_DOUBLE_EQ(e.engine("trtllm@0.7").compute_in_situ_fraction, 1.0);
+  EXPECT_DOUBLE_EQ(e.engine("trtllm@0.6").compute_in_situ_fraction, 1.0);
+  EXPECT_DOUBLE_EQ(e.engine("default").compute_in_situ_fraction, 1.0);
+  const Accelerator a100 = Catalog::builtin().accelerator("a100");
+  const Ceilings v = resolve_ceilings(a100, Precision::bf16, e, "vllm");
+  const Ceilings t = resolve_ceilings(a100, Precision::bf16, e, "trtllm@0.7");
+  EXPECT_NEAR(v.gemm_peak_fraction / t.gemm_peak_fraction, in_situ, 1e-12);
+  EXPECT_NEAR(v.attention_compute_fraction / t.attention_compute_fraction, in_situ, 1e-12);
+  // A calibration file overrides it per engine.
+  const Efficiency f = apply_calibration(
+      e, Json::parse(R"({"engines": {"vllm": {"compute_in_situ_fraction": 1.0}}})"), "cal.json");
+  EXPECT_DOUBLE_EQ(resolve_ceilings(a100, Precision::bf16, f, "vllm").gemm_peak_fraction,
+                   t.gemm_peak_fraction);
+}
+
 // vLLM's ROCm FP8 rate scale was measured on CDNA 3 (MI300X/MI325X) and applies there only.
 TEST(EfficiencyPrior, Fp8RateScaleStaysOnItsArchitecture) {
   const Efficiency& e = default_efficiency();
@@ -66,11 +91,13 @@ TEST(EfficiencyPrior, Fp8RateScaleStaysOnItsArchitecture) {
   const Accelerator& mi300x = cat.accelerator("amd-mi300x");
   const Accelerator& mi355x = cat.accelerator("amd-mi355x");
   const double scale = e.engine("vllm", "rocm").fp8_gemm_rate_scale;
+  const double in_situ = e.engine("vllm", "rocm").compute_in_situ_fraction;
   ASSERT_LT(scale, 1.0);
   EXPECT_DOUBLE_EQ(resolve_ceilings(mi300x, Precision::fp8_e4m3, e, "vllm").gemm_peak_fraction,
-                   efficiency_for(e, mi300x, Precision::fp8_e4m3).gemm_peak_fraction * scale);
+                   efficiency_for(e, mi300x, Precision::fp8_e4m3).gemm_peak_fraction * scale *
+                       in_situ);
   EXPECT_DOUBLE_EQ(resolve_ceilings(mi355x, Precision::fp8_e4m3, e, "vllm").gemm_peak_fraction,
-                   efficiency_for(e, mi355x, Precision::fp8_e4m3).gemm_peak_fraction);
+                   efficiency_for(e, mi355x, Precision::fp8_e4m3).gemm_peak_fraction * in_situ);
 }
 
 // vLLM 0.10's ROCm FP8 linear layers run the skinny split-K kernel for one-token iterations only;

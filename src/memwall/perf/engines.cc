@@ -158,6 +158,7 @@ std::vector<EngineProfile> read_engine_profiles(const Json& doc, const std::stri
     archs("fp8_gemm_rate_scale_archs", p.fp8_gemm_rate_scale_archs);
     archs("mixed_step_gqa_unshared_archs", p.mixed_step_gqa_unshared_archs);
     p.memory_stream_fraction = number(v, "memory_stream_fraction", f, 0.05, 1.0, 1.0);
+    p.compute_in_situ_fraction = number(v, "compute_in_situ_fraction", f, 0.05, 1.0, 1.0);
     if (const double t = number(v, "fp8_skinny_gemm_max_tokens", f, -1, 1 << 20, -1);
         t == std::floor(t))
       p.fp8_skinny_gemm_max_tokens = static_cast<int>(t);
@@ -215,6 +216,7 @@ Json to_json(const EngineProfile& p) {
               {"fp8_gemm_rate_scale_archs", p.fp8_gemm_rate_scale_archs},
               {"mixed_step_gqa_unshared_archs", p.mixed_step_gqa_unshared_archs},
               {"memory_stream_fraction", p.memory_stream_fraction},
+              {"compute_in_situ_fraction", p.compute_in_situ_fraction},
               {"fp8_skinny_gemm_max_tokens", p.fp8_skinny_gemm_max_tokens},
               {"fp8_library_gemm_stream_fraction", p.fp8_library_gemm_stream_fraction},
               {"fp8_activation_quant_kernel", p.fp8_activation_quant_kernel},

@@ -65,6 +65,9 @@ Ceilings resolve_ceilings(const Accelerator& a, Precision p, const Efficiency& e
   }
   // The engine's own kernels stream at a share of what STREAM reaches on the device.
   c.memory_sustained = c.memory_sustained * eng.memory_stream_fraction;
+  // ... and its compute-bound kernels at a share of the sustained GEMM / attention rate.
+  c.gemm_peak_fraction *= eng.compute_in_situ_fraction;
+  c.attention_compute_fraction *= eng.compute_in_situ_fraction;
   c.kernel_overhead = eng.kernel_overhead;
   c.step_overhead = eng.step_overhead;
   c.fused_elementwise = eng.fused_elementwise;
