@@ -60,19 +60,21 @@ TEST(EfficiencyPrior, PyTorchRuntimeEnginesStreamBelowStream) {
   EXPECT_NEAR(v.memory_sustained / t.memory_sustained, 0.85, 1e-12);
 }
 
-// PyTorch-runtime engines run their compute-bound kernels at the training estimator's in-situ
-// share of the sustained GEMM rate (the same value, not a refit); TensorRT engines and the generic
-// default (which train also resolves its ceilings with) at the full rate. Memory is untouched.
+// PyTorch-runtime engines, and the generic default modelled on them, run their compute-bound
+// kernels at the training estimator's in-situ share of the sustained GEMM rate (the same value,
+// not a refit); TensorRT engines at the full rate. Memory is untouched. The device's own ceilings,
+// which `train` times with its own in-situ fraction, carry no engine's share.
 TEST(EfficiencyPrior, PyTorchRuntimeEnginesComputeAtTheTrainingInSituFraction) {
   const Efficiency& e = default_efficiency();
   const double in_situ = train::TrainParameters{}.gemm_in_situ_fraction;
-  for (const char* name : {"vllm", "sglang", "trtllm", "tgi", "vllm@0.6"})
+  for (const char* name : {"vllm", "sglang", "trtllm", "tgi", "vllm@0.6", "default"})
     EXPECT_DOUBLE_EQ(e.engine(name).compute_in_situ_fraction, in_situ) << name;
   EXPECT_DOUBLE_EQ(e.engine("vllm", "rocm").compute_in_situ_fraction, in_situ);
   EXPECT_DOUBLE_EQ(e.engine("trtllm@0.7").compute_in_situ_fraction, 1.0);
   EXPECT_DOUBLE_EQ(e.engine("trtllm@0.6").compute_in_situ_fraction, 1.0);
-  EXPECT_DOUBLE_EQ(e.engine("default").compute_in_situ_fraction, 1.0);
   const Accelerator a100 = Catalog::builtin().accelerator("a100");
+  EXPECT_DOUBLE_EQ(resolve_device_ceilings(a100, Precision::bf16, e).gemm_peak_fraction,
+                   efficiency_for(e, a100, Precision::bf16).gemm_peak_fraction);
   const Ceilings v = resolve_ceilings(a100, Precision::bf16, e, "vllm");
   const Ceilings t = resolve_ceilings(a100, Precision::bf16, e, "trtllm@0.7");
   EXPECT_NEAR(v.gemm_peak_fraction / t.gemm_peak_fraction, in_situ, 1e-12);

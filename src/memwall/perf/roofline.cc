@@ -20,8 +20,7 @@ std::string_view to_string(OpKind k) {
   return "?";
 }
 
-Ceilings resolve_ceilings(const Accelerator& a, Precision p, const Efficiency& e,
-                          std::string_view engine) {
+Ceilings resolve_device_ceilings(const Accelerator& a, Precision p, const Efficiency& e) {
   if (!a.supports(p))
     throw InfeasibleError(a.id + " has no " + std::string(to_string(p)) +
                           " matmul path (unsupported precisions: " +
@@ -51,6 +50,13 @@ Ceilings resolve_ceilings(const Accelerator& a, Precision p, const Efficiency& e
   c.efficiency_source = prior.source;
   c.attention_bandwidth_fraction = e.attention_bandwidth_fraction;
   c.compute_units = a.compute_units.value_or(0);
+  c.efficiency = &e;
+  return c;
+}
+
+Ceilings resolve_ceilings(const Accelerator& a, Precision p, const Efficiency& e,
+                          std::string_view engine) {
+  Ceilings c = resolve_device_ceilings(a, p, e);
   const EngineProfile& eng = e.engine(engine, engine_platform(a));
   const std::string arch = to_lower(a.arch);
   auto arch_in = [&arch](const std::vector<std::string>& archs) {

@@ -78,8 +78,13 @@ struct Ceilings {
   std::string efficiency_source;
 };
 
-// InputError when the device's bandwidth or the precision's peak is unknown, InfeasibleError when
-// the device has no path for the precision.
+// The device's own ceilings (datasheet x STREAM, MAMF and sustained-clock fractions), with no
+// serving engine's rates, overheads or dispatch rules: what the training estimator times with its
+// own kernel overhead and in-situ GEMM fraction. InputError when the device's bandwidth or the
+// precision's peak is unknown, InfeasibleError when the device has no path for the precision.
+Ceilings resolve_device_ceilings(const Accelerator& a, Precision matmul_precision,
+                                 const Efficiency& e);
+// The device's ceilings as one serving engine (profile name, version, platform) reaches them.
 Ceilings resolve_ceilings(const Accelerator& a, Precision matmul_precision, const Efficiency& e,
                           std::string_view engine = "default");
 

@@ -69,13 +69,14 @@ TEST(Roofline, MemoryAndComputeBoundOps) {
   EXPECT_NEAR(t.memory_time.value(), (8192.0 * 8192 * 2 + 4 * 8192) / (3350e9 * 0.875), 1e-12);
   EXPECT_NEAR(t.time.value(), t.memory_time.value() + 4e-6, 1e-9);
   // Large GEMM: compute-bound at 989.4 TFLOP/s x 0.82 (MAMF burst) x 0.88 (sustained clock at
-  // the 700 W limit) x shape.
+  // the 700 W limit) x the default engine's in-situ share x shape.
   OpCost big{OpKind::gemm, Flops(2.0 * 8192 * 8192 * 8192), Bytes(3.0 * 8192 * 8192 * 2), Bytes(0),
              {8192, 8192, 8192, 1}, 1, Seconds(0), Seconds(0)};
   t = time_op(big, c);
   EXPECT_TRUE(t.compute_bound);
   const double shape = gemm_shape_efficiency(8192, 8192, 8192, 1, 132, e);
-  EXPECT_NEAR(t.compute_time.value(), 2.0 * 8192 * 8192 * 8192 / (989.4e12 * 0.82 * 0.88 * shape), 1e-12);
+  EXPECT_NEAR(t.compute_time.value(), 2.0 * 8192 * 8192 * 8192 / (989.4e12 * 0.82 * 0.88 * e.engine("default").compute_in_situ_fraction * shape),
+              1e-12);
   // Blend: at the ridge point (c == m) an exponent p gives 2^(1/p) x the max.
   Efficiency e3 = default_efficiency();
   e3.overlap_exponent = 3;
@@ -98,7 +99,7 @@ TEST(Roofline, SustainedClockScalesComputeNotBandwidthAndOnlyWhereMeasured) {
   // evidence (H100 PCIe) and the microbenchmark path (gemm_efficiency: a burst) keep 1.
   const Efficiency& e = default_efficiency();
   const auto h100 = testing::h100_sxm();
-  const Ceilings c = resolve_ceilings(h100, Precision::bf16, e);
+  const Ceilings c = resolve_device_ceilings(h100, Precision::bf16, e);
   EXPECT_DOUBLE_EQ(c.sustained_compute_fraction, 0.88);
   EXPECT_DOUBLE_EQ(c.gemm_peak_fraction, 0.82 * 0.88);
   EXPECT_DOUBLE_EQ(c.attention_compute_fraction, e.attention_compute_fraction * 0.88);
@@ -108,11 +109,12 @@ TEST(Roofline, SustainedClockScalesComputeNotBandwidthAndOnlyWhereMeasured) {
   auto pcie = h100;
   pcie.id = "nvidia-h100-pcie";
   pcie.aliases.clear();
-  EXPECT_DOUBLE_EQ(resolve_ceilings(pcie, Precision::bf16, e).sustained_compute_fraction, 1.0);
+  EXPECT_DOUBLE_EQ(resolve_device_ceilings(pcie, Precision::bf16, e).sustained_compute_fraction,
+                   1.0);
   // A calibration file sets it (a device that a probe measured at its sustained clock).
   const Efficiency f = apply_calibration(
       e, Json::parse(R"({"sustained_compute_fraction": {"nvidia-h100-sxm": 1.0}})"), "cal.json");
-  EXPECT_DOUBLE_EQ(resolve_ceilings(h100, Precision::bf16, f).gemm_peak_fraction, 0.82);
+  EXPECT_DOUBLE_EQ(resolve_device_ceilings(h100, Precision::bf16, f).gemm_peak_fraction, 0.82);
   EXPECT_THROW(apply_calibration(e, Json::parse(R"({"sustained_compute_fraction": 1.5})"), "c"),
                InputError);
 }

@@ -73,7 +73,9 @@ TEST(PlannerPhysics, LongContextHighConcurrencyMovesToLargeFastMemory) {
   ASSERT_FALSE(large.plans.empty());
   const Accelerator& a = *small.plans.front().shape.accelerator;
   const Accelerator& b = *large.plans.front().shape.accelerator;
-  EXPECT_GT(b.memory->value(), a.memory->value());
+  // Never less capacity, strictly more bandwidth: the 80 GB A100 of the small load gives way to an
+  // H100 or H200 (which of the two wins is a few % of cost per token, not physics).
+  EXPECT_GE(b.memory->value(), a.memory->value());
   EXPECT_GT(b.memory_bandwidth->value(), a.memory_bandwidth->value());
   EXPECT_GE(b.memory->value(), 80e9);             // HBM data-centre parts, not 24-48 GB cards
   EXPECT_GE(b.memory_bandwidth->value(), 3e12);

@@ -128,10 +128,10 @@ TEST(CalibrationProfile, SustainedGemmGivesTheDevicesSustainedComputeFraction) {
   EXPECT_NEAR(p.document["gemm_peak_fraction"][h200.arch + "/bf16"].get<double>(),
               760e12 / h200.peak(Precision::bf16)->value(), 1e-4);
   EXPECT_NEAR(p.document["sustained_compute_fraction"][h200.id].get<double>(), 0.8, 1e-4);
-  // Applied, the device's sustained ceiling is the measured sustained rate.
+  // Applied, the device's sustained ceiling (before any engine's share) is the measured rate.
   const perf::Efficiency e =
       perf::apply_calibration(perf::default_efficiency(), p.document, "profile");
-  const perf::Ceilings c = perf::resolve_ceilings(h200, Precision::bf16, e);
+  const perf::Ceilings c = perf::resolve_device_ceilings(h200, Precision::bf16, e);
   EXPECT_NEAR(c.matmul_peak.value() * c.gemm_peak_fraction, 608e12, 608e12 * 2e-4);  // 4 digits
   // compare_gpu predicts the sustained row at the default sustained clock, the burst without it.
   const auto rows = compare_gpu(gpu, h200, perf::default_efficiency());

@@ -117,7 +117,7 @@ TrainSetup make_setup(ModelSpec model, Accelerator gpu, Node node, std::optional
   s.node = perf::with_communication_prior(std::move(s.node), s.gpu, *s.efficiency);
   auto resolve = [&](Precision p) -> std::optional<perf::Ceilings> {
     if (!s.gpu.supports(p) || !s.gpu.peak(p)) return std::nullopt;
-    return perf::resolve_ceilings(s.gpu, p, *s.efficiency);
+    return perf::resolve_device_ceilings(s.gpu, p, *s.efficiency);  // no serving engine
   };
   s.bf16 = resolve(Precision::bf16);
   s.fp16 = resolve(Precision::fp16);
