@@ -18,6 +18,9 @@ ReplicaModelFactory estimator_factory(std::optional<Fabric> fabric) {
     o.ep = s.ep;
     o.weight_precision = s.weights;
     o.kv_precision = s.kv;
+    // Timed with the engine the plan names (its kernel and host overheads, streaming and compute
+    // shares, limits), not a generic one.
+    if (!s.engine.empty()) o.engine = s.engine;
     const std::optional<Node> node = s.node ? std::optional<Node>(*s.node) : std::nullopt;
     auto d = std::make_shared<const infer::Deployment>(
         infer::make_deployment(model, *s.accelerator, node, fabric, o));

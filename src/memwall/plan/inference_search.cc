@@ -452,6 +452,7 @@ InferenceSearchResult search_inference(const ModelSpec& model, const InferenceWo
                 reject(fit.why);
                 continue;
               }
+              shape.engine = fit.engine;
               ReplicaModel rm;
               try {
                 rm = factory(model, shape);

@@ -4,10 +4,13 @@
 // makes the answer cheaper.
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <string>
 #include <vector>
 
 #include "memwall/catalog/catalog.h"
+#include "memwall/infer/deployment.h"
+#include "memwall/infer/step.h"
 #include "memwall/plan/estimator.h"
 #include "memwall/plan/inference_search.h"
 
@@ -112,6 +115,36 @@ TEST(PlannerPhysics, TighterTtftRaisesCostMonotonically) {
     previous = *r.plans.front().objective;
   }
   EXPECT_GE(plans, 4);
+}
+
+// A plan is timed with the engine it names, not a generic one: the planner's step for the shape
+// of its best plan is the step `infer --engine <that engine>` times for the same deployment.
+TEST(PlannerPhysics, PlansAreTimedWithTheEngineTheyName) {
+  Planner s;
+  const auto r = s.run("llama-3.1-8b", load(8, "1024", "256", 10, 0.1), s.space({"h100"}));
+  ASSERT_FALSE(r.plans.empty());
+  ReplicaShape shape = r.plans.front().shape;
+  EXPECT_EQ(shape.engine, r.plans.front().software.engine);
+  ASSERT_EQ(shape.engine, "vllm");
+  const ModelSpec& model = s.catalog.model("llama-3.1-8b");
+  infer::DeploymentOptions o;
+  o.tp = shape.tp;
+  o.pp = shape.pp;
+  o.ep = shape.ep;
+  o.weight_precision = shape.weights;
+  o.kv_precision = shape.kv;
+  o.engine = "vllm";
+  const infer::Deployment vllm = infer::make_deployment(
+      model, *shape.accelerator, shape.node ? std::optional<Node>(*shape.node) : std::nullopt,
+      s.fabric, o);
+  infer::StepBatch decode;
+  decode.decode_sequences = 8;
+  decode.decode_context_tokens = 8 * 1024;
+  const ReplicaModel named = estimator_factory(s.fabric)(model, shape);
+  EXPECT_DOUBLE_EQ(named.step(decode).value(), infer::step_time(vllm, decode).value());
+  shape.engine.clear();  // the generic default profile times it differently
+  const ReplicaModel generic = estimator_factory(s.fabric)(model, shape);
+  EXPECT_GT(std::abs(named.step(decode).value() / generic.step(decode).value() - 1), 0.02);
 }
 
 }  // namespace

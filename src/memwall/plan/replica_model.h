@@ -22,6 +22,9 @@ struct ReplicaShape {
   int tp = 1, pp = 1, ep = 1;
   Precision weights = Precision::bf16;
   Precision kv = Precision::bf16;
+  // The serving engine that runs it (data/engines profile id, from the support matrix); empty:
+  // the generic default profile.
+  std::string engine;
   int devices() const { return tp * pp; }
   std::string describe() const;  // "4x nvidia-h100-sxm (hgx-h100) TP4 PP1, w bf16 / kv fp8"
 };
