@@ -16,6 +16,7 @@
 #include "memwall/infer/continuous.h"
 #include "memwall/infer/estimate.h"
 #include "memwall/infer/intervals.h"
+#include "memwall/serve/serving.h"
 #include "memwall/validate/case.h"
 #include "memwall/validate/names.h"
 
@@ -91,6 +92,13 @@ CaseResult predict_inference_case(const Json& c, const Catalog& catalog) {
       if (!(u > 0 && u <= 1))
         throw InputError(fmt::format("config.memory_utilization: {} is not in (0, 1]", u));
       o.memory_utilization = u;
+    } else if (has(to_lower(str_field(cfg, "batching")), "continuous")) {
+      // A serving engine sized its KV cache itself: the default fraction (vLLM
+      // gpu_memory_utilization and TensorRT-LLM free_gpu_memory_fraction 0.9; SGLang's
+      // mem_fraction_static 0.81-0.88 by TP size), not the whole device.
+      o.memory_utilization = infer::kDefaultMemoryUtilization;
+      note += fmt::format("Engine memory fraction not stated: {} assumed. ",
+                          infer::kDefaultMemoryUtilization);
     }
     const infer::Deployment d = infer::make_deployment(catalog, o);
 
@@ -154,20 +162,62 @@ CaseResult predict_inference_case(const Json& c, const Catalog& catalog) {
         }
       }
       const bool total = has(unit, "total") || has(unit, "prompt + output");
+      const bool burst = prompts && *prompts > 0 &&
+                         has(to_lower(str_field(cfg, "batching")), "all requests at once");
+      const bool limits_stated = cfg.contains("max_num_seqs") || cfg.contains("max_num_batched_tokens") ||
+                                 cfg.contains("chunked_prefill");
+      // The engine's steady state (an endless queue) ...
+      double requests_per_s = ce.requests_per_s, input_per_request = double(*input),
+             output_per_request = double(*output);
+      if (burst && !limits_stated) {
+        // ... or, for a benchmark that sends its N requests at once and waits for the last, that
+        // run itself: the serving simulator with the engine's limits, every request at t = 0, to
+        // the last completion (the waves a short run makes and its drain, which the steady state
+        // leaves out). Lengths: fixed, or drawn uniformly from 1 to 2 x mean - 1 where the case's
+        // benchmark draws them so (config.length_distribution "uniform": SGLang's random dataset
+        // with range ratio 0).
+        serve::ServingOptions so;
+        so.deployment = o;
+        so.engine_limits = true;
+        so.workload.requests = *prompts;
+        so.workload.arrival.kind = serve::ArrivalKind::closed_loop;
+        so.workload.arrival.concurrency = static_cast<int>(std::min<int64_t>(*prompts, 1 << 30));
+        const bool uniform = to_lower(str_field(cfg, "length_distribution")) == "uniform";
+        auto lengths = [uniform](int64_t mean) {
+          const int m = static_cast<int>(mean);
+          return uniform && m > 1 ? serve::LengthDistribution::uniform(1, 2 * m - 1)
+                                  : serve::LengthDistribution::fixed(m);
+        };
+        so.workload.lengths.name = uniform ? "uniform" : "fixed";
+        so.workload.lengths.input = lengths(*input);
+        so.workload.lengths.output = lengths(*output);
+        so.max_len = uniform ? 2 * (*input + *output) : *input + *output;
+        const serve::ServingRun run = serve::simulate_serving(catalog, so);
+        if (run.result.completed < *prompts || run.result.duration_s <= 0)
+          throw InfeasibleError(fmt::format("the simulated run completed {} of {} requests",
+                                            run.result.completed, *prompts));
+        requests_per_s = run.result.requests_per_s;
+        input_per_request = run.result.mean_input_tokens;
+        output_per_request = double(run.result.generated_tokens) / double(run.result.completed);
+        note += fmt::format("The {} requests sent at once are simulated to the last completion "
+                            "({}lengths, engine limits): {:.3g} requests/s against the steady "
+                            "state's {:.3g}. ",
+                            *prompts, uniform ? "uniform " : "fixed ", requests_per_s,
+                            ce.requests_per_s);
+      }
       // An online benchmark that sends its N requests at once: the server's front end takes them
       // in before the engine sees them (EngineProfile::frontend_per_request c), so the run lasts
       // N c + N / r at the engine's rate r, i.e. the rate is r / (1 + c r).
       double rate_scale = 1.0;
       const Seconds frontend = d.engine_profile ? d.engine_profile->frontend_per_request : Seconds(0);
-      if (prompts && *prompts > 0 && frontend.value() > 0 &&
-          has(to_lower(str_field(cfg, "batching")), "all requests at once")) {
-        rate_scale = 1.0 / (1.0 + frontend.value() * ce.requests_per_s);
+      if (burst && frontend.value() > 0) {
+        rate_scale = 1.0 / (1.0 + frontend.value() * requests_per_s);
         note += fmt::format("The server's front end takes in the {} requests sent at once at {:.1f} ms "
                             "each before the engine sees them ({}). ",
                             *prompts, frontend.value() * 1e3, d.engine_profile->display);
       }
-      double v = rate_scale * (total ? ce.requests_per_s * double(*input + *output)
-                                     : ce.throughput_tokens_per_s);
+      double v = rate_scale * requests_per_s *
+                 (total ? input_per_request + output_per_request : output_per_request);
       if (has(unit, "per gpu")) v /= d.devices();
       r.predicted = v;
     } else if (has(metric, "latency") && !has(metric, "first")) {

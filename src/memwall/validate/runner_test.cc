@@ -10,6 +10,7 @@
 #include "memwall/core/test_paths.h"
 #include "memwall/infer/continuous.h"
 #include "memwall/infer/estimate.h"
+#include "memwall/serve/serving.h"
 
 namespace memwall::validate {
 namespace {
@@ -111,7 +112,8 @@ TEST(Runner, StaticPromptPlusOutputThroughputIsWholeBatchTokensOverEndToEndTime)
 }
 
 // A continuous case's stated engine memory fraction bounds its KV cache: a smaller fraction leaves
-// fewer sequences in flight, so a KV-bound steady state (32B BF16 on one H100) gets slower.
+// fewer sequences in flight, so a KV-bound steady state (32B BF16 on one H100) gets slower. Unstated,
+// the engines' default fraction (0.9) applies, not the whole device.
 TEST(Runner, ContinuousCaseMemoryUtilizationBoundsTheKvCache) {
   Json c = Json::parse(R"json({"id": "t", "kind": "inference", "source": "test",
     "hardware": {"gpu": "NVIDIA H100 80GB", "count": 1}, "model": {"name": "qwen3-32b"},
@@ -119,11 +121,15 @@ TEST(Runner, ContinuousCaseMemoryUtilizationBoundsTheKvCache) {
                "batching": "continuous", "framework": "vLLM 0.11.0"},
     "metric": "total-token throughput (prompt + output)", "value": 100,
     "unit": "prompt + output tokens/s (whole deployment, 1 GPU)"})json");
+  const CaseResult unstated = predict_case(c, Catalog::builtin());
+  c["config"]["memory_utilization"] = 1.0;
   const CaseResult all = predict_case(c, Catalog::builtin());
   c["config"]["memory_utilization"] = 0.9;
   const CaseResult ninety = predict_case(c, Catalog::builtin());
-  ASSERT_TRUE(all.predicted && ninety.predicted) << all.skipped_reason << ninety.skipped_reason;
+  ASSERT_TRUE(all.predicted && ninety.predicted && unstated.predicted)
+      << all.skipped_reason << ninety.skipped_reason << unstated.skipped_reason;
   EXPECT_LT(*ninety.predicted, *all.predicted);
+  EXPECT_DOUBLE_EQ(*unstated.predicted, *ninety.predicted);
   c["config"]["memory_utilization"] = 1.5;
   EXPECT_FALSE(predict_case(c, Catalog::builtin()).predicted);
 }
@@ -221,13 +227,14 @@ TEST(Runner, DevMicrobenchCasesAreClose) {
   EXPECT_GE(stream_and_mamf, 12);
 }
 
-// An online benchmark that sends its N chat requests at once waits for the server's front end to
-// take them in (vLLM: EngineProfile::frontend_per_request) before the engine's steady state: the
-// run lasts N x c + N / R. An offline run (no "all requests at once") is the steady state alone.
-TEST(Runner, BurstOfChatRequestsWaitsForTheFrontEnd) {
+// An online benchmark that sends its N chat requests at once is that run: the serving simulator
+// with the engine's limits, all N at t = 0, to the last completion, after the server's front end
+// has taken them in (vLLM: EngineProfile::frontend_per_request c): N x c + the simulated duration.
+// An offline run (no "all requests at once") is the engine's steady state alone.
+TEST(Runner, BurstOfChatRequestsIsSimulatedAfterTheFrontEnd) {
   Json c = Json::parse(R"json({"id": "t", "kind": "inference", "source": "test",
     "hardware": {"gpu": "NVIDIA A100 SXM 80GB", "count": 1}, "model": {"name": "qwen3-14b"},
-    "config": {"precision": "BF16", "tp": 1, "input_len": 128, "output_len": 4, "num_prompts": 1000,
+    "config": {"precision": "BF16", "tp": 1, "input_len": 2000, "output_len": 100, "num_prompts": 300,
                "memory_utilization": 0.9, "framework": "vLLM 0.11.0",
                "batching": "continuous (vllm bench serve, all requests at once, no concurrency cap)"},
     "metric": "total-token throughput (prompt + output)", "value": 100,
@@ -244,18 +251,38 @@ TEST(Runner, BurstOfChatRequestsWaitsForTheFrontEnd) {
   const infer::Deployment d = infer::make_deployment(Catalog::builtin(), o);
   ASSERT_GT(d.engine_profile->frontend_per_request.value(), 0.0);
   infer::ContinuousLimits l = infer::engine_limits(d);
-  l.max_num_seqs = std::min(l.max_num_seqs, 1000);
-  const double r = infer::continuous_max_throughput(d, 128, 4, l).requests_per_s;
-  EXPECT_NEAR(*offline.predicted, r * 132, 1e-9 * r * 132);
-  const double n = 1000, fe = d.engine_profile->frontend_per_request.value();
-  EXPECT_NEAR(*burst.predicted, n / (n * fe + n / r) * 132, 1e-9 * r * 132);
-  // TensorRT-LLM's profile states no front-end figure: the burst is its steady state.
-  c["config"]["framework"] = "TensorRT-LLM 1.2.0rc1";
-  const CaseResult trt_offline = predict_case(c, Catalog::builtin());
+  const double r = infer::continuous_max_throughput(d, 2000, 100, l).requests_per_s;
+  EXPECT_NEAR(*offline.predicted, r * 2100, 1e-9 * r * 2100);
+  // The same run through the serving simulator.
+  serve::ServingOptions so;
+  so.deployment = o;
+  so.engine_limits = true;
+  so.workload.requests = 300;
+  so.workload.arrival.kind = serve::ArrivalKind::closed_loop;
+  so.workload.arrival.concurrency = 300;
+  so.workload.lengths.input = serve::LengthDistribution::fixed(2000);
+  so.workload.lengths.output = serve::LengthDistribution::fixed(100);
+  so.max_len = 2100;
+  const serve::ServingRun run = serve::simulate_serving(Catalog::builtin(), so);
+  ASSERT_EQ(run.result.completed, 300);
+  const double fe = d.engine_profile->frontend_per_request.value();
+  EXPECT_NEAR(*burst.predicted, 300 * 2100 / (300 * fe + run.result.duration_s),
+              1e-9 * *burst.predicted);
+  // Lengths drawn uniformly up to twice the mean (SGLang's random dataset) run differently.
   c["config"]["batching"] = "continuous (vllm bench serve, all requests at once, no concurrency cap)";
+  c["config"]["length_distribution"] = "uniform";
+  const CaseResult uniform = predict_case(c, Catalog::builtin());
+  ASSERT_TRUE(uniform.predicted) << uniform.skipped_reason;
+  EXPECT_GT(std::abs(*uniform.predicted / *burst.predicted - 1), 0.01);
+  // TensorRT-LLM's profile states no front-end figure: its burst is the simulated run alone.
+  c["config"].erase("length_distribution");
+  c["config"]["framework"] = "TensorRT-LLM 1.2.0rc1";
   const CaseResult trt_burst = predict_case(c, Catalog::builtin());
-  ASSERT_TRUE(trt_burst.predicted && trt_offline.predicted);
-  EXPECT_DOUBLE_EQ(*trt_burst.predicted, *trt_offline.predicted);
+  ASSERT_TRUE(trt_burst.predicted) << trt_burst.skipped_reason;
+  o.engine = "trtllm@1.2.0rc1";
+  so.deployment = o;
+  const serve::ServingRun trt = serve::simulate_serving(Catalog::builtin(), so);
+  EXPECT_NEAR(*trt_burst.predicted, 300 * 2100 / trt.result.duration_s, 1e-9 * *trt_burst.predicted);
 }
 
 }  // namespace
