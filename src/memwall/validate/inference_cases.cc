@@ -182,7 +182,10 @@ CaseResult predict_inference_case(const Json& c, const Catalog& catalog) {
         so.workload.requests = *prompts;
         so.workload.arrival.kind = serve::ArrivalKind::closed_loop;
         so.workload.arrival.concurrency = static_cast<int>(std::min<int64_t>(*prompts, 1 << 30));
-        const bool uniform = to_lower(str_field(cfg, "length_distribution")) == "uniform";
+        const std::string dist = to_lower(str_field(cfg, "length_distribution"));
+        if (!dist.empty() && dist != "fixed" && dist != "uniform")
+          throw InputError("config.length_distribution", dist, "fixed or uniform");
+        const bool uniform = dist == "uniform";
         auto lengths = [uniform](int64_t mean) {
           const int m = static_cast<int>(mean);
           return uniform && m > 1 ? serve::LengthDistribution::uniform(1, 2 * m - 1)

@@ -274,6 +274,10 @@ TEST(Runner, BurstOfChatRequestsIsSimulatedAfterTheFrontEnd) {
   const CaseResult uniform = predict_case(c, Catalog::builtin());
   ASSERT_TRUE(uniform.predicted) << uniform.skipped_reason;
   EXPECT_GT(std::abs(*uniform.predicted / *burst.predicted - 1), 0.01);
+  c["config"]["length_distribution"] = "zipf";  // not a distribution the runner draws
+  const CaseResult bad = predict_case(c, Catalog::builtin());
+  EXPECT_FALSE(bad.predicted);
+  EXPECT_NE(bad.skipped_reason.find("length_distribution"), std::string::npos) << bad.skipped_reason;
   // TensorRT-LLM's profile states no front-end figure: its burst is the simulated run alone.
   c["config"].erase("length_distribution");
   c["config"]["framework"] = "TensorRT-LLM 1.2.0rc1";
