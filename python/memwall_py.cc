@@ -125,7 +125,8 @@ py::object infer_py(const std::string& model, const std::string& gpu, int64_t in
                     const std::optional<std::string>& kv_precision,
                     const std::optional<int>& weight_group_size, const std::string& engine,
                     const std::optional<std::string>& engine_version,
-                    double memory_utilization, const std::optional<std::string>& node,
+                    const std::optional<double>& memory_utilization,
+                    const std::optional<std::string>& node,
                     const std::optional<std::string>& fabric,
                     const std::optional<std::string>& calibration, bool explain,
                     const std::optional<Files>& catalog, const std::string& offload_strategy,
@@ -532,7 +533,7 @@ PYBIND11_MODULE(memwall, m) {
         arg("weight_precision") = none, arg("activation_precision") = none,
         arg("kv_precision") = none, arg("weight_group_size") = none,
         arg("engine") = "default", arg("engine_version") = none,
-        arg("memory_utilization") = infer::kDefaultMemoryUtilization,
+        arg("memory_utilization") = none,
         arg("node") = none, arg("fabric") = none, arg("calibration") = none,
         arg("explain") = false, arg("catalog") = none, arg("offload") = "none",
         arg("cpu") = none, arg("host_memory_gb") = none);

@@ -100,7 +100,6 @@ Deployment make_deployment(const ModelSpec& model, const Accelerator& gpu,
   d.ep = check_size(o.ep, "--ep");
   d.dp = check_size(o.dp, "--dp");
   d.engine = o.engine;
-  d.memory_utilization = require_fraction(o.memory_utilization, "memory utilization");
   const ModelSpec& m = d.model;
   if (m.layers <= 0 || m.hidden <= 0 || m.heads <= 0 || m.vocab <= 0)
     throw InputError("model " + m.id + ": layers, hidden, heads and vocab must be positive");
@@ -193,6 +192,9 @@ Deployment make_deployment(const ModelSpec& model, const Accelerator& gpu,
                                                            &perf::default_efficiency());
   const std::string engine_spec = o.engine_version ? o.engine + "@" + *o.engine_version : o.engine;
   d.engine_profile = &d.efficiency->engine(engine_spec, perf::engine_platform(gpu));
+  d.memory_utilization = o.memory_utilization
+                             ? require_fraction(*o.memory_utilization, "memory utilization")
+                             : d.engine_profile->limits.default_memory_fraction(d.tp);
   d.engine = d.engine_profile->name;
   d.ceilings = perf::resolve_ceilings(gpu, d.matmul, *d.efficiency, engine_spec);
   d.assumptions.push_back(fmt::format(

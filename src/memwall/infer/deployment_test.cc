@@ -249,5 +249,20 @@ TEST(Estimate, VllmOnAmpereReReadsKvPerQueryHeadOnlyInIterationsThatMixPromptChu
                    decode_attention_bytes(sglang_a100, batch(128, 0)));
 }
 
+// Without a stated memory fraction a deployment takes its engine's default for its TP size
+// (SGLang: 0.85 at TP 4; vLLM: 0.9); a stated one wins.
+TEST(Deployment, MemoryFractionDefaultsToTheEngines) {
+  DeploymentOptions o;
+  o.tp = 4;
+  o.engine = "sglang";
+  EXPECT_DOUBLE_EQ(make(llama31_70b(), h100_sxm(), o).memory_utilization, 0.85);
+  o.engine = "vllm";
+  EXPECT_DOUBLE_EQ(make(llama31_70b(), h100_sxm(), o).memory_utilization, 0.9);
+  o.memory_utilization = 0.7;
+  EXPECT_DOUBLE_EQ(make(llama31_70b(), h100_sxm(), o).memory_utilization, 0.7);
+  o.memory_utilization = 1.5;
+  EXPECT_THROW(make(llama31_70b(), h100_sxm(), o), InputError);
+}
+
 }  // namespace
 }  // namespace memwall::infer

@@ -55,6 +55,18 @@ struct EngineLimits {
   // and activations are in place, all of it for the KV cache (TensorRT-LLM). Engine file:
   // "memory_fraction_of": "total" | "free".
   bool memory_fraction_of_free = false;
+  // The engine's default for that fraction when the user states none: `memory_fraction`, or the
+  // entry of `memory_fraction_by_tp` with the largest tensor-parallel size at or below the
+  // deployment's (SGLang sets mem_fraction_static by TP size). Engine file: "memory_fraction": a
+  // number, or an object of TP size -> fraction.
+  double memory_fraction = 0.9;
+  std::vector<std::pair<int, double>> memory_fraction_by_tp;  // sorted by TP size
+  double default_memory_fraction(int tp) const {
+    double f = memory_fraction;
+    for (const auto& [size, fraction] : memory_fraction_by_tp)
+      if (size <= tp) f = fraction;
+    return f;
+  }
 };
 
 // The overheads of one serving engine (software stack), one version of it. A kernel gap is paid

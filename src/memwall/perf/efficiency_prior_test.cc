@@ -208,5 +208,37 @@ TEST(EngineProfiles, MemoryFractionOfFreeOrTotal) {
   }
 }
 
+// The engine's default memory fraction when none is stated: 0.9 for vLLM and TensorRT-LLM,
+// SGLang's mem_fraction_static by tensor-parallel size (server_args.py: 0.88 / 0.87 / 0.85 / 0.81 /
+// 0.79 from TP 1 / 2 / 4 / 8 / 16). A bad TP key or fraction is rejected naming the field.
+TEST(EngineProfiles, DefaultMemoryFractionByTensorParallelSize) {
+  const Efficiency& e = default_efficiency();
+  EXPECT_DOUBLE_EQ(e.engine("vllm").limits.default_memory_fraction(8), 0.9);
+  EXPECT_DOUBLE_EQ(e.engine("trtllm").limits.default_memory_fraction(1), 0.9);
+  const EngineLimits& sg = e.engine("sglang").limits;
+  EXPECT_DOUBLE_EQ(sg.default_memory_fraction(1), 0.88);
+  EXPECT_DOUBLE_EQ(sg.default_memory_fraction(2), 0.87);
+  EXPECT_DOUBLE_EQ(sg.default_memory_fraction(4), 0.85);
+  EXPECT_DOUBLE_EQ(sg.default_memory_fraction(6), 0.85);
+  EXPECT_DOUBLE_EQ(sg.default_memory_fraction(8), 0.81);
+  EXPECT_DOUBLE_EQ(sg.default_memory_fraction(32), 0.79);
+  auto doc = [](const Json& fraction) {
+    return Json{{"engine",
+                 {{"id", "x"},
+                  {"versions", Json::array({{{"version", "1"},
+                                              {"limits", {{"memory_fraction", fraction}}}}})}}}};
+  };
+  EXPECT_DOUBLE_EQ(read_engine_profiles(doc(0.8), "t").front().limits.default_memory_fraction(4), 0.8);
+  for (const Json& bad : {Json(1.5), Json(0.0), Json{{"two", 0.8}}, Json{{"0", 0.8}},
+                          Json{{"4", "most"}}}) {
+    try {
+      read_engine_profiles(doc(bad), "t");
+      ADD_FAILURE() << bad.dump() << " must be rejected";
+    } catch (const InputError& err) {
+      EXPECT_NE(std::string(err.what()).find("memory_fraction"), std::string::npos) << err.what();
+    }
+  }
+}
+
 }  // namespace
 }  // namespace memwall::perf

@@ -77,13 +77,39 @@ EngineLimits read_limits(const Json& l, const std::string& field) {
       either(l, "kv_admission", field, "prompt", "reserve_output", x.reserve_output_kv);
   x.memory_fraction_of_free =
       either(l, "memory_fraction_of", field, "total", "free", x.memory_fraction_of_free);
+  if (auto it = l.find("memory_fraction"); it != l.end()) {
+    auto fraction = [&](const Json& v, const std::string& f) {
+      if (!v.is_number() || !(v.get<double>() > 0 && v.get<double>() <= 1))
+        throw InputError(f, v.dump(), "a fraction in (0, 1]");
+      return v.get<double>();
+    };
+    if (it->is_object()) {
+      for (const auto& [size, v] : it->items()) {
+        const std::string f = field + ".memory_fraction." + size;
+        int tp = 0;
+        try {
+          size_t used = 0;
+          tp = std::stoi(size, &used);
+          if (used != size.size()) tp = 0;
+        } catch (const std::exception&) {
+          tp = 0;
+        }
+        if (tp < 1) throw InputError(f, size, "a tensor-parallel size (a positive whole number)");
+        x.memory_fraction_by_tp.emplace_back(tp, fraction(v, f));
+      }
+      std::sort(x.memory_fraction_by_tp.begin(), x.memory_fraction_by_tp.end());
+    } else {
+      x.memory_fraction = fraction(*it, field + ".memory_fraction");
+    }
+  }
   for (const auto& [k, v] : l.items()) {
     static const char* known[] = {"max_num_seqs",         "max_num_batched_tokens",
                                   "chunked_prefill",      "small_device_gib",
                                   "small_max_num_seqs",   "small_max_num_batched_tokens",
                                   "cuda_graph_max_batch", "cuda_graph_batches",
                                   "small_archs",          "kv_admission",
-                                  "memory_fraction_of",   "note"};
+                                  "memory_fraction_of",   "memory_fraction",
+                                  "note"};
     // A named copy: clang 14 cannot capture a structured binding in a lambda (C++20 P1091).
     const std::string& key = k;
     if (std::none_of(std::begin(known), std::end(known), [&](const char* n) { return key == n; }))
@@ -91,7 +117,7 @@ EngineLimits read_limits(const Json& l, const std::string& field) {
                        "one of max_num_seqs, max_num_batched_tokens, chunked_prefill, "
                        "small_device_gib, small_max_num_seqs, small_max_num_batched_tokens, "
                        "cuda_graph_max_batch, cuda_graph_batches, small_archs, kv_admission, "
-                       "memory_fraction_of, note");
+                       "memory_fraction_of, memory_fraction, note");
   }
   return x;
 }
@@ -197,6 +223,11 @@ Json to_json(const EngineProfile& p) {
   for (const auto& [k, v] : p.sources) sources[k] = v;
   Json graphs = Json::array();
   for (int b : p.limits.cuda_graph_batches) graphs.push_back(b);
+  Json memory_fraction = p.limits.memory_fraction;
+  if (!p.limits.memory_fraction_by_tp.empty()) {
+    memory_fraction = Json::object();
+    for (const auto& [tp, f] : p.limits.memory_fraction_by_tp) memory_fraction[std::to_string(tp)] = f;
+  }
   return Json{{"id", p.name},
               {"version", p.version},
               {"platform", p.platform},
@@ -233,7 +264,8 @@ Json to_json(const EngineProfile& p) {
                 {"cuda_graph_max_batch", p.limits.cuda_graph_max_batch},
                 {"cuda_graph_batches", graphs},
                 {"kv_admission", p.limits.reserve_output_kv ? "reserve_output" : "prompt"},
-                {"memory_fraction_of", p.limits.memory_fraction_of_free ? "free" : "total"}}},
+                {"memory_fraction_of", p.limits.memory_fraction_of_free ? "free" : "total"},
+                {"memory_fraction", memory_fraction}}},
               {"evidence", p.evidence},
               {"sources", sources}};
 }

@@ -16,7 +16,8 @@ ServingOptions to_options(const SimulateRequest& a) {
   o.deployment.node = a.node;
   o.deployment.tp = a.tp;
   o.deployment.pp = a.pp;
-  o.deployment.memory_utilization = require_fraction(a.memory_utilization, "memory-utilization");
+  if (a.memory_utilization)
+    o.deployment.memory_utilization = require_fraction(*a.memory_utilization, "memory-utilization");
   o.deployment.engine = a.engine;
   o.deployment.engine_version = a.engine_version;
   o.engine_limits = a.engine_limits;

@@ -48,7 +48,7 @@ struct SimulateRequest {
   std::optional<double> link_bandwidth_gbps;
   double link_latency_us = 10;
   std::optional<int64_t> kv_capacity_tokens;
-  double memory_utilization = 0.9;
+  std::optional<double> memory_utilization;  // unset: the engine's default (infer/deployment.h)
   std::string engine = "default";          // engine profile (data/engines), as `infer --engine`
   std::optional<std::string> engine_version;
   // true: the engine's limits (max sequences, max batched tokens, chunked prefill or whole

@@ -93,14 +93,15 @@ CaseResult predict_inference_case(const Json& c, const Catalog& catalog) {
         throw InputError(fmt::format("config.memory_utilization: {} is not in (0, 1]", u));
       o.memory_utilization = u;
     } else if (has(to_lower(str_field(cfg, "batching")), "continuous")) {
-      // A serving engine sized its KV cache itself: the default fraction (vLLM
+      // A serving engine sized its KV cache itself: its default fraction (vLLM
       // gpu_memory_utilization and TensorRT-LLM free_gpu_memory_fraction 0.9; SGLang's
-      // mem_fraction_static 0.81-0.88 by TP size), not the whole device.
-      o.memory_utilization = infer::kDefaultMemoryUtilization;
-      note += fmt::format("Engine memory fraction not stated: {} assumed. ",
-                          infer::kDefaultMemoryUtilization);
+      // mem_fraction_static 0.88-0.79 by TP size), not the whole device.
+      o.memory_utilization.reset();
     }
     const infer::Deployment d = infer::make_deployment(catalog, o);
+    if (!o.memory_utilization)
+      note += fmt::format("Engine memory fraction not stated: the engine's default {} assumed. ",
+                          d.memory_utilization);
 
     const std::string metric = to_lower(r.metric), unit = to_lower(r.unit);
     const int64_t batch = int_field(cfg, "batch_size").value_or(1);
