@@ -22,10 +22,6 @@
 
 namespace memwall::infer {
 
-// vLLM's default gpu_memory_utilization (vllm/engine/arg_utils.py, 0.9); TensorRT-LLM's
-// free_gpu_memory_fraction defaults to 0.9 as well.
-inline constexpr double kDefaultMemoryUtilization = 0.90;
-
 struct DeploymentOptions {
   std::string model;                  // built-in id or path to a Hugging Face config.json
   std::string gpu;                    // catalog id or alias
@@ -65,7 +61,7 @@ struct Deployment {
   Precision matmul = Precision::bf16;  // the precision GEMMs run in (tensor-core peak used)
   std::string engine = "default";  // engine id
   const perf::EngineProfile* engine_profile = nullptr;  // inside *efficiency (kept alive by it)
-  double memory_utilization = kDefaultMemoryUtilization;
+  double memory_utilization = perf::EngineLimits{}.memory_fraction;  // set by make_deployment
   std::shared_ptr<const perf::Efficiency> efficiency;
   perf::Ceilings ceilings;     // resolved from gpu x matmul x efficiency x engine
   perf::ShardPlan shard;

@@ -58,7 +58,8 @@ struct EngineLimits {
   // The engine's default for that fraction when the user states none: `memory_fraction`, or the
   // entry of `memory_fraction_by_tp` with the largest tensor-parallel size at or below the
   // deployment's (SGLang sets mem_fraction_static by TP size). Engine file: "memory_fraction": a
-  // number, or an object of TP size -> fraction.
+  // number, or an object of TP size -> fraction. 0.9: vLLM's gpu_memory_utilization
+  // (vllm/engine/arg_utils.py) and TensorRT-LLM's free_gpu_memory_fraction defaults.
   double memory_fraction = 0.9;
   std::vector<std::pair<int, double>> memory_fraction_by_tp;  // sorted by TP size
   double default_memory_fraction(int tp) const {

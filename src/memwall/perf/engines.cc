@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <charconv>
 #include <cmath>
 
 #include "memwall/core/error.h"
@@ -87,14 +88,8 @@ EngineLimits read_limits(const Json& l, const std::string& field) {
       for (const auto& [size, v] : it->items()) {
         const std::string f = field + ".memory_fraction." + size;
         int tp = 0;
-        try {
-          size_t used = 0;
-          tp = std::stoi(size, &used);
-          if (used != size.size()) tp = 0;
-        } catch (const std::exception&) {
-          tp = 0;
-        }
-        if (tp < 1) throw InputError(f, size, "a tensor-parallel size (a positive whole number)");
+        const auto [end, ec] = std::from_chars(size.data(), size.data() + size.size(), tp);
+        if (ec != std::errc() || end != size.data() + size.size() || tp < 1) throw InputError(f, size, "a tensor-parallel size (a positive whole number)");
         x.memory_fraction_by_tp.emplace_back(tp, fraction(v, f));
       }
       std::sort(x.memory_fraction_by_tp.begin(), x.memory_fraction_by_tp.end());

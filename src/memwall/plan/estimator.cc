@@ -10,17 +10,22 @@
 
 namespace memwall::plan {
 
+infer::DeploymentOptions deployment_options(const ReplicaShape& s) {
+  infer::DeploymentOptions o;
+  o.tp = s.tp;
+  o.pp = s.pp;
+  o.ep = s.ep;
+  o.weight_precision = s.weights;
+  o.kv_precision = s.kv;
+  // Timed with the engine the plan names (its kernel and host overheads, streaming and compute
+  // shares, limits), not a generic one.
+  if (!s.engine.empty()) o.engine = s.engine;
+  return o;
+}
+
 ReplicaModelFactory estimator_factory(std::optional<Fabric> fabric) {
   return [fabric](const ModelSpec& model, const ReplicaShape& s) {
-    infer::DeploymentOptions o;
-    o.tp = s.tp;
-    o.pp = s.pp;
-    o.ep = s.ep;
-    o.weight_precision = s.weights;
-    o.kv_precision = s.kv;
-    // Timed with the engine the plan names (its kernel and host overheads, streaming and compute
-    // shares, limits), not a generic one.
-    if (!s.engine.empty()) o.engine = s.engine;
+    const infer::DeploymentOptions o = deployment_options(s);
     const std::optional<Node> node = s.node ? std::optional<Node>(*s.node) : std::nullopt;
     auto d = std::make_shared<const infer::Deployment>(
         infer::make_deployment(model, *s.accelerator, node, fabric, o));

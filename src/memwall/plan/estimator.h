@@ -6,9 +6,14 @@
 #include <optional>
 
 #include "memwall/hw/fabric.h"
+#include "memwall/infer/deployment.h"
 #include "memwall/plan/replica_model.h"
 
 namespace memwall::plan {
+
+// The deployment options of one candidate shape: its parallel sizes, precisions and the engine
+// its plan names (the generic default profile when none is known).
+infer::DeploymentOptions deployment_options(const ReplicaShape& s);
 
 // `fabric` joins nodes when a replica spans more than one (pipeline stages across nodes).
 ReplicaModelFactory estimator_factory(std::optional<Fabric> fabric);

@@ -127,13 +127,8 @@ TEST(PlannerPhysics, PlansAreTimedWithTheEngineTheyName) {
   EXPECT_EQ(shape.engine, r.plans.front().software.engine);
   ASSERT_EQ(shape.engine, "vllm");
   const ModelSpec& model = s.catalog.model("llama-3.1-8b");
-  infer::DeploymentOptions o;
-  o.tp = shape.tp;
-  o.pp = shape.pp;
-  o.ep = shape.ep;
-  o.weight_precision = shape.weights;
-  o.kv_precision = shape.kv;
-  o.engine = "vllm";
+  const infer::DeploymentOptions o = deployment_options(shape);
+  ASSERT_EQ(o.engine, "vllm");
   const infer::Deployment vllm = infer::make_deployment(
       model, *shape.accelerator, shape.node ? std::optional<Node>(*shape.node) : std::nullopt,
       s.fabric, o);
