@@ -33,7 +33,7 @@ struct ProbeOptions {
   std::string out;
   std::string gpu;
   std::optional<double> cpu_peak_bandwidth_gb_s, cpu_peak_gflops;
-  double sustained_seconds = 20;
+  double sustained_seconds = probe::GpuProbeOptions{}.sustained_seconds;
 };
 
 constexpr const char* kDescription =
