@@ -123,6 +123,7 @@ py::object infer_py(const std::string& model, const std::string& gpu, int64_t in
                     const std::optional<std::string>& weight_precision,
                     const std::optional<std::string>& activation_precision,
                     const std::optional<std::string>& kv_precision,
+                    const std::optional<std::string>& fp8_recipe,
                     const std::optional<int>& weight_group_size, const std::string& engine,
                     const std::optional<std::string>& engine_version,
                     const std::optional<double>& memory_utilization,
@@ -142,6 +143,7 @@ py::object infer_py(const std::string& model, const std::string& gpu, int64_t in
   r.deployment.weight_precision = precision(weight_precision, "weight_precision");
   r.deployment.activation_precision = precision(activation_precision, "activation_precision");
   r.deployment.kv_precision = precision(kv_precision, "kv_precision");
+  if (fp8_recipe) r.deployment.fp8_recipe = parse_fp8_recipe(*fp8_recipe, "fp8_recipe");
   r.deployment.weight_group_size = weight_group_size;
   r.deployment.engine = engine;
   r.deployment.engine_version = engine_version;
@@ -415,7 +417,8 @@ const std::map<std::string, SimulateSetter>& simulate_fields() {
       MEMWALL_FIELD(decode_replicas), MEMWALL_FIELD(link_bandwidth_gbps),
       MEMWALL_FIELD(link_latency_us), MEMWALL_FIELD(kv_capacity_tokens),
       MEMWALL_FIELD(memory_utilization), MEMWALL_FIELD(weight_precision),
-      MEMWALL_FIELD(kv_precision),   MEMWALL_FIELD(sla),
+      MEMWALL_FIELD(kv_precision),   MEMWALL_FIELD(fp8_recipe),
+      MEMWALL_FIELD(sla),
       MEMWALL_FIELD(engine),         MEMWALL_FIELD(engine_version),
       MEMWALL_FIELD(engine_limits),  MEMWALL_FIELD(host_kv_cache_gib),
       MEMWALL_FIELD(prefix_hit_rate), MEMWALL_FIELD(prefix_pool),
@@ -531,7 +534,7 @@ PYBIND11_MODULE(memwall, m) {
         arg("model"), arg("gpu"), py::kw_only(), arg("input"), arg("output"), arg("batch") = 1,
         arg("tp") = 1, arg("pp") = 1, arg("ep") = 1, arg("dp") = 1,
         arg("weight_precision") = none, arg("activation_precision") = none,
-        arg("kv_precision") = none, arg("weight_group_size") = none,
+        arg("kv_precision") = none, arg("fp8_recipe") = none, arg("weight_group_size") = none,
         arg("engine") = "default", arg("engine_version") = none,
         arg("memory_utilization") = none,
         arg("node") = none, arg("fabric") = none, arg("calibration") = none,

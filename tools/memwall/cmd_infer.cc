@@ -24,7 +24,8 @@ struct InferOptions {
   infer::DeploymentOptions d;
   std::string batch = "1";
   int64_t input = 0, output = 0;
-  std::string weight_precision, activation_precision, kv_precision, node, fabric, calibration;
+  std::string weight_precision, activation_precision, kv_precision, fp8_recipe, node, fabric,
+      calibration;
   int weight_group_size = 0;
   std::string engine_version;
   bool explain = false;
@@ -159,6 +160,7 @@ int run_infer(InferOptions o, const GlobalOptions& g) {
         parse_precision_or_throw(o.activation_precision, "--activation-precision");
   if (!o.kv_precision.empty())
     o.d.kv_precision = parse_precision_or_throw(o.kv_precision, "--kv-precision");
+  if (!o.fp8_recipe.empty()) o.d.fp8_recipe = parse_fp8_recipe(o.fp8_recipe, "--fp8-recipe");
   if (!o.node.empty()) o.d.node = o.node;
   if (!o.fabric.empty()) o.d.fabric = o.fabric;
   if (!o.calibration.empty()) o.d.calibration_file = o.calibration;
@@ -236,6 +238,10 @@ void register_infer(CLI::App& app, GlobalOptions& g, Runner& run) {
   sub->add_option("--activation-precision", o->activation_precision,
                   "Precision GEMMs run in (default: the weights', bf16 for weight-only formats)");
   sub->add_option("--kv-precision", o->kv_precision, "KV-cache precision (default: activations')");
+  sub->add_option("--fp8-recipe", o->fp8_recipe,
+                  "Scaling of fp8 weights/activations: tensorwise (per tensor or channel), blockwise "
+                  "(128 x 128 weight blocks, 1 x 128 activation groups: DeepSeek-V3, Qwen3-FP8), "
+                  "mxfp8 (default: the model's FP8 checkpoint, else tensorwise)");
   sub->add_option("--weight-group-size", o->weight_group_size,
                   "Elements per scale of int4/fp4 weights (default 128 / 16; GGUF Q4_0: 32)");
   sub->add_option("--engine", o->d.engine,

@@ -440,7 +440,7 @@ int run_plan_train(const PlanTrainOptions& o, const GlobalOptions& g) {
                        c.pp, c.vpp > 1 ? fmt::format(" vpp{}", c.vpp) : "", c.cp, c.data_parallel(),
                        c.ep > 1 ? fmt::format(" EP{}", c.ep) : "", c.micro_batch, c.global_batch,
                        to_string(c.precision),
-                       fp8 ? fmt::format(" ({})", train::to_string(c.fp8_recipe)) : std::string(),
+                       fp8 ? fmt::format(" ({})", to_string(c.fp8_recipe)) : std::string(),
                        train::to_string(c.recompute), c.zero, train::to_string(c.schedule));
   };
   if (g.json) {
@@ -455,7 +455,7 @@ int run_plan_train(const PlanTrainOptions& o, const GlobalOptions& g) {
                        {"recompute", std::string(train::to_string(c.recompute))}, {"zero", c.zero},
                        {"sequence_parallel", c.sequence_parallel},
                        {"schedule", std::string(train::to_string(c.schedule))},
-                       {"fp8_recipe", std::string(train::to_string(c.fp8_recipe))}, {"mfu", p.mfu},
+                       {"fp8_recipe", std::string(to_string(c.fp8_recipe))}, {"mfu", p.mfu},
                        {"tokens_per_s", p.tokens_per_s}, {"days", p.days}, {"gpu_hours", p.gpu_hours},
                        {"energy_kwh", p.energy_kwh ? Json(*p.energy_kwh) : Json(nullptr)},
                        {"cost_usd", p.cost_usd ? Json(*p.cost_usd) : Json(nullptr)},

@@ -21,7 +21,7 @@ namespace {
 struct SimulateArgs {
   std::string model, gpu, node, router = "rr", arrival = "poisson", trace, dataset = "sharegpt";
   std::string input, output, scheduler = "continuous", kv = "paged", preempt = "recompute", sla;
-  std::string timeseries, weight_precision, kv_precision, cpu;
+  std::string timeseries, weight_precision, kv_precision, fp8_recipe, cpu;
   double host_kv_cache = 0, prefix_hit_rate = 0, host_memory_gb = 0;
   int64_t prefix_pool = 100;
   bool prefix_hit_rate_given = false, host_memory_given = false;
@@ -96,6 +96,7 @@ serve::SimulateRequest to_request(const SimulateArgs& a) {
   r.engine_limits = a.engine_limits;
   if (!a.weight_precision.empty()) r.weight_precision = a.weight_precision;
   if (!a.kv_precision.empty()) r.kv_precision = a.kv_precision;
+  if (!a.fp8_recipe.empty()) r.fp8_recipe = a.fp8_recipe;
   if (!a.sla.empty()) r.sla = a.sla;
   return r;
 }
@@ -251,6 +252,9 @@ void register_simulate(CLI::App& app, GlobalOptions& g, Runner& run) {
                   "0.88/0.87/0.85/0.81/0.79 at TP 1/2/4/8/16)");
   sub->add_option("--weight-precision", a->weight_precision, "Weight precision (default bf16)");
   sub->add_option("--kv-precision", a->kv_precision, "KV-cache precision");
+  sub->add_option("--fp8-recipe", a->fp8_recipe,
+                  "Scaling of fp8 weights: tensorwise, blockwise, mxfp8 (default: the model's FP8 "
+                  "checkpoint, else tensorwise)");
   sub->add_option("--sla", a->sla, "SLA, e.g. ttft_p99=1s,tpot_p99=50ms");
   sub->add_option("--seed", a->seed, "Random seed (default 1)");
   sub->add_option("--timeseries", a->timeseries, "Write the time series as CSV to this file");

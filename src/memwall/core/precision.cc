@@ -61,4 +61,22 @@ Precision parse_precision_or_throw(std::string_view s, std::string_view field) {
   throw InputError::unknown_name(std::string(field), std::string(s), names);
 }
 
+std::string_view to_string(Fp8Recipe r) {
+  switch (r) {
+    case Fp8Recipe::tensorwise: return "tensorwise";
+    case Fp8Recipe::blockwise: return "blockwise";
+    case Fp8Recipe::mxfp8: return "mxfp8";
+  }
+  return "tensorwise";
+}
+
+Fp8Recipe parse_fp8_recipe(std::string_view s, std::string_view field) {
+  // Per-channel weight and per-token activation scales are applied in the GEMM epilogue, as one
+  // per tensor: the same kernels and rate.
+  if (s == "tensorwise" || s == "delayed" || s == "channelwise") return Fp8Recipe::tensorwise;
+  if (s == "blockwise" || s == "deepseek") return Fp8Recipe::blockwise;
+  if (s == "mxfp8") return Fp8Recipe::mxfp8;
+  throw InputError(std::string(field), std::string(s), "tensorwise, blockwise, mxfp8");
+}
+
 }  // namespace memwall

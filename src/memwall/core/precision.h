@@ -33,4 +33,13 @@ std::optional<Precision> parse_precision(std::string_view s);
 // As parse_precision, but throws InputError naming `field` and the allowed values.
 Precision parse_precision_or_throw(std::string_view s, std::string_view field);
 
+// FP8 scaling recipe of the GEMM inputs: one scale per tensor or per channel / token (Transformer
+// Engine delayed or current scaling; ModelOpt, FP8-dynamic checkpoints), 1 x 128 activation tiles
+// and 128 x 128 weight blocks (DeepSeek-V3 §3.3.2; Qwen3 and DeepSeek FP8 releases), or MXFP8 (OCP
+// microscaling: one E8M0 scale per 32 elements, native on Blackwell).
+enum class Fp8Recipe { tensorwise, blockwise, mxfp8 };
+std::string_view to_string(Fp8Recipe r);
+// InputError naming `field` and the allowed values for anything else.
+Fp8Recipe parse_fp8_recipe(std::string_view s, std::string_view field);
+
 }  // namespace memwall

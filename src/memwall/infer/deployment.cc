@@ -196,7 +196,27 @@ Deployment make_deployment(const ModelSpec& model, const Accelerator& gpu,
                              ? require_fraction(*o.memory_utilization, "memory utilization")
                              : d.engine_profile->limits.default_memory_fraction(d.tp);
   d.engine = d.engine_profile->name;
-  d.ceilings = perf::resolve_ceilings(gpu, d.matmul, *d.efficiency, engine_spec);
+  if (o.fp8_recipe && !is_fp8(d.matmul))
+    throw InputError("--fp8-recipe", std::string(to_string(*o.fp8_recipe)),
+                     "only with fp8 GEMMs (--weight-precision fp8), not " +
+                         std::string(to_string(d.matmul)));
+  d.fp8_recipe = o.fp8_recipe.value_or(d.model.fp8_checkpoint.value_or(Fp8Recipe::tensorwise));
+  d.ceilings = perf::resolve_ceilings(gpu, d.matmul, *d.efficiency, engine_spec, d.fp8_recipe);
+  if (is_fp8(d.matmul)) {
+    const auto& archs = d.engine_profile->blockwise_fp8_gemm_rate_scale_archs;
+    const bool slower = d.fp8_recipe == Fp8Recipe::blockwise &&
+                        std::any_of(archs.begin(), archs.end(), [&](const std::string& x) {
+                          return to_lower(gpu.arch).rfind(to_lower(x), 0) == 0;
+                        });
+    std::string why = o.fp8_recipe ? "" : d.model.fp8_checkpoint ? " (the model's FP8 checkpoint)"
+                                                                   : " (default; --fp8-recipe)";
+    if (slower)
+      why += fmt::format(": its GEMMs at {:.2f} of the per-tensor FP8 rate ({}'s block kernels "
+                         "as measured on an H100, carried to this device's FP8 / FP32 peak ratio)",
+                         perf::blockwise_fp8_rate_scale(gpu, d.matmul, *d.engine_profile),
+                         d.engine);
+    d.assumptions.push_back(fmt::format("FP8 scaling: {}{}", to_string(d.fp8_recipe), why));
+  }
   d.assumptions.push_back(fmt::format(
       "engine: {}{} ({} us per kernel, {:.0f} us host work per iteration, at most {} sequences and "
       "{} tokens per iteration{})",

@@ -32,6 +32,9 @@ struct DeploymentOptions {
   std::optional<int> weight_group_size;           // elements per scale for int4/fp4 (GGUF Q4_0: 32)
   std::optional<Precision> activation_precision;  // default: see make_deployment
   std::optional<Precision> kv_precision;          // default: the activation precision (>= 8 bit)
+  // Scaling of FP8 weights and activations; default: the model's FP8 checkpoint (block-scaled for
+  // DeepSeek-V3/R1), else per-tensor.
+  std::optional<Fp8Recipe> fp8_recipe;
   std::string engine = "default";                 // engine profile id (data/engines/*.json)
   std::optional<std::string> engine_version;      // default: the engine's current version
   std::optional<std::string> calibration_file;    // JSON/YAML over the default efficiency
@@ -59,6 +62,7 @@ struct Deployment {
   double weight_bytes_per_element = 2;  // with group-scale overhead
   double head_bytes_per_element = 2;    // embedding and LM head
   Precision matmul = Precision::bf16;  // the precision GEMMs run in (tensor-core peak used)
+  Fp8Recipe fp8_recipe = Fp8Recipe::tensorwise;  // the FP8 GEMMs' scaling (when matmul is fp8)
   std::string engine = "default";  // engine id
   const perf::EngineProfile* engine_profile = nullptr;  // inside *efficiency (kept alive by it)
   double memory_utilization = perf::EngineLimits{}.memory_fraction;  // set by make_deployment

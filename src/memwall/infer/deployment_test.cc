@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include "memwall/catalog/catalog.h"
 #include "memwall/core/error.h"
 #include "memwall/infer/estimate.h"
 #include "memwall/infer/memory_plan.h"
@@ -71,6 +72,32 @@ TEST(Deployment, PrecisionTheDeviceLacksIsInfeasible) {
   // GGUF Q4_0: 4 bits + one fp16 scale per 32 = 4.5 bits.
   o.weight_group_size = 32;
   EXPECT_DOUBLE_EQ(make(llama2_7b(), a100_80(), o).weight_bytes_per_element, 4.5 / 8);
+}
+
+// The FP8 recipe defaults to the model's FP8 checkpoint (DeepSeek-V3's is block-scaled), is named
+// in the assumptions, and is refused for a deployment whose GEMMs are not FP8.
+TEST(Deployment, Fp8RecipeDefaultsToTheCheckpointsAndNeedsFp8Gemms) {
+  DeploymentOptions o;
+  o.model = "deepseek-v3";
+  o.gpu = "h200";
+  o.tp = 8;
+  o.engine = "vllm";
+  o.weight_precision = Precision::fp8_e4m3;
+  const Deployment ds = make_deployment(Catalog::builtin(), o);
+  EXPECT_EQ(ds.fp8_recipe, Fp8Recipe::blockwise);
+  bool named = false;
+  for (const auto& a : ds.assumptions) named |= a.find("FP8 scaling: blockwise") != std::string::npos;
+  EXPECT_TRUE(named);
+  o.fp8_recipe = Fp8Recipe::tensorwise;
+  const Deployment tensor = make_deployment(Catalog::builtin(), o);
+  EXPECT_GT(tensor.ceilings.gemm_peak_fraction, 1.5 * ds.ceilings.gemm_peak_fraction);
+  o.model = "llama-3.1-8b";
+  o.tp = 1;
+  o.fp8_recipe.reset();
+  EXPECT_EQ(make_deployment(Catalog::builtin(), o).fp8_recipe, Fp8Recipe::tensorwise);
+  o.fp8_recipe = Fp8Recipe::blockwise;
+  o.weight_precision = Precision::bf16;
+  EXPECT_THROW(make_deployment(Catalog::builtin(), o), InputError);
 }
 
 TEST(Deployment, ReplicaLargerThanTheNodeNeedsAFabric) {

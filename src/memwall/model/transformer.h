@@ -7,6 +7,8 @@
 #include <string>
 #include <vector>
 
+#include "memwall/core/precision.h"
+
 namespace memwall {
 
 enum class AttentionKind { mha, gqa, mqa, mla };
@@ -59,6 +61,9 @@ struct ModelSpec {
   bool qk_norm = false;  // Qwen3 / Gemma per-head q and k norms
   MoeSpec moe;
   MlaSpec mla;
+  // Scaling of the publisher's FP8 checkpoint where it ships one (DeepSeek-V3/R1: 128 x 128
+  // blocks, config.json quantization_config.weight_block_size); the default of --fp8-recipe.
+  std::optional<Fp8Recipe> fp8_checkpoint;
 
   // What the publisher states, with the source, for the parameter-count check.
   std::optional<double> published_total_params;

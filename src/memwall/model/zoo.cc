@@ -8,6 +8,7 @@
 #include <set>
 
 #include "memwall/core/error.h"
+#include "memwall/core/text.h"
 
 namespace memwall {
 namespace {
@@ -231,6 +232,7 @@ ModelSpec model_from_json(const Json& entry, const std::string& where_in) {
                          "qk_norm",
                          "moe",
                          "mla",
+                         "fp8_checkpoint",
                          "published_total_params",
                          "published_active_params",
                          "source",
@@ -312,6 +314,9 @@ ModelSpec model_from_json(const Json& entry, const std::string& where_in) {
     m.attention = attention.value_or(attention_from_heads(m.heads, m.kv_heads));
   }
 
+  if (has(entry, "fp8_checkpoint"))
+    m.fp8_checkpoint = parse_fp8_recipe(get_string_or(entry, "fp8_checkpoint", where, ""),
+                                        where + " fp8_checkpoint");
   m.published_total_params = get_count_or_none(entry, "published_total_params", where);
   m.published_active_params = get_count_or_none(entry, "published_active_params", where);
   m.source = get_string_or(entry, "source", where, "");
@@ -356,6 +361,7 @@ Json model_to_json(const ModelSpec& m) {
                 {"qk_nope_head_dim", m.mla.qk_nope_head_dim},
                 {"v_head_dim", m.mla.v_head_dim}};
   }
+  if (m.fp8_checkpoint) j["fp8_checkpoint"] = std::string(to_string(*m.fp8_checkpoint));
   if (m.published_total_params) j["published_total_params"] = *m.published_total_params;
   if (m.published_active_params) j["published_active_params"] = *m.published_active_params;
   j["source"] = m.source;
@@ -713,10 +719,22 @@ ModelSpec import_hf_config(const Json& config, const std::string& origin) {
       m.warnings.push_back(fmt::format(
           "num_nextn_predict_layers {}: the multi-token-prediction module is not counted",
           value.dump()));
-    else if (key == "quantization_config")
+    else if (key == "quantization_config") {
+      // An FP8 checkpoint with weight_block_size (DeepSeek-V3, Qwen3-*-FP8) is block-scaled.
+      const bool fp8 = value.is_object() && value.contains("quant_method") &&
+                       value.at("quant_method").is_string() &&
+                       to_lower(value.at("quant_method").get<std::string>()) == "fp8";
+      if (fp8)
+        m.fp8_checkpoint = value.contains("weight_block_size") ? Fp8Recipe::blockwise
+                                                               : Fp8Recipe::tensorwise;
       m.warnings.push_back(
-          "quantization_config: the checkpoint is quantised; choose the weight precision with "
-          "--weight-precision (parameter counts are unaffected)");
+          fp8 ? fmt::format("quantization_config: an FP8 checkpoint ({}); run it with "
+                            "--weight-precision fp8 (parameter counts are unaffected)",
+                            m.fp8_checkpoint == Fp8Recipe::blockwise ? "block-scaled"
+                                                                     : "per-tensor/channel scales")
+              : "quantization_config: the checkpoint is quantised; choose the weight precision "
+                "with --weight-precision (parameter counts are unaffected)");
+    }
     else if (!irrelevant_fields().count(key))
       m.warnings.push_back(fmt::format("field '{}' is not understood and was ignored", shown(key)));
   }

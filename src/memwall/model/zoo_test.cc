@@ -205,6 +205,9 @@ TEST(HfImport, DeepSeekV3IsMlaMoe) {
   ASSERT_EQ(m.warnings.size(), 2u);
   EXPECT_NE(m.warnings[0].find("num_nextn_predict_layers"), std::string::npos);
   EXPECT_NE(m.warnings[1].find("quantization_config"), std::string::npos);
+  // weight_block_size [128, 128]: the checkpoint's FP8 is block-scaled, the default --fp8-recipe.
+  ASSERT_TRUE(m.fp8_checkpoint.has_value());
+  EXPECT_EQ(*m.fp8_checkpoint, Fp8Recipe::blockwise);
 }
 
 TEST(HfImport, UnknownFieldIsNamedInAWarning) {

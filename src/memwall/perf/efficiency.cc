@@ -418,6 +418,8 @@ Efficiency apply_calibration(const Efficiency& base, const Json& doc, const std:
               it->fused_elementwise = x.get<bool>();
             else if (k == "fp8_gemm_rate_scale")
               it->fp8_gemm_rate_scale = number_in_range(x, f, 0.01, 2.0);
+            else if (k == "blockwise_fp8_gemm_rate_scale")
+              it->blockwise_fp8_gemm_rate_scale = number_in_range(x, f, 0.01, 1.0);
             else if (k == "memory_stream_fraction")
               it->memory_stream_fraction = number_in_range(x, f, 0.05, 1.0);
             else if (k == "compute_in_situ_fraction")
@@ -443,7 +445,7 @@ Efficiency apply_calibration(const Efficiency& base, const Json& doc, const std:
                                "max_num_batched_tokens, custom_all_reduce_max_mib, "
                                "moe_layer_overhead_us (numbers), "
                                "fp8_skinny_gemm_max_tokens (a whole number), "
-                               "fp8_gemm_rate_scale, memory_stream_fraction, "
+                               "fp8_gemm_rate_scale, blockwise_fp8_gemm_rate_scale, memory_stream_fraction, "
                                "compute_in_situ_fraction, "
                                "fp8_library_gemm_stream_fraction, "
                                "fused_elementwise or gqa_shared_kv_loads (true/false)");

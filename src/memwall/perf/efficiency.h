@@ -106,6 +106,17 @@ struct EngineProfile {
   // Architectures the scale was measured on (prefix of Accelerator::arch, e.g. "CDNA 3"); empty:
   // any. On others it does not apply: a calibration on one generation says nothing of the next.
   std::vector<std::string> fp8_gemm_rate_scale_archs;
+  // Rate of this stack's block-scaled FP8 GEMMs (1 x 128 activation groups, 128 x 128 weight
+  // blocks: DeepSeek-V3 and Qwen3 FP8 releases) relative to its per-tensor FP8 GEMMs, on the
+  // listed architectures (prefix of Accelerator::arch): Hopper's tensor cores accumulate each
+  // 128-deep K block apart and CUDA cores apply the scales (DeepSeek-V3 report §3.3.2); Blackwell
+  // applies block scales inside the MMA. Empty list: no architecture. The scale is the one
+  // measured on a device whose FP8 tensor to FP32 CUDA-core peak ratio is
+  // blockwise_fp8_reference_ratio; the promotion work runs on the CUDA cores, so on another device
+  // the added time (1 / scale - 1) scales with that device's ratio (perf::resolve_ceilings).
+  double blockwise_fp8_gemm_rate_scale = 1.0;
+  std::vector<std::string> blockwise_fp8_gemm_rate_scale_archs;
+  double blockwise_fp8_reference_ratio = 0;  // 0: apply the scale as measured
   // Share of the device's sustained (STREAM) bandwidth this stack's memory-bound kernels reach:
   // decode's thin GEMMs (cuBLAS/CUTLASS through PyTorch) and paged attention. 1: STREAM-level,
   // as TensorRT-LLM's TensorRT engines reach in their published tables.

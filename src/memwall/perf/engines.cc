@@ -177,6 +177,9 @@ std::vector<EngineProfile> read_engine_profiles(const Json& doc, const std::stri
       }
     };
     archs("fp8_gemm_rate_scale_archs", p.fp8_gemm_rate_scale_archs);
+    p.blockwise_fp8_gemm_rate_scale = number(v, "blockwise_fp8_gemm_rate_scale", f, 0.01, 1.0, 1.0);
+    archs("blockwise_fp8_gemm_rate_scale_archs", p.blockwise_fp8_gemm_rate_scale_archs);
+    p.blockwise_fp8_reference_ratio = number(v, "blockwise_fp8_reference_ratio", f, 0, 1e4, 0);
     archs("mixed_step_gqa_unshared_archs", p.mixed_step_gqa_unshared_archs);
     p.memory_stream_fraction = number(v, "memory_stream_fraction", f, 0.05, 1.0, 1.0);
     p.compute_in_situ_fraction = number(v, "compute_in_situ_fraction", f, 0.05, 1.0, 1.0);
@@ -240,6 +243,9 @@ Json to_json(const EngineProfile& p) {
               {"gqa_shared_kv_loads", p.gqa_shared_kv_loads},
               {"fp8_gemm_rate_scale", p.fp8_gemm_rate_scale},
               {"fp8_gemm_rate_scale_archs", p.fp8_gemm_rate_scale_archs},
+              {"blockwise_fp8_gemm_rate_scale", p.blockwise_fp8_gemm_rate_scale},
+              {"blockwise_fp8_gemm_rate_scale_archs", p.blockwise_fp8_gemm_rate_scale_archs},
+              {"blockwise_fp8_reference_ratio", p.blockwise_fp8_reference_ratio},
               {"mixed_step_gqa_unshared_archs", p.mixed_step_gqa_unshared_archs},
               {"memory_stream_fraction", p.memory_stream_fraction},
               {"compute_in_situ_fraction", p.compute_in_situ_fraction},

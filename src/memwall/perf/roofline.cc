@@ -54,8 +54,22 @@ Ceilings resolve_device_ceilings(const Accelerator& a, Precision p, const Effici
   return c;
 }
 
+double blockwise_fp8_rate_scale(const Accelerator& a, Precision p, const EngineProfile& eng) {
+  const double s = eng.blockwise_fp8_gemm_rate_scale;
+  const auto fp8 = a.peak(p);
+  const auto fp32 = a.peak(Precision::fp32);
+  if (eng.blockwise_fp8_reference_ratio <= 0 || !fp8 || !fp32 || fp32->value() <= 0) return s;
+  // Block-scaled FP8 on Hopper (DeepSeek-V3 report §3.3.2): every 128-deep K interval the
+  // tensor-core partial sums are promoted to FP32 registers and scaled and accumulated on the CUDA
+  // cores, a fixed share of the MMA work; its time relative to the MMA time grows with the
+  // device's FP8-tensor / FP32-CUDA-core peak ratio (H100 SXM 1979 / 67 = 29.5; H20 296 / 44).
+  const double added = (1.0 / s - 1.0) * (fp8->value() / fp32->value()) /
+                       eng.blockwise_fp8_reference_ratio;
+  return 1.0 / (1.0 + added);
+}
+
 Ceilings resolve_ceilings(const Accelerator& a, Precision p, const Efficiency& e,
-                          std::string_view engine) {
+                          std::string_view engine, Fp8Recipe fp8_recipe) {
   Ceilings c = resolve_device_ceilings(a, p, e);
   const EngineProfile& eng = e.engine(engine, engine_platform(a));
   const std::string arch = to_lower(a.arch);
@@ -69,6 +83,9 @@ Ceilings resolve_ceilings(const Accelerator& a, Precision p, const Efficiency& e
     c.skinny_gemm_max_m = eng.fp8_skinny_gemm_max_tokens;
     c.library_gemm_stream_fraction = eng.fp8_library_gemm_stream_fraction;
   }
+  if ((p == Precision::fp8_e4m3 || p == Precision::fp8_e5m2) &&
+      fp8_recipe == Fp8Recipe::blockwise && arch_in(eng.blockwise_fp8_gemm_rate_scale_archs))
+    c.gemm_peak_fraction *= blockwise_fp8_rate_scale(a, p, eng);
   // The engine's own kernels stream at a share of what STREAM reaches on the device.
   c.memory_sustained = c.memory_sustained * eng.memory_stream_fraction;
   // ... and its compute-bound kernels at a share of the sustained GEMM / attention rate.

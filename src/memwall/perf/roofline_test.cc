@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include "memwall/core/error.h"
+#include "memwall/catalog/catalog.h"
 #include "memwall/perf/perf_test_fixtures.h"
 
 namespace memwall::perf {
@@ -32,6 +33,35 @@ TEST(Efficiency, CalibrationOverridesAndRejectsBadValues) {
   EXPECT_THROW(apply_calibration(default_efficiency(), Json{{"gemm_peak_fraction", 1.5}}, "c"),
                InputError);
   EXPECT_THROW(default_efficiency().engine("nope"), InputError);
+}
+
+// Block-scaled FP8 (DeepSeek-V3 §3.3.2): the engines' measured rate on an H100 applies there; on
+// an H20, whose tensor cores are cut far more than its CUDA cores, the CUDA-core promotion costs
+// less; Blackwell is not listed (block scales inside the MMA); 16-bit and per-tensor GEMMs keep
+// their rates.
+TEST(Roofline, BlockScaledFp8GemmsRunSlowerOnHopperOnly) {
+  const auto& e = default_efficiency();
+  const auto& cat = Catalog::builtin();
+  const auto& h100 = cat.accelerator("nvidia-h100-sxm");
+  const auto& h20 = cat.accelerator("nvidia-h20");
+  const auto& b200 = cat.accelerator("nvidia-b200");
+  const auto fp8 = Precision::fp8_e4m3;
+  const EngineProfile& vllm = e.engine("vllm");
+  ASSERT_LT(vllm.blockwise_fp8_gemm_rate_scale, 1.0);
+  EXPECT_NEAR(blockwise_fp8_rate_scale(h100, fp8, vllm), vllm.blockwise_fp8_gemm_rate_scale, 0.005);
+  const double h20_scale = blockwise_fp8_rate_scale(h20, fp8, vllm);
+  EXPECT_GT(h20_scale, vllm.blockwise_fp8_gemm_rate_scale);
+  EXPECT_LT(h20_scale, 1.0);
+  auto gemm = [&](const Accelerator& a, Precision p, Fp8Recipe r) {
+    return resolve_ceilings(a, p, e, "vllm", r).gemm_peak_fraction;
+  };
+  EXPECT_NEAR(gemm(h100, fp8, Fp8Recipe::blockwise),
+              gemm(h100, fp8, Fp8Recipe::tensorwise) * vllm.blockwise_fp8_gemm_rate_scale, 0.005);
+  EXPECT_DOUBLE_EQ(gemm(b200, fp8, Fp8Recipe::blockwise), gemm(b200, fp8, Fp8Recipe::tensorwise));
+  EXPECT_DOUBLE_EQ(gemm(h100, Precision::bf16, Fp8Recipe::blockwise),
+                   gemm(h100, Precision::bf16, Fp8Recipe::tensorwise));
+  // vLLM 0.6's Triton block kernel ran slower still.
+  EXPECT_LT(e.engine("vllm@0.6").blockwise_fp8_gemm_rate_scale, vllm.blockwise_fp8_gemm_rate_scale);
 }
 
 TEST(Gemm, TileAndWaveQuantisation) {

@@ -25,6 +25,7 @@ ServingOptions to_options(const SimulateRequest& a) {
     o.deployment.weight_precision = parse_precision_or_throw(*a.weight_precision, "weight-precision");
   if (a.kv_precision)
     o.deployment.kv_precision = parse_precision_or_throw(*a.kv_precision, "kv-precision");
+  if (a.fp8_recipe) o.deployment.fp8_recipe = parse_fp8_recipe(*a.fp8_recipe, "fp8-recipe");
   o.replicas = a.replicas;
   o.router = parse_router_policy(a.router);
 

@@ -54,7 +54,7 @@ struct SimulateRequest {
   // true: the engine's limits (max sequences, max batched tokens, chunked prefill or whole
   // prompts) replace max_batch, token_budget and a continuous/chunked scheduler
   bool engine_limits = false;
-  std::optional<std::string> weight_precision, kv_precision;
+  std::optional<std::string> weight_precision, kv_precision, fp8_recipe;
   std::optional<std::string> sla;  // e.g. ttft_p99=1s,tpot_p99=50ms
 };
 

@@ -30,22 +30,6 @@ Schedule parse_schedule(std::string_view s, std::string_view field) {
   throw InputError(std::string(field), std::string(s), "1f1b, dualpipe");
 }
 
-std::string_view to_string(Fp8Recipe r) {
-  switch (r) {
-    case Fp8Recipe::tensorwise: return "tensorwise";
-    case Fp8Recipe::blockwise: return "blockwise";
-    case Fp8Recipe::mxfp8: return "mxfp8";
-  }
-  return "tensorwise";
-}
-
-Fp8Recipe parse_fp8_recipe(std::string_view s, std::string_view field) {
-  if (s == "tensorwise" || s == "delayed") return Fp8Recipe::tensorwise;
-  if (s == "blockwise" || s == "deepseek") return Fp8Recipe::blockwise;
-  if (s == "mxfp8") return Fp8Recipe::mxfp8;
-  throw InputError(std::string(field), std::string(s), "tensorwise, blockwise, mxfp8");
-}
-
 int TrainConfig::data_parallel() const {
   if (dp > 0) return dp;
   const long long mp = 1LL * tp * cp * pp;

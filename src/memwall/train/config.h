@@ -26,12 +26,9 @@ enum class Schedule { one_f_one_b, dualpipe };
 std::string_view to_string(Schedule s);
 Schedule parse_schedule(std::string_view s, std::string_view field);
 
-// FP8 scaling recipe of the GEMM inputs: one scale per tensor (Transformer Engine delayed or
-// current scaling), 1 x 128 activation tiles and 128 x 128 weight blocks (DeepSeek-V3 §3.3.2), or
-// MXFP8 (OCP microscaling: one E8M0 scale per 32 elements, native on Blackwell).
-enum class Fp8Recipe { tensorwise, blockwise, mxfp8 };
-std::string_view to_string(Fp8Recipe r);
-Fp8Recipe parse_fp8_recipe(std::string_view s, std::string_view field);
+// FP8 scaling recipe (core/precision.h), shared with inference.
+using ::memwall::Fp8Recipe;
+using ::memwall::parse_fp8_recipe;
 // "none" | "selective" | "full"; InputError naming `field` otherwise.
 Recompute parse_recompute(std::string_view s, std::string_view field);
 

@@ -79,6 +79,9 @@ CaseResult predict_inference_case(const Json& c, const Catalog& catalog) {
     else
       note += precision_note;
     o.weight_group_size = prec.group;
+    // The checkpoint's FP8 scaling where the case states it (config.json weight_block_size).
+    if (const std::string fr = to_lower(str_field(cfg, "fp8_recipe")); !fr.empty())
+      o.fp8_recipe = parse_fp8_recipe(fr.substr(0, fr.find(' ')), "config.fp8_recipe");
     o.engine = engine_of(str_field(cfg, "framework"));
     if (const auto e = str_field(cfg, "engine"); !e.empty()) o.engine = e;
     o.tp = static_cast<int>(int_field(cfg, "tp").value_or(int_field(hw, "count").value_or(1)));

@@ -278,8 +278,19 @@ TEST(Runner, BurstOfChatRequestsIsSimulatedAfterTheFrontEnd) {
   const CaseResult bad = predict_case(c, Catalog::builtin());
   EXPECT_FALSE(bad.predicted);
   EXPECT_NE(bad.skipped_reason.find("length_distribution"), std::string::npos) << bad.skipped_reason;
-  // TensorRT-LLM's profile states no front-end figure: its burst is the simulated run alone.
+  // config.fp8_recipe only goes with FP8 GEMMs, and only with a recipe memwall knows.
   c["config"].erase("length_distribution");
+  c["config"]["fp8_recipe"] = "blockwise (checkpoint weight_block_size)";
+  const CaseResult bf16_block = predict_case(c, Catalog::builtin());
+  EXPECT_FALSE(bf16_block.predicted);
+  EXPECT_NE(bf16_block.skipped_reason.find("fp8"), std::string::npos) << bf16_block.skipped_reason;
+  c["config"]["fp8_recipe"] = "per-row";
+  const CaseResult unknown_recipe = predict_case(c, Catalog::builtin());
+  EXPECT_FALSE(unknown_recipe.predicted);
+  EXPECT_NE(unknown_recipe.skipped_reason.find("config.fp8_recipe"), std::string::npos)
+      << unknown_recipe.skipped_reason;
+  c["config"].erase("fp8_recipe");
+  // TensorRT-LLM's profile states no front-end figure: its burst is the simulated run alone.
   c["config"]["framework"] = "TensorRT-LLM 1.2.0rc1";
   const CaseResult trt_burst = predict_case(c, Catalog::builtin());
   ASSERT_TRUE(trt_burst.predicted) << trt_burst.skipped_reason;
