@@ -76,6 +76,19 @@ class InferTest(unittest.TestCase):
         self.assertEqual(r["memory"]["kv_cache_bytes"], 8 * 640 * 81920)
         self.assertEqual(r["deployment"]["devices"], 4)
 
+    def test_fp8_recipe_matches_the_cli(self):
+        args = dict(model="deepseek-v3", gpu="h200", tp=8, batch=64, input=2048, output=128,
+                    weight_precision="fp8", engine="vllm")
+        block = memwall.infer(**args)  # the model's FP8 checkpoint: block-scaled
+        tensor = memwall.infer(**args, fp8_recipe="tensorwise")
+        cli = cli_json("infer", "--model", "deepseek-v3", "--gpu", "h200", "--tp", "8", "--batch",
+                       "64", "--input", "2048", "--output", "128", "--weight-precision", "fp8",
+                       "--engine", "vllm", "--fp8-recipe", "tensorwise")
+        self.assertEqual(tensor["ttft_s"], cli["ttft_s"])
+        self.assertGreater(block["ttft_s"], tensor["ttft_s"])
+        with self.assertRaises(memwall.InputError):
+            memwall.infer(**args, fp8_recipe="rowwise")
+
     def test_batch_max_and_sweep(self):
         m = memwall.infer(model="llama-3.1-8b", gpu="h100", batch="max", input=1024, output=1024)
         self.assertEqual(m["batching"], "continuous")
