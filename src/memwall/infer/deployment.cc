@@ -201,6 +201,12 @@ Deployment make_deployment(const ModelSpec& model, const Accelerator& gpu,
                      "only with fp8 GEMMs (--weight-precision fp8), not " +
                          std::string(to_string(d.matmul)));
   d.fp8_recipe = o.fp8_recipe.value_or(d.model.fp8_checkpoint.value_or(Fp8Recipe::tensorwise));
+  // MXFP8 scales are applied by the microscaling MMA that comes with the MX FP4 formats
+  // (Blackwell, CDNA 4); a device without FP4 has none.
+  if (d.fp8_recipe == Fp8Recipe::mxfp8 && !(gpu.supports(Precision::fp4) && gpu.peak(Precision::fp4)))
+    throw InfeasibleError(fmt::format("{} has no microscaling (MX) tensor-core path for mxfp8; use "
+                                      "--fp8-recipe blockwise or tensorwise",
+                                      gpu.id));
   d.ceilings = perf::resolve_ceilings(gpu, d.matmul, *d.efficiency, engine_spec, d.fp8_recipe);
   if (is_fp8(d.matmul)) {
     const auto& archs = d.engine_profile->blockwise_fp8_gemm_rate_scale_archs;

@@ -95,6 +95,10 @@ TEST(Deployment, Fp8RecipeDefaultsToTheCheckpointsAndNeedsFp8Gemms) {
   o.tp = 1;
   o.fp8_recipe.reset();
   EXPECT_EQ(make_deployment(Catalog::builtin(), o).fp8_recipe, Fp8Recipe::tensorwise);
+  o.fp8_recipe = Fp8Recipe::mxfp8;  // Hopper has no microscaling MMA; Blackwell has
+  EXPECT_THROW(make_deployment(Catalog::builtin(), o), InfeasibleError);
+  o.gpu = "b200";
+  EXPECT_EQ(make_deployment(Catalog::builtin(), o).fp8_recipe, Fp8Recipe::mxfp8);
   o.fp8_recipe = Fp8Recipe::blockwise;
   o.weight_precision = Precision::bf16;
   EXPECT_THROW(make_deployment(Catalog::builtin(), o), InputError);
