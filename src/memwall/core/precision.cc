@@ -61,6 +61,8 @@ Precision parse_precision_or_throw(std::string_view s, std::string_view field) {
   throw InputError::unknown_name(std::string(field), std::string(s), names);
 }
 
+bool is_fp8(Precision p) { return p == Precision::fp8_e4m3 || p == Precision::fp8_e5m2; }
+
 std::string_view to_string(Fp8Recipe r) {
   switch (r) {
     case Fp8Recipe::tensorwise: return "tensorwise";

@@ -33,6 +33,9 @@ std::optional<Precision> parse_precision(std::string_view s);
 // As parse_precision, but throws InputError naming `field` and the allowed values.
 Precision parse_precision_or_throw(std::string_view s, std::string_view field);
 
+// fp8_e4m3 or fp8_e5m2.
+bool is_fp8(Precision p);
+
 // FP8 scaling recipe of the GEMM inputs: one scale per tensor or per channel / token (Transformer
 // Engine delayed or current scaling; ModelOpt, FP8-dynamic checkpoints), 1 x 128 activation tiles
 // and 128 x 128 weight blocks (DeepSeek-V3 §3.3.2; Qwen3 and DeepSeek FP8 releases), or MXFP8 (OCP

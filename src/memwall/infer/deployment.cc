@@ -25,7 +25,6 @@ bool is_float16_or_wider(Precision p) {
   return p == Precision::fp32 || p == Precision::tf32 || p == Precision::bf16 ||
          p == Precision::fp16;
 }
-bool is_fp8(Precision p) { return p == Precision::fp8_e4m3 || p == Precision::fp8_e5m2; }
 
 // A stand-in for a replica of one device when the catalog has no node for the accelerator.
 Node single_device_node(const Accelerator& a) {
@@ -209,18 +208,14 @@ Deployment make_deployment(const ModelSpec& model, const Accelerator& gpu,
                                       gpu.id));
   d.ceilings = perf::resolve_ceilings(gpu, d.matmul, *d.efficiency, engine_spec, d.fp8_recipe);
   if (is_fp8(d.matmul)) {
-    const auto& archs = d.engine_profile->blockwise_fp8_gemm_rate_scale_archs;
-    const bool slower = d.fp8_recipe == Fp8Recipe::blockwise &&
-                        std::any_of(archs.begin(), archs.end(), [&](const std::string& x) {
-                          return to_lower(gpu.arch).rfind(to_lower(x), 0) == 0;
-                        });
+    const double block_scale =
+        perf::blockwise_fp8_rate_scale(gpu, d.matmul, d.fp8_recipe, *d.engine_profile);
     std::string why = o.fp8_recipe ? "" : d.model.fp8_checkpoint ? " (the model's FP8 checkpoint)"
                                                                    : " (default; --fp8-recipe)";
-    if (slower)
+    if (block_scale < 1.0)
       why += fmt::format(": its GEMMs at {:.2f} of the per-tensor FP8 rate ({}'s block kernels "
                          "as measured on an H100, carried to this device's FP8 / FP32 peak ratio)",
-                         perf::blockwise_fp8_rate_scale(gpu, d.matmul, *d.engine_profile),
-                         d.engine);
+                         block_scale, d.engine);
     d.assumptions.push_back(fmt::format("FP8 scaling: {}{}", to_string(d.fp8_recipe), why));
   }
   d.assumptions.push_back(fmt::format(

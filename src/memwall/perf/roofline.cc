@@ -54,7 +54,20 @@ Ceilings resolve_device_ceilings(const Accelerator& a, Precision p, const Effici
   return c;
 }
 
-double blockwise_fp8_rate_scale(const Accelerator& a, Precision p, const EngineProfile& eng) {
+namespace {
+// True when the device's architecture starts with one of `archs` (case-insensitive).
+bool arch_listed(const Accelerator& a, const std::vector<std::string>& archs) {
+  const std::string arch = to_lower(a.arch);
+  return std::any_of(archs.begin(), archs.end(),
+                     [&arch](const std::string& x) { return arch.rfind(to_lower(x), 0) == 0; });
+}
+}  // namespace
+
+double blockwise_fp8_rate_scale(const Accelerator& a, Precision p, Fp8Recipe recipe,
+                                const EngineProfile& eng) {
+  if (!is_fp8(p) || recipe != Fp8Recipe::blockwise ||
+      !arch_listed(a, eng.blockwise_fp8_gemm_rate_scale_archs))
+    return 1.0;
   const double s = eng.blockwise_fp8_gemm_rate_scale;
   const auto fp8 = a.peak(p);
   const auto fp32 = a.peak(Precision::fp32);
@@ -72,20 +85,14 @@ Ceilings resolve_ceilings(const Accelerator& a, Precision p, const Efficiency& e
                           std::string_view engine, Fp8Recipe fp8_recipe) {
   Ceilings c = resolve_device_ceilings(a, p, e);
   const EngineProfile& eng = e.engine(engine, engine_platform(a));
-  const std::string arch = to_lower(a.arch);
-  auto arch_in = [&arch](const std::vector<std::string>& archs) {
-    return std::any_of(archs.begin(), archs.end(),
-                       [&arch](const std::string& x) { return arch.rfind(to_lower(x), 0) == 0; });
-  };
-  const bool scale_applies = eng.fp8_gemm_rate_scale_archs.empty() || arch_in(eng.fp8_gemm_rate_scale_archs);
-  if ((p == Precision::fp8_e4m3 || p == Precision::fp8_e5m2) && scale_applies) {
+  const bool scale_applies =
+      eng.fp8_gemm_rate_scale_archs.empty() || arch_listed(a, eng.fp8_gemm_rate_scale_archs);
+  if (is_fp8(p) && scale_applies) {
     c.gemm_peak_fraction *= eng.fp8_gemm_rate_scale;
     c.skinny_gemm_max_m = eng.fp8_skinny_gemm_max_tokens;
     c.library_gemm_stream_fraction = eng.fp8_library_gemm_stream_fraction;
   }
-  if ((p == Precision::fp8_e4m3 || p == Precision::fp8_e5m2) &&
-      fp8_recipe == Fp8Recipe::blockwise && arch_in(eng.blockwise_fp8_gemm_rate_scale_archs))
-    c.gemm_peak_fraction *= blockwise_fp8_rate_scale(a, p, eng);
+  c.gemm_peak_fraction *= blockwise_fp8_rate_scale(a, p, fp8_recipe, eng);
   // The engine's own kernels stream at a share of what STREAM reaches on the device.
   c.memory_sustained = c.memory_sustained * eng.memory_stream_fraction;
   // ... and its compute-bound kernels at a share of the sustained GEMM / attention rate.
@@ -95,7 +102,7 @@ Ceilings resolve_ceilings(const Accelerator& a, Precision p, const Efficiency& e
   c.step_overhead = eng.step_overhead;
   c.fused_elementwise = eng.fused_elementwise;
   c.gqa_shared_kv_loads = eng.gqa_shared_kv_loads;
-  c.gqa_shared_kv_loads_mixed = eng.gqa_shared_kv_loads && !arch_in(eng.mixed_step_gqa_unshared_archs);
+  c.gqa_shared_kv_loads_mixed = eng.gqa_shared_kv_loads && !arch_listed(a, eng.mixed_step_gqa_unshared_archs);
   c.efficiency = &e;
   return c;
 }

@@ -86,8 +86,10 @@ Ceilings resolve_device_ceilings(const Accelerator& a, Precision matmul_precisio
                                  const Efficiency& e);
 // The device's ceilings as one serving engine (profile name, version, platform) reaches them.
 // The engine's block-scaled FP8 GEMM rate relative to per-tensor FP8 on device `a`: its measured
-// scale carried to a's FP8-tensor / FP32 peak ratio (EngineProfile::blockwise_fp8_reference_ratio).
-double blockwise_fp8_rate_scale(const Accelerator& a, Precision p, const EngineProfile& eng);
+// scale carried to a's FP8-tensor / FP32 peak ratio (EngineProfile::blockwise_fp8_reference_ratio);
+// 1 unless `p` is fp8, the recipe blockwise and a's architecture one the engine lists.
+double blockwise_fp8_rate_scale(const Accelerator& a, Precision p, Fp8Recipe recipe,
+                                const EngineProfile& eng);
 // FP8 GEMMs use `fp8_recipe`'s kernels (block-scaled ones run at the engine's
 // blockwise_fp8_gemm_rate_scale on its listed architectures).
 Ceilings resolve_ceilings(const Accelerator& a, Precision matmul_precision, const Efficiency& e,

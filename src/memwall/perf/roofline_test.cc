@@ -48,10 +48,15 @@ TEST(Roofline, BlockScaledFp8GemmsRunSlowerOnHopperOnly) {
   const auto fp8 = Precision::fp8_e4m3;
   const EngineProfile& vllm = e.engine("vllm");
   ASSERT_LT(vllm.blockwise_fp8_gemm_rate_scale, 1.0);
-  EXPECT_NEAR(blockwise_fp8_rate_scale(h100, fp8, vllm), vllm.blockwise_fp8_gemm_rate_scale, 0.005);
-  const double h20_scale = blockwise_fp8_rate_scale(h20, fp8, vllm);
-  EXPECT_GT(h20_scale, vllm.blockwise_fp8_gemm_rate_scale);
-  EXPECT_LT(h20_scale, 1.0);
+  EXPECT_NEAR(blockwise_fp8_rate_scale(h100, fp8, Fp8Recipe::blockwise, vllm), vllm.blockwise_fp8_gemm_rate_scale, 0.005);
+  // H20: added time (1 / 0.47 - 1) x (296 / 44) / 29.54 = 0.257 of the MMA time -> 0.796.
+  const double h20_scale = blockwise_fp8_rate_scale(h20, fp8, Fp8Recipe::blockwise, vllm);
+  const double h20_added = (1 / vllm.blockwise_fp8_gemm_rate_scale - 1) * (296.0 / 44.0) /
+                           vllm.blockwise_fp8_reference_ratio;
+  EXPECT_NEAR(h20_scale, 1 / (1 + h20_added), 1e-6);
+  EXPECT_NEAR(h20_scale, 0.80, 0.01);
+  EXPECT_DOUBLE_EQ(blockwise_fp8_rate_scale(h100, fp8, Fp8Recipe::tensorwise, vllm), 1.0);
+  EXPECT_DOUBLE_EQ(blockwise_fp8_rate_scale(h100, Precision::bf16, Fp8Recipe::blockwise, vllm), 1.0);
   auto gemm = [&](const Accelerator& a, Precision p, Fp8Recipe r) {
     return resolve_ceilings(a, p, e, "vllm", r).gemm_peak_fraction;
   };

@@ -85,7 +85,6 @@ void add_memory(PassCost& p, const DeviceRates& r, double bytes) {
   p.compute_s += memory_seconds(r, bytes);
 }
 
-bool is_fp8(Precision p) { return p == Precision::fp8_e4m3 || p == Precision::fp8_e5m2; }
 
 double fp8_scale_bytes_per_element(Fp8Recipe recipe) {
   switch (recipe) {
