@@ -90,7 +90,7 @@ TEST(EngineProfiles, RocmBuildsHaveTheirOwnProfile) {
   const perf::EngineProfile& rocm = eff.engine("vllm@0.10.2", "rocm");
   EXPECT_EQ(rocm.platform, "rocm");
   EXPECT_EQ(rocm.version, "0.8");
-  EXPECT_EQ(eff.engine("vllm", "rocm").key(), rocm.key());
+  EXPECT_EQ(eff.engine("vllm", "rocm").key(), "vllm@0.14/rocm");  // the current release's
   EXPECT_EQ(eff.engine("vllm@0.6", "rocm").platform, "rocm");
   EXPECT_EQ(eff.engine("vllm@0.10.2").platform, "");
   EXPECT_EQ(eff.engine("sglang", "rocm").platform, "");  // no ROCm evidence: the generic profile
@@ -165,8 +165,9 @@ TEST(EngineProfiles, EveryEngineIdResolvesWithItsSources) {
   // Release parts of any length compare as numbers, without overflow (a fuzzer found
   // "4000015000000000000" overflowing a long).
   EXPECT_EQ(eff.engine("vllm@0.0008").version, "0.8");
-  EXPECT_EQ(eff.engine("vllm@0.400001500000000000000000").version, "0.8");
-  EXPECT_EQ(eff.engine("vllm@99999999999999999999999").version, "0.8");
+  EXPECT_EQ(eff.engine("vllm@0.400001500000000000000000").version, "0.14");
+  EXPECT_EQ(eff.engine("vllm@0.13.9").version, "0.8");
+  EXPECT_EQ(eff.engine("vllm@99999999999999999999999").version, "0.14");
   EXPECT_THROW(eff.engine("nope"), InputError);
   // The default is stated as an assumption.
   const Deployment d = make_deployment(Catalog::builtin(), options("default"));

@@ -218,12 +218,23 @@ Deployment make_deployment(const ModelSpec& model, const Accelerator& gpu,
                          block_scale, d.engine);
     d.assumptions.push_back(fmt::format("FP8 scaling: {}{}", to_string(d.fp8_recipe), why));
   }
+  if (o.scheduler_steps < 1 || o.scheduler_steps > 1024)
+    throw InputError("scheduler_steps", std::to_string(o.scheduler_steps),
+                     "a whole number of iterations per scheduler call in [1, 1024]");
+  // Multi-step scheduling: one scheduler call (and its host work) per scheduler_steps iterations.
+  d.ceilings.step_overhead = d.ceilings.step_overhead / double(o.scheduler_steps);
+  d.ceilings.step_overhead_per_sequence =
+      d.ceilings.step_overhead_per_sequence / double(o.scheduler_steps);
+  const double per_seq_us = d.ceilings.step_overhead_per_sequence.value() * 1e6;
   d.assumptions.push_back(fmt::format(
-      "engine: {}{} ({} us per kernel, {:.0f} us host work per iteration, at most {} sequences and "
-      "{} tokens per iteration{})",
+      "engine: {}{} ({} us per kernel, {:.0f} us host work per iteration{}{}, at most {} sequences "
+      "and {} tokens per iteration{})",
       d.engine_profile->display.empty() ? d.engine : d.engine_profile->display,
       o.engine == "default" ? " - the default; --engine vllm|sglang|trtllm|... names one" : "",
-      d.engine_profile->kernel_overhead.value() * 1e6, d.engine_profile->step_overhead.value() * 1e6,
+      d.engine_profile->kernel_overhead.value() * 1e6, d.ceilings.step_overhead.value() * 1e6,
+      per_seq_us > 0 ? fmt::format(" + {:.1f} us per sequence", per_seq_us) : "",
+      o.scheduler_steps > 1 ? fmt::format(" (one scheduler call per {} steps)", o.scheduler_steps)
+                            : "",
       d.max_num_seqs(), d.max_num_batched_tokens(),
       d.engine_profile->limits.chunked_prefill ? ", chunked prefill" : ""));
   if (d.ceilings.skinny_gemm_max_m >= 0)

@@ -41,6 +41,9 @@ struct DeploymentOptions {
   // The engine's memory fraction (vLLM gpu_memory_utilization, SGLang mem_fraction_static,
   // TensorRT-LLM free_gpu_memory_fraction); unset: the engine profile's default for the TP size.
   std::optional<double> memory_utilization;
+  // Decode iterations per scheduler call (vLLM 0.6's --num-scheduler-steps, multi-step
+  // scheduling): the host's scheduling and input preparation run once per that many iterations.
+  int scheduler_steps = 1;
 };
 
 // Communication time of one collective pattern as a function of message size, tabulated from

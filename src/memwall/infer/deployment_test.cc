@@ -214,6 +214,29 @@ TEST(Estimate, StepTimeIsAdditiveInLayersAndMonotone) {
   EXPECT_THROW(step_time(d, bad), InputError);
 }
 
+// The engine's host work: a fixed part per iteration and a part per sequence the iteration runs
+// (vLLM's Python loops over the running requests); multi-step scheduling divides both by the
+// iterations per scheduler call.
+TEST(Estimate, HostWorkGrowsWithTheSequencesAndMultiStepDividesIt) {
+  DeploymentOptions o;
+  o.engine = "vllm";
+  o.engine_version = "0.6";
+  const Deployment d = make(llama2_7b(), a100_80(), o);
+  const Seconds per_seq = d.ceilings.step_overhead_per_sequence;
+  EXPECT_DOUBLE_EQ(per_seq.value(), 20e-6);
+  const StepCost c1 = step_cost(d, decode_batch(1, 500)), c64 = step_cost(d, decode_batch(64, 500));
+  EXPECT_NEAR((c64.overhead - c1.overhead).value(),
+              63 * per_seq.value(), 1e-12);
+  o.scheduler_steps = 10;
+  const Deployment m = make(llama2_7b(), a100_80(), o);
+  EXPECT_NEAR(m.ceilings.step_overhead_per_sequence.value(), per_seq.value() / 10, 1e-15);
+  EXPECT_NEAR(m.ceilings.step_overhead.value(), d.ceilings.step_overhead.value() / 10, 1e-15);
+  EXPECT_NEAR((step_time(d, decode_batch(64, 500)) - step_time(m, decode_batch(64, 500))).value(),
+              0.9 * (d.ceilings.step_overhead + per_seq * 64.0).value(), 1e-12);
+  o.scheduler_steps = 0;
+  EXPECT_THROW(make(llama2_7b(), a100_80(), o), InputError);
+}
+
 TEST(Estimate, PrefillModelFlopsUseTheFullSequenceAsTrainDoes) {
   // Megatron/PaLM convention (Narayanan et al. 2021 eq. 3): attention over the full S.
   const Deployment d = make(llama2_7b(), h100_sxm(), DeploymentOptions{});

@@ -28,6 +28,12 @@ perf::OpTime time_of(const Deployment& d, const perf::Operator& op) {
   return perf::time_op(op.cost, d.ceilings);
 }
 
+// The engine's host work of one iteration: a fixed part and a part per sequence it runs.
+Seconds host_overhead(const Deployment& d, const StepBatch& b) {
+  return d.ceilings.step_overhead +
+         d.ceilings.step_overhead_per_sequence * double(b.prefill_sequences + b.decode_sequences);
+}
+
 }  // namespace
 
 Seconds step_time(const Deployment& d, const StepBatch& batch) {
@@ -35,7 +41,7 @@ Seconds step_time(const Deployment& d, const StepBatch& batch) {
   if (ops.empty()) return Seconds(0);
   double total = 0;
   for (const auto& op : ops) total += op.repeat * time_of(d, op).time.value();
-  return Seconds(total) + d.ceilings.step_overhead;
+  return Seconds(total) + host_overhead(d, batch);
 }
 
 StepCost step_cost(const Deployment& d, const StepBatch& batch) {
@@ -63,8 +69,9 @@ StepCost step_cost(const Deployment& d, const StepBatch& batch) {
   // Operators repeat over the whole model's layers; one device holds 1/pp of them.
   c.bytes_moved = c.bytes_moved / double(d.pp);
   c.flops = c.flops / double(d.pp);
-  c.total += d.ceilings.step_overhead;
-  c.overhead += d.ceilings.step_overhead;
+  const Seconds host = host_overhead(d, batch);
+  c.total += host;
+  c.overhead += host;
   return c;
 }
 

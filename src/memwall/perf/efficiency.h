@@ -91,6 +91,12 @@ struct EngineProfile {
   Seconds step_overhead;          // per iteration on the host, after overlap
   Seconds host_scheduling, host_sampling, host_detokenization;  // its parts before overlap
   double host_overlap = 0;        // share of the host work hidden behind the GPU's iteration
+  // Host work that grows with the running batch: the Python scheduler, input preparation and
+  // output processing loop over every sequence of the iteration (WukLab, "Can Scheduling Overhead
+  // Dominate LLM Inference Performance?", 2024: overhead scales with the number of sequences, not
+  // tokens). Per sequence per iteration, before overlap; step_overhead_per_sequence after it.
+  Seconds host_per_sequence;
+  Seconds step_overhead_per_sequence;
   bool fused_elementwise = true;  // rotary, activation and residual adds fused into neighbours
   // Decode attention loads each KV head once for its whole query-head group (GQA-aware kernels:
   // FlashDecoding, TensorRT-LLM XQA from v0.7); false: once per query head (older MMHA kernels).

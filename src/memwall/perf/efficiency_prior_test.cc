@@ -240,5 +240,48 @@ TEST(EngineProfiles, DefaultMemoryFractionByTensorParallelSize) {
   }
 }
 
+// Host work per sequence: vLLM's V0 and V1 (synchronous) profiles pay it, the async-scheduling
+// release (0.14) hides the same share of it as of the fixed part; a later entry that "inherits"
+// an earlier one changes only what it states, on its own platform, and is not current by descent.
+TEST(EngineProfiles, HostWorkPerSequenceAndInheritedReleases) {
+  const Efficiency& e = default_efficiency();
+  const EngineProfile& v6 = e.engine("vllm@0.6");
+  const EngineProfile& v8 = e.engine("vllm@0.11");
+  const EngineProfile& v14 = e.engine("vllm");
+  EXPECT_EQ(v14.version, "0.14");
+  EXPECT_EQ(v8.version, "0.8");
+  EXPECT_DOUBLE_EQ(v6.step_overhead_per_sequence.value(), 20e-6);
+  EXPECT_NEAR(v8.step_overhead_per_sequence.value(), 7e-6 * (1 - 0.17), 1e-15);
+  EXPECT_NEAR(v14.step_overhead_per_sequence.value(), 7e-6 * (1 - 0.8), 1e-15);
+  EXPECT_DOUBLE_EQ(v14.kernel_overhead.value(), v8.kernel_overhead.value());
+  EXPECT_EQ(v14.limits.max_num_seqs, v8.limits.max_num_seqs);
+  auto doc = [](const Json& child) {
+    return Json{{"engine",
+                 {{"id", "x"},
+                  {"versions", Json::array({{{"version", "1"},
+                                             {"current", true},
+                                             {"kernel_overhead_us", 9},
+                                             {"host_us_per_sequence", 3}},
+                                            {{"version", "1"}, {"platform", "rocm"}},
+                                            child})}}}};
+  };
+  const auto ps = read_engine_profiles(
+      doc({{"version", "2"}, {"inherits", "1"}, {"host_us_per_sequence", 5}}), "t");
+  ASSERT_EQ(ps.size(), 3u);
+  EXPECT_DOUBLE_EQ(ps[2].kernel_overhead.value(), 9e-6);
+  EXPECT_DOUBLE_EQ(ps[2].host_per_sequence.value(), 5e-6);
+  EXPECT_FALSE(ps[2].current);
+  // The ROCm entry's figures (here the defaults), not the CUDA one's.
+  const auto rocm = read_engine_profiles(
+      doc({{"version", "2"}, {"platform", "rocm"}, {"inherits", "1"}}), "t");
+  EXPECT_DOUBLE_EQ(rocm[2].kernel_overhead.value(), 4e-6);
+  try {
+    read_engine_profiles(doc({{"version", "2"}, {"inherits", "0.9"}}), "t");
+    FAIL() << "an unknown parent must be rejected";
+  } catch (const InputError& err) {
+    EXPECT_NE(std::string(err.what()).find("inherits"), std::string::npos) << err.what();
+  }
+}
+
 }  // namespace
 }  // namespace memwall::perf

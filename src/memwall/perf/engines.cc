@@ -134,9 +134,30 @@ std::vector<EngineProfile> read_engine_profiles(const Json& doc, const std::stri
     throw InputError(field + ".versions", vit == e.end() ? "(none)" : vit->dump(),
                      "a non-empty list of version objects");
   for (size_t i = 0; i < vit->size(); ++i) {
-    const Json& v = (*vit)[i];
     const std::string f = fmt::format("{}.versions[{}]", field, i);
-    if (!v.is_object()) throw InputError(f, v.dump(), "an object");
+    if (!(*vit)[i].is_object()) throw InputError(f, (*vit)[i].dump(), "an object");
+    // "inherits": "0.8" - a release that changes a few figures of an earlier one states only
+    // those: the earlier entry of the same platform, its fields replaced by this entry's (RFC 7396
+    // merge patch; "current" is not inherited).
+    Json merged;
+    const Json* vp = &(*vit)[i];
+    if (auto in = vp->find("inherits"); in != vp->end()) {
+      const std::string base = in->is_string() ? in->get<std::string>() : "";
+      const std::string plat = to_lower(text(*vp, "platform", f));
+      auto parent = std::find_if(vit->begin(), vit->end(), [&](const Json& x) {
+        return x.is_object() && !x.contains("inherits") && text(x, "version", f) == base &&
+               to_lower(text(x, "platform", f)) == plat;
+      });
+      if (parent == vit->end())
+        throw InputError(f + ".inherits", in->dump(),
+                         "the version of another entry of this engine on the same platform");
+      merged = *parent;
+      merged.erase("current");
+      merged.merge_patch(*vp);
+      merged.erase("inherits");
+      vp = &merged;
+    }
+    const Json& v = *vp;
     EngineProfile p;
     p.name = to_lower(id);
     p.version = text(v, "version", f);
@@ -163,6 +184,8 @@ std::vector<EngineProfile> read_engine_profiles(const Json& doc, const std::stri
     p.host_overlap = number(v, "host_overlap", f, 0, 1, 0);
     p.step_overhead =
         (p.host_scheduling + p.host_sampling + p.host_detokenization) * (1 - p.host_overlap);
+    p.host_per_sequence = us(number(v, "host_us_per_sequence", f, 0, 1e4, 0));
+    p.step_overhead_per_sequence = p.host_per_sequence * (1 - p.host_overlap);
     p.fused_elementwise = flag(v, "fused_elementwise", f, true);
     p.gqa_shared_kv_loads = flag(v, "gqa_shared_kv_loads", f, true);
     p.fp8_gemm_rate_scale = number(v, "fp8_gemm_rate_scale", f, 0.01, 2.0, 1.0);
@@ -239,6 +262,8 @@ Json to_json(const EngineProfile& p) {
                 {"sampling", p.host_sampling.value() * 1e6},
                 {"detokenization", p.host_detokenization.value() * 1e6}}},
               {"host_overlap", p.host_overlap},
+              {"host_us_per_sequence", p.host_per_sequence.value() * 1e6},
+              {"step_overhead_us_per_sequence", p.step_overhead_per_sequence.value() * 1e6},
               {"fused_elementwise", p.fused_elementwise},
               {"gqa_shared_kv_loads", p.gqa_shared_kv_loads},
               {"fp8_gemm_rate_scale", p.fp8_gemm_rate_scale},

@@ -100,6 +100,7 @@ Ceilings resolve_ceilings(const Accelerator& a, Precision p, const Efficiency& e
   c.attention_compute_fraction *= eng.compute_in_situ_fraction;
   c.kernel_overhead = eng.kernel_overhead;
   c.step_overhead = eng.step_overhead;
+  c.step_overhead_per_sequence = eng.step_overhead_per_sequence;
   c.fused_elementwise = eng.fused_elementwise;
   c.gqa_shared_kv_loads = eng.gqa_shared_kv_loads;
   c.gqa_shared_kv_loads_mixed = eng.gqa_shared_kv_loads && !arch_listed(a, eng.mixed_step_gqa_unshared_archs);

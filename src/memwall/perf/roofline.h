@@ -68,7 +68,8 @@ struct Ceilings {
   int64_t skinny_gemm_max_m = -1;
   double library_gemm_stream_fraction = 1;
   Seconds kernel_overhead;
-  Seconds step_overhead;
+  Seconds step_overhead;               // per iteration
+  Seconds step_overhead_per_sequence;  // per sequence the iteration runs (prefill or decode)
   bool fused_elementwise = true;
   bool gqa_shared_kv_loads = true;
   bool gqa_shared_kv_loads_mixed = true;  // in iterations mixing prompt chunks with decodes

@@ -101,6 +101,11 @@ CaseResult predict_inference_case(const Json& c, const Catalog& catalog) {
       // mem_fraction_static 0.88-0.79 by TP size), not the whole device.
       o.memory_utilization.reset();
     }
+    if (const auto steps = int_field(cfg, "num_scheduler_steps")) {
+      if (*steps < 1 || *steps > 1024)
+        throw InputError("config.num_scheduler_steps", std::to_string(*steps), "1 to 1024");
+      o.scheduler_steps = static_cast<int>(*steps);
+    }
     const infer::Deployment d = infer::make_deployment(catalog, o);
     if (!o.memory_utilization)
       note += fmt::format("Engine memory fraction not stated: the engine's default {} assumed. ",
@@ -223,8 +228,12 @@ CaseResult predict_inference_case(const Json& c, const Catalog& catalog) {
                             "each before the engine sees them ({}). ",
                             *prompts, frontend.value() * 1e3, d.engine_profile->display);
       }
+      // A request rate (GuideLLM's "maximum throughput" in queries per second) or a token rate.
+      const bool request_rate = has(unit, "requests/s") || has(unit, "req/s");
       double v = rate_scale * requests_per_s *
-                 (total ? input_per_request + output_per_request : output_per_request);
+                 (request_rate ? 1.0
+                  : total      ? input_per_request + output_per_request
+                               : output_per_request);
       if (has(unit, "per gpu")) v /= d.devices();
       r.predicted = v;
     } else if (has(metric, "latency") && !has(metric, "first")) {

@@ -134,6 +134,32 @@ TEST(Runner, ContinuousCaseMemoryUtilizationBoundsTheKvCache) {
   EXPECT_FALSE(predict_case(c, Catalog::builtin()).predicted);
 }
 
+// A saturated run reported as a request rate (GuideLLM's "maximum throughput", queries per
+// second) is the same steady state as its token rates: output tokens/s = requests/s x output; a
+// stated multi-step scheduler (vLLM 0.6 --num-scheduler-steps) divides the host work, so it is
+// faster at a large batch.
+TEST(Runner, RequestRateIsTheSteadyStatesAndMultiStepSpeedsItUp) {
+  Json c = Json::parse(R"json({"id": "t", "kind": "inference", "source": "test",
+    "hardware": {"gpu": "NVIDIA A100 SXM 80GB", "count": 1}, "model": {"name": "llama-3.1-8b"},
+    "config": {"precision": "BF16", "tp": 1, "input_len": 1024, "output_len": 128,
+               "batching": "continuous", "framework": "vLLM 0.7.2"},
+    "metric": "request throughput at saturation", "value": 10, "unit": "requests/s"})json");
+  const CaseResult rate = predict_case(c, Catalog::builtin());
+  c["metric"] = "output-token throughput";
+  c["unit"] = "output tokens/s";
+  const CaseResult tokens = predict_case(c, Catalog::builtin());
+  ASSERT_TRUE(rate.predicted && tokens.predicted) << rate.skipped_reason << tokens.skipped_reason;
+  EXPECT_NEAR(*tokens.predicted, *rate.predicted * 128, 1e-9 * *tokens.predicted);
+  c["config"]["num_scheduler_steps"] = 10;
+  const CaseResult multi = predict_case(c, Catalog::builtin());
+  ASSERT_TRUE(multi.predicted) << multi.skipped_reason;
+  EXPECT_GT(*multi.predicted, *tokens.predicted);
+  c["config"]["num_scheduler_steps"] = 0;
+  const CaseResult bad = predict_case(c, Catalog::builtin());
+  EXPECT_FALSE(bad.predicted);
+  EXPECT_NE(bad.skipped_reason.find("num_scheduler_steps"), std::string::npos) << bad.skipped_reason;
+}
+
 // TensorRT-LLM 1.x serves through its PyTorch backend (the trtllm 1.0 profile, decode streaming at
 // 0.85 of STREAM); 0.x cases are TensorRT engines (the 0.7 profile, STREAM level): the same
 // weight-bound decode comes out ~15 % slower under 1.x.
