@@ -225,8 +225,7 @@ TEST(Estimate, HostWorkGrowsWithTheSequencesAndMultiStepDividesIt) {
   const Seconds per_seq = d.ceilings.step_overhead_per_sequence;
   EXPECT_DOUBLE_EQ(per_seq.value(), 20e-6);
   const StepCost c1 = step_cost(d, decode_batch(1, 500)), c64 = step_cost(d, decode_batch(64, 500));
-  EXPECT_NEAR((c64.overhead - c1.overhead).value(),
-              63 * per_seq.value(), 1e-12);
+  EXPECT_NEAR((c64.overhead - c1.overhead).value(), 63 * per_seq.value(), 1e-12);
   o.scheduler_steps = 10;
   const Deployment m = make(llama2_7b(), a100_80(), o);
   EXPECT_NEAR(m.ceilings.step_overhead_per_sequence.value(), per_seq.value() / 10, 1e-15);

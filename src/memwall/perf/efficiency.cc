@@ -443,7 +443,8 @@ Efficiency apply_calibration(const Efficiency& base, const Json& doc, const std:
               it->moe_layer_overhead = us(number_in_range(x, f, 0.0, 1e5));
             else
               throw InputError(f, x.dump(),
-                               "kernel_overhead_us, step_overhead_us, step_overhead_us_per_sequence, max_num_seqs, "
+                               "kernel_overhead_us, step_overhead_us, "
+                               "step_overhead_us_per_sequence, max_num_seqs, "
                                "max_num_batched_tokens, custom_all_reduce_max_mib, "
                                "moe_layer_overhead_us (numbers), "
                                "fp8_skinny_gemm_max_tokens (a whole number), "

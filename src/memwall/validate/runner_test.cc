@@ -157,7 +157,8 @@ TEST(Runner, RequestRateIsTheSteadyStatesAndMultiStepSpeedsItUp) {
   c["config"]["num_scheduler_steps"] = 0;
   const CaseResult bad = predict_case(c, Catalog::builtin());
   EXPECT_FALSE(bad.predicted);
-  EXPECT_NE(bad.skipped_reason.find("num_scheduler_steps"), std::string::npos) << bad.skipped_reason;
+  EXPECT_NE(bad.skipped_reason.find("num_scheduler_steps"), std::string::npos)
+      << bad.skipped_reason;
 }
 
 // TensorRT-LLM 1.x serves through its PyTorch backend (the trtllm 1.0 profile, decode streaming at
