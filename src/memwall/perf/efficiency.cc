@@ -424,8 +424,11 @@ Efficiency apply_calibration(const Efficiency& base, const Json& doc, const std:
               it->blockwise_fp8_gemm_rate_scale = number_in_range(x, f, 0.01, 1.0);
             else if (k == "memory_stream_fraction")
               it->memory_stream_fraction = number_in_range(x, f, 0.05, 1.0);
-            else if (k == "compute_in_situ_fraction")
+            else if (k == "compute_in_situ_fraction") {
+              // A measured share replaces the built-in one on every architecture.
               it->compute_in_situ_fraction = number_in_range(x, f, 0.05, 1.0);
+              it->compute_in_situ_fraction_by_arch.clear();
+            }
             else if (k == "fp8_library_gemm_stream_fraction")
               it->fp8_library_gemm_stream_fraction = number_in_range(x, f, 0.05, 1.0);
             else if (k == "fp8_skinny_gemm_max_tokens" && x.is_number_integer())

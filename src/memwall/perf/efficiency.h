@@ -132,6 +132,10 @@ struct EngineProfile {
   // separate element-wise kernels (cold L2, clock dips), as the training estimator's
   // gemm_in_situ_fraction; 1: TensorRT engines (fused, tuned per shape), as their tables show.
   double compute_in_situ_fraction = 1.0;
+  // The same share on the listed architectures (prefix of Accelerator::arch -> fraction), where
+  // the engine's kernels on that generation reach a different share of the device ceilings than
+  // on the one `compute_in_situ_fraction` was taken from; the first matching prefix wins.
+  std::vector<std::pair<std::string, double>> compute_in_situ_fraction_by_arch;
   // FP8 linear layers of iterations with more tokens than this leave the engine's hand-written
   // skinny (split-K GEMV) kernel for the vendor GEMM library, whose small-M tiles stream the
   // weights at `fp8_library_gemm_stream_fraction` of what the skinny kernel reaches; -1: one

@@ -283,5 +283,50 @@ TEST(EngineProfiles, HostWorkPerSequenceAndInheritedReleases) {
   }
 }
 
+TEST(EngineProfiles, InSituShareByArchitecture) {
+  const Efficiency& e = default_efficiency();
+  const Catalog& cat = Catalog::builtin();
+  const Accelerator h100 = cat.accelerator("h100"), a100 = cat.accelerator("a100");
+  const Accelerator mi300x = cat.accelerator("mi300x");
+  // PyTorch-runtime engines: their Hopper entry on Hopper, the general share elsewhere.
+  EXPECT_DOUBLE_EQ(compute_in_situ_fraction(h100, e.engine("vllm")), 0.62);
+  EXPECT_DOUBLE_EQ(compute_in_situ_fraction(a100, e.engine("vllm")), 0.87);
+  EXPECT_DOUBLE_EQ(compute_in_situ_fraction(h100, e.engine("vllm@0.6")), 0.62);
+  EXPECT_DOUBLE_EQ(compute_in_situ_fraction(h100, e.engine("trtllm")), 0.72);
+  EXPECT_DOUBLE_EQ(compute_in_situ_fraction(mi300x, e.engine("vllm", "rocm")), 0.87);
+  // TensorRT engines reach their tables' rates on every architecture.
+  EXPECT_DOUBLE_EQ(compute_in_situ_fraction(h100, e.engine("trtllm@0.7")), 1.0);
+  // The share multiplies the device's GEMM ceiling: vLLM against a TensorRT engine, same device.
+  const double h = resolve_ceilings(h100, Precision::bf16, e, "vllm").gemm_peak_fraction /
+                   resolve_ceilings(h100, Precision::bf16, e, "trtllm@0.7").gemm_peak_fraction;
+  const double a = resolve_ceilings(a100, Precision::bf16, e, "vllm").gemm_peak_fraction /
+                   resolve_ceilings(a100, Precision::bf16, e, "trtllm@0.7").gemm_peak_fraction;
+  EXPECT_NEAR(h, 0.62, 1e-12);
+  EXPECT_NEAR(a, 0.87, 1e-12);
+  // A calibrated share replaces the built-in one on every architecture.
+  const Efficiency cal = apply_calibration(
+      e, Json{{"engines", {{"vllm", {{"compute_in_situ_fraction", 0.8}}}}}}, "test");
+  EXPECT_DOUBLE_EQ(compute_in_situ_fraction(h100, cal.engine("vllm")), 0.8);
+  // Bad entries name the field and what is allowed.
+  auto doc = [](const Json& by_arch) {
+    return Json{{"engine",
+                 {{"id", "x"},
+                  {"versions", Json::array({{{"version", "1"},
+                                             {"current", true},
+                                             {"compute_in_situ_fraction_by_arch", by_arch}}})}}}};
+  };
+  EXPECT_EQ(read_engine_profiles(doc({{"Hopper", 0.5}}), "t")[0].compute_in_situ_fraction_by_arch.size(),
+            1u);
+  for (const Json& bad : {Json(0.5), Json{{"Hopper", 1.5}}, Json{{"Hopper", "x"}}, Json{{"", 0.5}}}) {
+    try {
+      read_engine_profiles(doc(bad), "t");
+      FAIL() << bad.dump();
+    } catch (const InputError& err) {
+      EXPECT_NE(std::string(err.what()).find("compute_in_situ_fraction_by_arch"), std::string::npos)
+          << err.what();
+    }
+  }
+}
+
 }  // namespace
 }  // namespace memwall::perf

@@ -206,6 +206,15 @@ std::vector<EngineProfile> read_engine_profiles(const Json& doc, const std::stri
     archs("mixed_step_gqa_unshared_archs", p.mixed_step_gqa_unshared_archs);
     p.memory_stream_fraction = number(v, "memory_stream_fraction", f, 0.05, 1.0, 1.0);
     p.compute_in_situ_fraction = number(v, "compute_in_situ_fraction", f, 0.05, 1.0, 1.0);
+    if (const auto a = v.find("compute_in_situ_fraction_by_arch"); a != v.end()) {
+      const std::string k = f + ".compute_in_situ_fraction_by_arch";
+      if (!a->is_object())
+        throw InputError(k, a->dump(), "an object of architecture name -> fraction (0.05-1)");
+      for (const auto& [arch, x] : a->items()) {
+        if (arch.empty()) throw InputError(k, "\"\"", "a non-empty architecture name");
+        p.compute_in_situ_fraction_by_arch.emplace_back(arch, number(*a, arch, k, 0.05, 1.0, 1.0));
+      }
+    }
     if (const double t = number(v, "fp8_skinny_gemm_max_tokens", f, -1, 1 << 20, -1);
         t == std::floor(t))
       p.fp8_skinny_gemm_max_tokens = static_cast<int>(t);
@@ -249,6 +258,8 @@ Json to_json(const EngineProfile& p) {
     memory_fraction = Json::object();
     for (const auto& [tp, f] : p.limits.memory_fraction_by_tp) memory_fraction[std::to_string(tp)] = f;
   }
+  Json by_arch = Json::object();
+  for (const auto& [arch, f] : p.compute_in_situ_fraction_by_arch) by_arch[arch] = f;
   return Json{{"id", p.name},
               {"version", p.version},
               {"platform", p.platform},
@@ -274,6 +285,7 @@ Json to_json(const EngineProfile& p) {
               {"mixed_step_gqa_unshared_archs", p.mixed_step_gqa_unshared_archs},
               {"memory_stream_fraction", p.memory_stream_fraction},
               {"compute_in_situ_fraction", p.compute_in_situ_fraction},
+              {"compute_in_situ_fraction_by_arch", by_arch},
               {"fp8_skinny_gemm_max_tokens", p.fp8_skinny_gemm_max_tokens},
               {"fp8_library_gemm_stream_fraction", p.fp8_library_gemm_stream_fraction},
               {"fp8_activation_quant_kernel", p.fp8_activation_quant_kernel},

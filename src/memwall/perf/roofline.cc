@@ -63,6 +63,13 @@ bool arch_listed(const Accelerator& a, const std::vector<std::string>& archs) {
 }
 }  // namespace
 
+double compute_in_situ_fraction(const Accelerator& a, const EngineProfile& eng) {
+  const std::string arch = to_lower(a.arch);
+  for (const auto& [prefix, f] : eng.compute_in_situ_fraction_by_arch)
+    if (arch.rfind(to_lower(prefix), 0) == 0) return f;
+  return eng.compute_in_situ_fraction;
+}
+
 double blockwise_fp8_rate_scale(const Accelerator& a, Precision p, Fp8Recipe recipe,
                                 const EngineProfile& eng) {
   if (!is_fp8(p) || recipe != Fp8Recipe::blockwise ||
@@ -96,8 +103,9 @@ Ceilings resolve_ceilings(const Accelerator& a, Precision p, const Efficiency& e
   // The engine's own kernels stream at a share of what STREAM reaches on the device.
   c.memory_sustained = c.memory_sustained * eng.memory_stream_fraction;
   // ... and its compute-bound kernels at a share of the sustained GEMM / attention rate.
-  c.gemm_peak_fraction *= eng.compute_in_situ_fraction;
-  c.attention_compute_fraction *= eng.compute_in_situ_fraction;
+  const double in_situ = compute_in_situ_fraction(a, eng);
+  c.gemm_peak_fraction *= in_situ;
+  c.attention_compute_fraction *= in_situ;
   c.kernel_overhead = eng.kernel_overhead;
   c.step_overhead = eng.step_overhead;
   c.step_overhead_per_sequence = eng.step_overhead_per_sequence;

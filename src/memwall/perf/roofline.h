@@ -86,6 +86,9 @@ struct Ceilings {
 Ceilings resolve_device_ceilings(const Accelerator& a, Precision matmul_precision,
                                  const Efficiency& e);
 // The device's ceilings as one serving engine (profile name, version, platform) reaches them.
+// The share of the sustained GEMM / prefill-attention rate the engine's compute-bound kernels
+// reach on device `a`: its per-architecture entry where one matches, else its general one.
+double compute_in_situ_fraction(const Accelerator& a, const EngineProfile& eng);
 // The engine's block-scaled FP8 GEMM rate relative to per-tensor FP8 on device `a`: its measured
 // scale carried to a's FP8-tensor / FP32 peak ratio (EngineProfile::blockwise_fp8_reference_ratio);
 // 1 unless `p` is fp8, the recipe blockwise and a's architecture one the engine lists.
