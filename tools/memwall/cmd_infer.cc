@@ -46,9 +46,9 @@ constexpr const char* kDefinitions =
     "tokens, chunked prefill; --engine), as `simulate` at an infinite rate. Ceilings are\n"
     "achievable, not peak: STREAM-measured bandwidth fractions, MAMF-measured matmul fractions\n"
     "times the sustained clock of power-limited parts (0.88 on the 700 W Hopper SXM) and the\n"
-    "engine's in-situ share (0.87 for PyTorch-runtime engines), GEMM tile/wave quantisation,\n"
-    "kernel and per-step overheads (docs/infer.md lists each with its evidence; --calibration\n"
-    "FILE overrides them).\n"
+    "engine's in-situ share (0.87 for PyTorch-runtime engines; 0.62 on Hopper, calibrated on\n"
+    "the validation cases), GEMM tile/wave quantisation, kernel and per-step overheads\n"
+    "(docs/infer.md lists each with its evidence; --calibration FILE overrides them).\n"
     "Intervals: (low-high) after a value and \"intervals\" in --json are 80 % intervals fitted on\n"
     "the validation cases' errors, leaving each publication out (docs/validate.md); widened outside\n"
     "the validated hardware/precision/engine/scale, narrowed by a probe profile of the device.";
