@@ -6,6 +6,7 @@
 #include <array>
 #include <cmath>
 #include <map>
+#include <set>
 #include <optional>
 #include <utility>
 
@@ -49,17 +50,27 @@ void add_breakdown(Report& r, const uncertainty::Widening& widening) {
     if (h == by_id.end()) continue;
     c.held_out = h->second->interval;
   }
+  std::set<std::string> grouped;  // kinds with cases in a group
+  for (const auto& c : r.cases)
+    if (!c.group.empty()) grouped.insert(c.kind);
   for (const auto& c : r.cases) {
     if (!c.held_out) continue;
     // Grouped cases are reported apart, like the summary ("kind/group"); all are fitted together.
     const std::string kind = c.group.empty() ? c.kind : c.kind + "/" + c.group;
-    add(kind, "all", "all", &c);
-    add(kind, "source", c.source, &c);
+    // A grouped kind's regimes are also pooled over the original set and every group ("kind
+    // (all)", as in the summary), so a regime's one-sided error shows across sets too.
+    const std::string pooled = grouped.count(c.kind) ? c.kind + " (all)" : std::string();
+    auto add_both = [&](const std::string& dim, const std::string& value) {
+      add(kind, dim, value, &c);
+      if (!pooled.empty() && dim != "source") add(pooled, dim, value, &c);
+    };
+    add_both("all", "all");
+    add_both("source", c.source);
     for (const auto& dim : uncertainty::dimension_names()) {
       const std::string v = c.regime.value(dim);
-      if (!v.empty()) add(kind, dim, v, &c);
+      if (!v.empty()) add_both(dim, v);
     }
-    for (const auto& w : c.workload) add(kind, "workload", w, &c);
+    for (const auto& w : c.workload) add_both("workload", w);
   }
   // By kind, then "all", "source" and the regime dimensions in dimension_names() order; values in
   // the order first seen.
@@ -139,14 +150,16 @@ Json groups_json(const Report& r) {
 }
 
 std::string groups_text(const Report& r) {
+  size_t w = 11;  // the kind column fits the longest "kind/group" or "kind (all)"
+  for (const auto& g : r.groups) w = std::max(w, g.kind.size());
   std::string out =
-      fmt::format("\n{:<11} {:<10} {:<44} {:>5} {:>9} {:>8} {:>8} {:>9} {:>8}\n", "kind",
+      fmt::format("\n{:<{}} {:<10} {:<44} {:>5} {:>9} {:>8} {:>8} {:>9} {:>8}\n", "kind", w,
                   "dimension", "value", "cases", "median", "median", "p90", "coverage", "median");
-  out += fmt::format("{:<11} {:<10} {:<44} {:>5} {:>9} {:>8} {:>8} {:>9} {:>8}\n", "", "", "", "",
-                     "signed", "|error|", "|error|", "80 % int", "width");
+  out += fmt::format("{:<{}} {:<10} {:<44} {:>5} {:>9} {:>8} {:>8} {:>9} {:>8}\n", "", w, "", "",
+                     "", "signed", "|error|", "|error|", "80 % int", "width");
   for (const auto& g : r.groups)
-    out += fmt::format("{:<11} {:<10} {:<44} {:>5} {:>+8.1f}% {:>7.1f}% {:>7.1f}% {:>9} {:>8}\n",
-                       g.kind, g.dimension, g.value.substr(0, 44), g.predicted,
+    out += fmt::format("{:<{}} {:<10} {:<44} {:>5} {:>+8.1f}% {:>7.1f}% {:>7.1f}% {:>9} {:>8}\n",
+                       g.kind, w, g.dimension, g.value.substr(0, 44), g.predicted,
                        g.median_signed_pct_error, g.median_abs_pct_error, g.p90_abs_pct_error,
                        pct_or_dash(g.coverage, 100), pct_or_dash(g.median_width_pct, 1));
   return out;

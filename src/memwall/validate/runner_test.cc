@@ -6,6 +6,8 @@
 
 #include <gtest/gtest.h>
 
+#include <map>
+
 #include "memwall/core/error.h"
 #include "memwall/core/test_paths.h"
 #include "memwall/infer/continuous.h"
@@ -225,6 +227,16 @@ TEST(Runner, GroupedKindsGetAPooledRow) {
   EXPECT_EQ(r.kinds.back().kind, "training (all)");  // after the kind's own rows
   const Json j = to_json(r);
   EXPECT_TRUE(j["summary"].back().contains("median_signed_pct_error"));
+  // Its regimes are pooled too: each pooled regime row counts that regime's cases of every set.
+  std::map<std::string, int> per_set, pooled_rows;
+  for (const auto& g : r.groups) {
+    if (g.dimension != "hardware" && g.dimension != "all") continue;
+    (g.kind == "training (all)" ? pooled_rows : per_set)[g.value] += g.predicted;
+  }
+  ASSERT_FALSE(pooled_rows.empty());
+  EXPECT_EQ(pooled_rows, per_set);
+  EXPECT_EQ(pooled_rows["all"], separate);
+  for (const auto& g : r.groups) EXPECT_FALSE(g.kind == "training (all)" && g.dimension == "source");
 }
 
 // A time over-predicted is pessimistic (negative), a throughput over-predicted optimistic.
