@@ -126,7 +126,7 @@ py::object infer_py(const std::string& model, const std::string& gpu, int64_t in
                     const std::optional<std::string>& fp8_recipe,
                     const std::optional<int>& weight_group_size, const std::string& engine,
                     const std::optional<std::string>& engine_version,
-                    const std::optional<double>& memory_utilization,
+                    const std::optional<double>& memory_utilization, int scheduler_steps,
                     const std::optional<std::string>& node,
                     const std::optional<std::string>& fabric,
                     const std::optional<std::string>& calibration, bool explain,
@@ -148,6 +148,7 @@ py::object infer_py(const std::string& model, const std::string& gpu, int64_t in
   r.deployment.engine = engine;
   r.deployment.engine_version = engine_version;
   r.deployment.memory_utilization = memory_utilization;
+  r.deployment.scheduler_steps = scheduler_steps;
   r.deployment.node = node;
   r.deployment.fabric = fabric;
   r.deployment.calibration_file = calibration;
@@ -420,7 +421,8 @@ const std::map<std::string, SimulateSetter>& simulate_fields() {
       MEMWALL_FIELD(kv_precision),   MEMWALL_FIELD(fp8_recipe),
       MEMWALL_FIELD(sla),
       MEMWALL_FIELD(engine),         MEMWALL_FIELD(engine_version),
-      MEMWALL_FIELD(engine_limits),  MEMWALL_FIELD(host_kv_cache_gib),
+      MEMWALL_FIELD(engine_limits),  MEMWALL_FIELD(scheduler_steps),
+      MEMWALL_FIELD(host_kv_cache_gib),
       MEMWALL_FIELD(prefix_hit_rate), MEMWALL_FIELD(prefix_pool),
       MEMWALL_FIELD(cpu),            MEMWALL_FIELD(host_memory_gb)};
   return fields;
@@ -536,7 +538,7 @@ PYBIND11_MODULE(memwall, m) {
         arg("weight_precision") = none, arg("activation_precision") = none,
         arg("kv_precision") = none, arg("fp8_recipe") = none, arg("weight_group_size") = none,
         arg("engine") = "default", arg("engine_version") = none,
-        arg("memory_utilization") = none,
+        arg("memory_utilization") = none, arg("scheduler_steps") = 1,
         arg("node") = none, arg("fabric") = none, arg("calibration") = none,
         arg("explain") = false, arg("catalog") = none, arg("offload") = "none",
         arg("cpu") = none, arg("host_memory_gb") = none);

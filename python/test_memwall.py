@@ -97,6 +97,13 @@ class InferTest(unittest.TestCase):
         v = memwall.infer(model="llama-3.1-8b", gpu="h100", batch="max", input=1024, output=1024,
                           engine="vllm", engine_version="0.6")
         self.assertEqual(v["deployment"]["engine_version"], "0.6")
+        multi = memwall.infer(model="llama-3.1-8b", gpu="h100", batch="max", input=1024,
+                              output=1024, engine="vllm", engine_version="0.6", scheduler_steps=10)
+        cli = cli_json("infer", "--model", "llama-3.1-8b", "--gpu", "h100", "--batch", "max",
+                       "--input", "1024", "--output", "1024", "--engine", "vllm",
+                       "--engine-version", "0.6", "--scheduler-steps", "10")
+        self.assertEqual(multi["throughput_tokens_per_s"], cli["throughput_tokens_per_s"])
+        self.assertGreater(multi["throughput_tokens_per_s"], v["throughput_tokens_per_s"])
         s = memwall.infer(model="llama-3.1-8b", gpu="h100", batch=[1, 8, 64], input=128,
                           output=128)
         self.assertEqual([row["batch"] for row in s["sweep"]], [1, 8, 64])

@@ -136,3 +136,22 @@ TEST(VersionCli, NamesVersionAndCommit) {
 }
 
 }  // namespace
+
+// vLLM 0.6's multi-step scheduling: one scheduler call per N iterations divides the host work
+// of each; outside 1-1024 the flag is bad input naming the field.
+TEST(InferCli, SchedulerStepsDivideTheHostWork) {
+  const std::string base = "infer --model llama-3.1-8b --gpu a100 --engine vllm --engine-version 0.6 "
+                           "--batch max --input 200 --output 200 --json ";
+  const auto one = run(base), ten = run(base + "--scheduler-steps 10");
+  ASSERT_EQ(one.status, 0);
+  ASSERT_EQ(ten.status, 0);
+  const auto a = nlohmann::json::parse(one.out), b = nlohmann::json::parse(ten.out);
+  EXPECT_GT(b["throughput_tokens_per_s"].get<double>(), a["throughput_tokens_per_s"].get<double>());
+  const auto bad = run(base + "--scheduler-steps 0", "2>&1");
+  EXPECT_EQ(bad.status, 2);
+  EXPECT_NE(bad.out.find("scheduler_steps"), std::string::npos) << bad.out;
+  EXPECT_EQ(run("simulate --model llama-3.1-8b --gpu a100 --engine vllm --engine-version 0.6 "
+                "--engine-limits --rate 5 --requests 20 --scheduler-steps 2000").status, 2);
+  EXPECT_EQ(run("simulate --model llama-3.1-8b --gpu a100 --engine vllm --engine-version 0.6 "
+                "--engine-limits --rate 5 --requests 20 --scheduler-steps 8").status, 0);
+}

@@ -30,6 +30,7 @@ struct SimulateArgs {
   double rate = 0, cv = 1, batch_timeout = 0.1, swap_space = 4, watermark = 0.01;
   double link_bandwidth_gbps = 0, link_latency_us = 10, swap_bandwidth_gbps = 0;
   std::optional<double> memory_utilization;
+  int scheduler_steps = 1;
   std::string engine = "default", engine_version;
   bool engine_limits = false;
   int64_t concurrency = 0, requests = 1000, token_budget = 0, max_len = 0, max_waiting = 0;
@@ -94,6 +95,7 @@ serve::SimulateRequest to_request(const SimulateArgs& a) {
   r.engine = a.engine;
   if (!a.engine_version.empty()) r.engine_version = a.engine_version;
   r.engine_limits = a.engine_limits;
+  r.scheduler_steps = a.scheduler_steps;
   if (!a.weight_precision.empty()) r.weight_precision = a.weight_precision;
   if (!a.kv_precision.empty()) r.kv_precision = a.kv_precision;
   if (!a.fp8_recipe.empty()) r.fp8_recipe = a.fp8_recipe;
@@ -246,6 +248,8 @@ void register_simulate(CLI::App& app, GlobalOptions& g, Runner& run) {
                 "Use the engine's max sequences, max batched tokens and chunked prefill instead "
                 "of --max-batch, --token-budget and continuous/chunked, and its KV admission "
                 "(TensorRT-LLM reserves prompt + output: no preemption)");
+  sub->add_option("--scheduler-steps", a->scheduler_steps,
+                  "Iterations per scheduler call (vLLM 0.6 --num-scheduler-steps): the engine's host work per iteration and per sequence is divided by it (1 to 1024; default 1)");
   sub->add_option("--memory-utilization", a->memory_utilization,
                   "Engine memory fraction: of the device total, or for TensorRT-LLM of the memory "
                   "free after weights and activations (default: the engine's, 0.9; SGLang "
