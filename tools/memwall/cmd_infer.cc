@@ -251,7 +251,8 @@ void register_infer(CLI::App& app, GlobalOptions& g, Runner& run) {
   sub->add_option("--engine-version", o->engine_version,
                   "Version of the engine's profile (default: its current one, e.g. vllm 0.11)");
   sub->add_option("--scheduler-steps", o->d.scheduler_steps,
-                  "Iterations per scheduler call (vLLM 0.6 --num-scheduler-steps): the engine's host work per iteration and per sequence is divided by it (1 to 1024; default 1)");
+                  "Iterations per scheduler call (vLLM 0.6 --num-scheduler-steps): the engine's "
+                  "host work per iteration and per sequence is divided by it (1 to 1024; default 1)");
   sub->add_option("--memory-utilization", o->d.memory_utilization,
                   "Engine memory fraction: of the device total (vLLM gpu_memory_utilization, "
                   "SGLang mem_fraction_static) or, for TensorRT-LLM, of the memory free after "

@@ -249,7 +249,8 @@ void register_simulate(CLI::App& app, GlobalOptions& g, Runner& run) {
                 "of --max-batch, --token-budget and continuous/chunked, and its KV admission "
                 "(TensorRT-LLM reserves prompt + output: no preemption)");
   sub->add_option("--scheduler-steps", a->scheduler_steps,
-                  "Iterations per scheduler call (vLLM 0.6 --num-scheduler-steps): the engine's host work per iteration and per sequence is divided by it (1 to 1024; default 1)");
+                  "Iterations per scheduler call, vLLM 0.6 --num-scheduler-steps (as infer; "
+                  "1 to 1024, default 1)");
   sub->add_option("--memory-utilization", a->memory_utilization,
                   "Engine memory fraction: of the device total, or for TensorRT-LLM of the memory "
                   "free after weights and activations (default: the engine's, 0.9; SGLang "

@@ -85,7 +85,6 @@ struct Ceilings {
 // precision's peak is unknown, InfeasibleError when the device has no path for the precision.
 Ceilings resolve_device_ceilings(const Accelerator& a, Precision matmul_precision,
                                  const Efficiency& e);
-// The device's ceilings as one serving engine (profile name, version, platform) reaches them.
 // The share of the sustained GEMM / prefill-attention rate the engine's compute-bound kernels
 // reach on device `a`: its per-architecture entry where one matches, else its general one.
 double compute_in_situ_fraction(const Accelerator& a, const EngineProfile& eng);
@@ -94,6 +93,7 @@ double compute_in_situ_fraction(const Accelerator& a, const EngineProfile& eng);
 // 1 unless `p` is fp8, the recipe blockwise and a's architecture one the engine lists.
 double blockwise_fp8_rate_scale(const Accelerator& a, Precision p, Fp8Recipe recipe,
                                 const EngineProfile& eng);
+// The device's ceilings as one serving engine (profile name, version, platform) reaches them.
 // FP8 GEMMs use `fp8_recipe`'s kernels (block-scaled ones run at the engine's
 // blockwise_fp8_gemm_rate_scale on its listed architectures).
 Ceilings resolve_ceilings(const Accelerator& a, Precision matmul_precision, const Efficiency& e,

@@ -6,8 +6,8 @@
 #include <array>
 #include <cmath>
 #include <map>
-#include <set>
 #include <optional>
+#include <set>
 #include <utility>
 
 namespace memwall::validate {
