@@ -271,6 +271,24 @@ const Fabric* Catalog::find_fabric(std::string_view name) const {
 const ModelSpec* Catalog::find_model(std::string_view name) const {
   return find_by_id(models_, name);
 }
+const ModelSpec* Catalog::find_model_by_hf_repo(std::string_view repo) const {
+  for (const std::string_view prefix : {"https://huggingface.co/", "huggingface.co/", "hf.co/"})
+    if (repo.substr(0, prefix.size()) == prefix) repo.remove_prefix(prefix.size());
+  const bool has_org = repo.find('/') != std::string_view::npos;
+  const ModelSpec* found = nullptr;
+  for (const auto& m : models_)
+    for (const auto& r : m.hf_repos) {
+      const std::string_view name = has_org ? std::string_view(r) : std::string_view(r).substr(r.find('/') + 1);
+      if (!same_name(name, repo)) continue;
+      if (found && found != &m)
+        throw InputError(fmt::format("--model: '{}' names repositories of both {} and {}; give "
+                                     "the organisation too (org/name)",
+                                     repo, found->id, m.id));
+      found = &m;
+    }
+  return found;
+}
+
 const Host* Catalog::find_host(std::string_view name) const {
   for (const auto& h : hosts_)
     if (names_match(h, name)) return &h;
@@ -328,6 +346,8 @@ ModelSpec Catalog::model(std::string_view name_or_path) const {
   const std::string path(name_or_path);
   std::error_code ec;
   const bool is_file = std::filesystem::is_regular_file(path, ec);
+  if (!is_file)
+    if (const auto* m = find_model_by_hf_repo(name_or_path)) return *m;
   const bool looks_like_path = ends_with(path, ".json") || ends_with(path, ".yaml") ||
                                ends_with(path, ".yml") || path.find('/') != std::string::npos;
   if (!is_file && !looks_like_path) throw InputError::unknown_name("--model", path, model_names());

@@ -45,6 +45,9 @@ class Catalog {
   const Node* find_node(std::string_view name) const;
   const Fabric* find_fabric(std::string_view name) const;
   const ModelSpec* find_model(std::string_view name) const;
+  // The zoo model whose hf_repos lists `repo` ("meta-llama/Llama-3.1-8B-Instruct", or the name
+  // part alone when one model's repositories have it), case-insensitive; nullptr when none.
+  const ModelSpec* find_model_by_hf_repo(std::string_view repo) const;
   const Host* find_host(std::string_view name) const;
 
   // Every id and alias of one kind, in catalog order (for messages and listings).

@@ -420,3 +420,23 @@ TEST(Catalog, YamlThatIsNotUtf8IsBadInput) {
 
 }  // namespace
 }  // namespace memwall
+
+namespace memwall {
+namespace {
+
+// Models named as Hugging Face names them resolve to the zoo entry with the same shapes; a
+// quantised checkpoint or an unknown repository does not.
+TEST(Catalog, HuggingFaceRepositoryIdsResolveToZooModels) {
+  const Catalog& c = Catalog::builtin();
+  EXPECT_EQ(c.model("meta-llama/Llama-3.1-8B-Instruct").id, "llama-3.1-8b");
+  EXPECT_EQ(c.model("meta-llama/Meta-Llama-3.1-70B").id, "llama-3.1-70b");
+  EXPECT_EQ(c.model("Meta-Llama-3-8B").id, "llama-3-8b");
+  EXPECT_EQ(c.model("Mixtral-8x7B-v0.1").id, "mixtral-8x7b");
+  EXPECT_EQ(c.model("qwen/qwen2.5-72b-instruct").id, "qwen2.5-72b");
+  EXPECT_EQ(c.model("https://huggingface.co/deepseek-ai/DeepSeek-V3").id, "deepseek-v3");
+  EXPECT_THROW(c.model("meta-llama/Llama-3.1-405B-Instruct-FP8"), InputError);
+  EXPECT_THROW(c.model("Qwen2-72B"), InputError);  // not in the zoo: Qwen2 is not Qwen2.5
+}
+
+}  // namespace
+}  // namespace memwall

@@ -332,7 +332,7 @@ Deployment make_deployment(const Catalog& catalog, const DeploymentOptions& o) {
   }
   std::optional<Fabric> fabric;
   if (o.fabric) fabric = catalog.fabric(*o.fabric);
-  Deployment d = make_deployment(model, gpu, node, fabric, o);
+  Deployment d = make_deployment(model, gpu, node, fabric, o, o.efficiency);
   if (node && !o.node) d.assumptions.push_back("node " + node->id + " (the catalog's node of " + gpu.id + ")");
   return d;
 }

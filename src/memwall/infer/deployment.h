@@ -38,6 +38,8 @@ struct DeploymentOptions {
   std::string engine = "default";                 // engine profile id (data/engines/*.json)
   std::optional<std::string> engine_version;      // default: the engine's current version
   std::optional<std::string> calibration_file;    // JSON/YAML over the default efficiency
+  // Parameters already loaded (a calibration being fitted, measure/calibrate.h): over the file.
+  std::shared_ptr<const perf::Efficiency> efficiency;
   // The engine's memory fraction (vLLM gpu_memory_utilization, SGLang mem_fraction_static,
   // TensorRT-LLM free_gpu_memory_fraction); unset: the engine profile's default for the TP size.
   std::optional<double> memory_utilization;

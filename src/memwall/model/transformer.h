@@ -64,6 +64,10 @@ struct ModelSpec {
   // Scaling of the publisher's FP8 checkpoint where it ships one (DeepSeek-V3/R1: 128 x 128
   // blocks, config.json quantization_config.weight_block_size); the default of --fp8-recipe.
   std::optional<Fp8Recipe> fp8_checkpoint;
+  // The Hugging Face repositories whose config.json has exactly these shapes ("org/name"), so a
+  // model named as users write it (meta-llama/Llama-3.1-8B-Instruct) resolves; quantised
+  // checkpoints are not listed (their precision is a separate input).
+  std::vector<std::string> hf_repos;
 
   // What the publisher states, with the source, for the parameter-count check.
   std::optional<double> published_total_params;

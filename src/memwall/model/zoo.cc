@@ -233,6 +233,7 @@ ModelSpec model_from_json(const Json& entry, const std::string& where_in) {
                          "moe",
                          "mla",
                          "fp8_checkpoint",
+                         "hf_repos",
                          "published_total_params",
                          "published_active_params",
                          "source",
@@ -317,6 +318,19 @@ ModelSpec model_from_json(const Json& entry, const std::string& where_in) {
   if (has(entry, "fp8_checkpoint"))
     m.fp8_checkpoint = parse_fp8_recipe(get_string_or(entry, "fp8_checkpoint", where, ""),
                                         where + " fp8_checkpoint");
+  if (has(entry, "hf_repos")) {
+    const Json& repos = entry.at("hf_repos");
+    const std::string field = where + " hf_repos";
+    if (!repos.is_array()) throw InputError(field, repos.dump(), "a list of \"org/name\" strings");
+    for (const Json& r : repos) {
+      const std::string s = r.is_string() ? r.get<std::string>() : std::string();
+      const size_t slash = s.find('/');
+      if (slash == std::string::npos || slash == 0 || slash + 1 == s.size() ||
+          s.find('/', slash + 1) != std::string::npos)
+        throw InputError(field, r.dump(), "Hugging Face repository ids \"org/name\"");
+      m.hf_repos.push_back(s);
+    }
+  }
   m.published_total_params = get_count_or_none(entry, "published_total_params", where);
   m.published_active_params = get_count_or_none(entry, "published_active_params", where);
   m.source = get_string_or(entry, "source", where, "");
@@ -362,6 +376,7 @@ Json model_to_json(const ModelSpec& m) {
                 {"v_head_dim", m.mla.v_head_dim}};
   }
   if (m.fp8_checkpoint) j["fp8_checkpoint"] = std::string(to_string(*m.fp8_checkpoint));
+  if (!m.hf_repos.empty()) j["hf_repos"] = m.hf_repos;
   if (m.published_total_params) j["published_total_params"] = *m.published_total_params;
   if (m.published_active_params) j["published_active_params"] = *m.published_active_params;
   j["source"] = m.source;

@@ -384,9 +384,10 @@ Efficiency apply_calibration(const Efficiency& base, const Json& doc, const std:
       e.gemm_min_tile_m = static_cast<int>(number_in_range(v, field, 1, 4096));
     } else if (key == "gemm_k_overhead") {
       e.gemm_k_overhead = number_in_range(v, field, 0.0, 1e5);
-    } else if (key == "probe") {
-      // The measurements behind a profile written by `memwall probe`: provenance, not parameters.
-      if (!v.is_object()) throw InputError(field, v.dump(), "an object (memwall probe's record)");
+    } else if (key == "probe" || key == "fitted_on") {
+      // The measurements behind a profile written by `memwall probe` or `memwall calibrate`:
+      // provenance, not parameters.
+      if (!v.is_object()) throw InputError(field, v.dump(), "an object (the profile's provenance)");
     } else if (key == "engines") {
       if (!v.is_object()) throw InputError(field, v.dump(), "an object of engine name -> settings");
       for (const auto& [name, s] : v.items()) {
@@ -463,7 +464,7 @@ Efficiency apply_calibration(const Efficiency& base, const Json& doc, const std:
                        "one of memory_bandwidth_fraction, gemm_peak_fraction, "
                        "sustained_compute_fraction, attention_compute_fraction, attention_bandwidth_fraction, "
                        "overlap_exponent, tp_comm_overlap, gqa_reread_dram_share, "
-                       "gemm_min_tile_m, gemm_k_overhead, gemm_stream_k, engines, probe");
+                       "gemm_min_tile_m, gemm_k_overhead, gemm_stream_k, engines, probe, fitted_on");
     }
   }
   return e;

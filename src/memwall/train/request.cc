@@ -120,8 +120,8 @@ Answer answer(const Catalog& catalog, const Request& r) {
         fabric_id, gpu.arch.empty() ? gpu.id : gpu.arch));
   TrainParameters params;
   if (r.pue) params.pue = require_positive(*r.pue, "pue");
-  std::shared_ptr<const perf::Efficiency> efficiency;
-  if (r.calibration_file)
+  std::shared_ptr<const perf::Efficiency> efficiency = r.efficiency;
+  if (!efficiency && r.calibration_file)
     efficiency = std::make_shared<const perf::Efficiency>(perf::load_calibration(*r.calibration_file));
   TrainSetup setup = make_setup(model, gpu, node, fabric, params, efficiency);
   if (recompute == "auto") {

@@ -5,6 +5,7 @@
 // return, so their keys cannot drift apart.
 #pragma once
 
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -36,6 +37,7 @@ struct Request {
   std::optional<std::string> node;    // default: default_node
   std::optional<std::string> fabric;  // default when the GPUs span nodes: default_fabric
   std::optional<std::string> calibration_file;  // JSON/YAML over the default efficiency
+  std::shared_ptr<const perf::Efficiency> efficiency;  // already loaded: over the file
   TrainConfig config;
   std::optional<double> tokens;              // tokens to train: adds time, energy, cost
   std::optional<double> price_per_gpu_hour;  // US $, for the cost

@@ -41,6 +41,11 @@ CaseResult predict_offload_case(const Json& c, const Catalog& catalog);
 // Collective-bandwidth microbenchmarks (nccl-tests); predict_microbench_case delegates to it.
 CaseResult predict_net_microbench_case(const Json& c, const Catalog& catalog);
 
+// A measurement record (docs/measurements.md) in a case list: no "kind", a structured "metric".
+bool is_record(const Json& c);
+// Reads the record strictly (InputError naming the field of `where`) and predicts it.
+CaseResult predict_record_case(const Json& c, const Catalog& catalog, const std::string& where);
+
 // Reading the free text and loose fields of published cases.
 bool has(const std::string& text, const char* word);         // word occurs in text
 std::string str_field(const Json& obj, const char* key);      // "" when absent or not a string

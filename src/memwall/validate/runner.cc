@@ -9,6 +9,7 @@
 
 #include "memwall/core/error.h"
 #include "memwall/core/text.h"
+#include "memwall/measure/record.h"
 #include "memwall/validate/names.h"
 #include "memwall/validate/breakdown.h"
 
@@ -64,10 +65,15 @@ Report run_cases(const Json& cases, const Catalog& catalog, const std::string& k
   std::map<std::string, std::pair<std::vector<double>, std::vector<double>>> pooled;
   std::map<std::string, int> pooled_skipped;
   std::map<std::string, bool> grouped;
-  for (const auto& c : cases) {
+  for (size_t i = 0; i < cases.size(); ++i) {
+    const Json& c = cases[i];
     if (!c.is_object()) throw InputError("cases[]", c.dump().substr(0, 40), "an object");
-    const std::string k = c.contains("kind") && c["kind"].is_string() ? c["kind"].get<std::string>() : "";
-    CaseResult res = predict_case(c, catalog);
+    const bool record = is_record(c);
+    CaseResult res = record ? predict_record_case(c, catalog, fmt::format("records[{}]", i))
+                            : predict_case(c, catalog);
+    const std::string k = record ? res.kind
+                          : c.contains("kind") && c["kind"].is_string() ? c["kind"].get<std::string>()
+                                                                        : "";
     // Offload to host memory is a regime only where a case says so ("all layers offloaded" in
     // llama.cpp means the opposite: every layer on the GPU).
     if (auto cfg = c.find("config"); cfg != c.end()) {
@@ -165,7 +171,13 @@ std::vector<std::string> regimes_of(const Json& c, const Catalog& catalog) {
 }
 
 Report run_file(const std::string& path, const Catalog& catalog, const std::string& kind) {
-  return run_cases(load_document(path), catalog, kind);
+  const Json doc = load_document(path);
+  if (measure::is_measurement_document(doc)) {
+    // Every record is read strictly first, so a file with one it cannot map is refused whole.
+    (void)measure::parse_measurements(doc, path, catalog);
+    return run_cases(doc.at("records"), catalog, kind);
+  }
+  return run_cases(doc, catalog, kind);
 }
 
 const GroupSummary* whole_kind(const Report& r, const std::string& kind) {

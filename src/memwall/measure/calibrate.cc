@@ -1,0 +1,455 @@
+#include "memwall/measure/calibrate.h"
+
+#include <algorithm>
+#include <cmath>
+#include <map>
+#include <memory>
+#include <set>
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include "memwall/core/error.h"
+#include "memwall/infer/deployment.h"
+#include "memwall/measure/predict.h"
+#include "memwall/perf/efficiency.h"
+#include "memwall/perf/roofline.h"
+
+namespace memwall::measure {
+namespace {
+
+// The engine parameters a calibration fits (perf/efficiency.h apply_calibration keys), their
+// bounds (those apply_calibration accepts, narrowed to what a real engine can have), the scale a
+// step is measured in, and the run that identifies each.
+struct ParameterSpec {
+  const char* name;
+  double lo, hi;
+  double min_scale;  // a step of 1 in the solver's units is max(|value|, min_scale)
+  const char* identify;
+};
+
+constexpr ParameterSpec kParameters[] = {
+    {"compute_in_situ_fraction", 0.05, 1.0, 1.0,
+     "every run is memory-bound (small batches, short prompts): add one run at batch >= 64 or "
+     "with a prompt of >= 4k tokens"},
+    {"memory_stream_fraction", 0.05, 1.0, 1.0,
+     "no run is bound by streaming weights and KV: add one decode-heavy run at batch <= 8 with "
+     ">= 128 output tokens"},
+    {"step_overhead_us", 0.0, 1e5, 50.0,
+     "the host's time per iteration hides under GPU work in every run: add one run at batch 1 "
+     "with a short prompt"},
+    {"step_overhead_us_per_sequence", 0.0, 1e3, 5.0,
+     "no run holds many sequences at once: add one run with >= 64 sequences in flight "
+     "(concurrency or offline)"},
+    {"kernel_overhead_us", 0.0, 1e3, 2.0,
+     "no run has steps short enough for per-kernel launch cost to show: add one run at batch 1 "
+     "on a small model"},
+};
+constexpr size_t kCount = std::size(kParameters);
+
+double before_value(const ParameterSpec& s, const perf::EngineProfile& p, const Accelerator& a) {
+  const std::string n = s.name;
+  if (n == "compute_in_situ_fraction") return perf::compute_in_situ_fraction(a, p);
+  if (n == "memory_stream_fraction") return p.memory_stream_fraction;
+  if (n == "step_overhead_us") return p.step_overhead.value() * 1e6;
+  if (n == "step_overhead_us_per_sequence") return p.step_overhead_per_sequence.value() * 1e6;
+  return p.kernel_overhead.value() * 1e6;
+}
+
+// Soft-L1 loss scale: residuals (log errors) well below it count as squares, far above it
+// linearly, so one wrong record cannot drag the fit (Triggs et al. 2000, robust cost functions).
+constexpr double kRobustScale = 0.05;
+
+double robust_cost(const std::vector<double>& r) {
+  double c = 0;
+  for (double x : r) c += 2 * kRobustScale * kRobustScale * (std::sqrt(1 + x * x / (kRobustScale * kRobustScale)) - 1);
+  return c;
+}
+
+// Solves the small symmetric system A x = b in place (Gaussian elimination with partial
+// pivoting; at most five unknowns, so no BLAS). False when A is singular.
+bool solve(std::vector<std::vector<double>> a, std::vector<double> b, std::vector<double>& x) {
+  const size_t n = b.size();
+  for (size_t c = 0; c < n; ++c) {
+    size_t piv = c;
+    for (size_t r = c + 1; r < n; ++r)
+      if (std::fabs(a[r][c]) > std::fabs(a[piv][c])) piv = r;
+    if (std::fabs(a[piv][c]) < 1e-300) return false;
+    std::swap(a[c], a[piv]);
+    std::swap(b[c], b[piv]);
+    for (size_t r = c + 1; r < n; ++r) {
+      const double f = a[r][c] / a[c][c];
+      for (size_t k = c; k < n; ++k) a[r][k] -= f * a[c][k];
+      b[r] -= f * b[c];
+    }
+  }
+  x.assign(n, 0);
+  for (size_t i = n; i-- > 0;) {
+    double s = b[i];
+    for (size_t k = i + 1; k < n; ++k) s -= a[i][k] * x[k];
+    x[i] = s / a[i][i];
+  }
+  return true;
+}
+
+bool invert(const std::vector<std::vector<double>>& a, std::vector<std::vector<double>>& inv) {
+  const size_t n = a.size();
+  inv.assign(n, std::vector<double>(n, 0));
+  for (size_t j = 0; j < n; ++j) {
+    std::vector<double> e(n, 0), x;
+    e[j] = 1;
+    if (!solve(a, e, x)) return false;
+    for (size_t i = 0; i < n; ++i) inv[i][j] = x[i];
+  }
+  return true;
+}
+
+double median_of(std::vector<double> v) {
+  if (v.empty()) return 0;
+  std::sort(v.begin(), v.end());
+  const size_t n = v.size();
+  return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+}
+
+struct Group {
+  std::string key, display;
+  std::vector<const Record*> records;
+  std::set<std::string> accelerators, precisions;
+  std::vector<double> before;  // per parameter, from the first record's accelerator
+};
+
+class Fitter {
+ public:
+  Fitter(const Group& g, const Catalog& catalog) : g_(g), catalog_(catalog) {}
+
+  // log(predicted / measured) per record at `values` (one per kParameters entry).
+  std::vector<double> residuals(const std::vector<double>& values) const {
+    Json settings = Json::object();
+    for (size_t j = 0; j < kCount; ++j) settings[kParameters[j].name] = values[j];
+    const Json doc = {{"engines", {{g_.key, settings}}}};
+    PredictOptions o;
+    o.efficiency = std::make_shared<const perf::Efficiency>(
+        perf::apply_calibration(perf::default_efficiency(), doc, "calibration fit"));
+    std::vector<double> r;
+    r.reserve(g_.records.size());
+    for (const Record* rec : g_.records) {
+      const Prediction p = predict(*rec, catalog_, o);
+      // A record that stops being predictable at these values counts as a large miss.
+      r.push_back(p.si ? std::log(*p.si / rec->measured.si) : 3.0);
+    }
+    return r;
+  }
+
+ private:
+  const Group& g_;
+  const Catalog& catalog_;
+};
+
+std::string profile_precision(const Record& r) {
+  std::string w = r.stack.weight_precision ? std::string(to_string(*r.stack.weight_precision)) : "bf16";
+  std::string kv = r.stack.kv_precision ? std::string(to_string(*r.stack.kv_precision)) : w;
+  return w + "/" + kv;
+}
+
+GroupFit fit_group(const Group& g, const Catalog& catalog, const CalibrateOptions& o) {
+  GroupFit out;
+  out.engine_key = g.key;
+  out.display = g.display;
+  out.accelerators.assign(g.accelerators.begin(), g.accelerators.end());
+  out.precisions.assign(g.precisions.begin(), g.precisions.end());
+  const Fitter fit(g, catalog);
+  std::vector<double> theta = g.before;
+  const std::vector<double> r0 = fit.residuals(theta);
+  const size_t n = r0.size();
+  auto scale = [&](size_t j) { return std::max(std::fabs(g.before[j]), kParameters[j].min_scale); };
+
+  // Identification: how much a 10 % step of each parameter moves the predictions.
+  std::vector<size_t> free;
+  std::vector<double> elasticities;  // of each free parameter
+  for (size_t j = 0; j < kCount; ++j) {
+    FittedParameter fp;
+    fp.name = kParameters[j].name;
+    fp.before = fp.after = g.before[j];
+    std::vector<double> t = theta;
+    const double step = 0.1 * scale(j);
+    t[j] = t[j] + step <= kParameters[j].hi ? t[j] + step : t[j] - step;
+    const std::vector<double> r1 = fit.residuals(t);
+    // Identified when some record's prediction moves by at least 0.2 % for a 10 % change (an
+    // elasticity of 0.02): below that, the records' own spread of a few % would set the value.
+    double elasticity = 0;
+    for (size_t i = 0; i < n; ++i) elasticity = std::max(elasticity, std::fabs(r1[i] - r0[i]) / 0.1);
+    if (elasticity >= 0.02) {
+      fp.identified = true;
+      free.push_back(j);
+      elasticities.push_back(elasticity);
+    } else {
+      fp.why_not = fmt::format("not identified (a 10 % change moves no prediction by more than "
+                               "{:.2f} %): {}",
+                               elasticity * 10, kParameters[j].identify);
+    }
+    out.parameters.push_back(fp);
+  }
+  // At least one degree of freedom is left for the residuals' spread: with n records, the n - 1
+  // parameters that move the predictions most are fitted, the rest kept.
+  if (!free.empty() && free.size() >= n) {
+    std::vector<size_t> order(free.size());
+    for (size_t k = 0; k < order.size(); ++k) order[k] = k;
+    std::sort(order.begin(), order.end(),
+              [&](size_t a, size_t b) { return elasticities[a] > elasticities[b]; });
+    std::vector<size_t> kept;
+    for (size_t k = 0; k < order.size(); ++k) {
+      if (k + 1 < n) {
+        kept.push_back(free[order[k]]);
+        continue;
+      }
+      FittedParameter& fp = out.parameters[free[order[k]]];
+      fp.identified = false;
+      fp.why_not = fmt::format("kept: {} record(s) fit at most {} parameter(s), and the others "
+                               "move the predictions more; add records of other batches and "
+                               "lengths",
+                               n, n - 1);
+    }
+    std::sort(kept.begin(), kept.end());
+    free = kept;
+  }
+
+  // Levenberg-Marquardt on iteratively reweighted (soft-L1) least squares, bounded by projection.
+  std::vector<double> r = r0;
+  double cost = robust_cost(r);
+  double lambda = 1e-2;
+  std::vector<std::vector<double>> jac;  // n x free
+  std::vector<double> weights(n, 1.0);
+  auto jacobian = [&]() {
+    jac.assign(n, std::vector<double>(free.size(), 0));
+    for (size_t k = 0; k < free.size(); ++k) {
+      const size_t j = free[k];
+      std::vector<double> t = theta;
+      double h = 1e-2 * scale(j);
+      if (t[j] + h > kParameters[j].hi) h = -h;
+      t[j] += h;
+      const std::vector<double> rh = fit.residuals(t);
+      for (size_t i = 0; i < n; ++i) jac[i][k] = (rh[i] - r[i]) / (h / scale(j));
+    }
+    for (size_t i = 0; i < n; ++i) weights[i] = 1 / std::sqrt(1 + r[i] * r[i] / (kRobustScale * kRobustScale));
+  };
+  auto normal = [&](std::vector<std::vector<double>>& a, std::vector<double>& b) {
+    const size_t p = free.size();
+    a.assign(p, std::vector<double>(p, 0));
+    b.assign(p, 0);
+    for (size_t i = 0; i < n; ++i)
+      for (size_t u = 0; u < p; ++u) {
+        b[u] -= weights[i] * jac[i][u] * r[i];
+        for (size_t v = 0; v < p; ++v) a[u][v] += weights[i] * jac[i][u] * jac[i][v];
+      }
+  };
+  for (int it = 0; it < o.max_iterations && !free.empty(); ++it) {
+    jacobian();
+    std::vector<std::vector<double>> a;
+    std::vector<double> b;
+    normal(a, b);
+    bool improved = false;
+    for (int tries = 0; tries < 8 && !improved; ++tries) {
+      auto damped = a;
+      for (size_t u = 0; u < free.size(); ++u) damped[u][u] += lambda * std::max(a[u][u], 1e-12);
+      std::vector<double> delta;
+      if (!solve(damped, b, delta)) break;
+      std::vector<double> t = theta;
+      for (size_t k = 0; k < free.size(); ++k) {
+        const size_t j = free[k];
+        t[j] = std::clamp(t[j] + delta[k] * scale(j), kParameters[j].lo, kParameters[j].hi);
+      }
+      const std::vector<double> rt = fit.residuals(t);
+      const double ct = robust_cost(rt);
+      if (ct < cost) {
+        improved = true;
+        const double gain = (cost - ct) / std::max(cost, 1e-300);
+        theta = t;
+        r = rt;
+        cost = ct;
+        lambda = std::max(lambda / 3, 1e-7);
+        if (gain < 1e-7) it = o.max_iterations;
+      } else {
+        lambda *= 4;
+      }
+    }
+    if (!improved) break;
+  }
+
+  // Uncertainty: the covariance of the weighted least-squares fit at the solution,
+  // s^2 (J^T W J)^-1, with s^2 the residuals' weighted variance over n - p degrees of freedom.
+  double ss = 0;
+  for (size_t i = 0; i < n; ++i) ss += r[i] * r[i];
+  const size_t dof = n > free.size() ? n - free.size() : 0;
+  out.residual_sd_log = dof > 0 ? std::sqrt(ss / double(dof)) : 0;
+  if (!free.empty()) {
+    jacobian();
+    std::vector<std::vector<double>> a, cov;
+    std::vector<double> b;
+    normal(a, b);
+    double wss = 0, wsum = 0;
+    for (size_t i = 0; i < n; ++i) {
+      wss += weights[i] * r[i] * r[i];
+      wsum += weights[i];
+    }
+    const double s2 = dof > 0 ? wss / double(dof) * double(n) / std::max(wsum, 1e-12) : 0;
+    if (invert(a, cov)) {
+      for (size_t k = 0; k < free.size(); ++k) {
+        const size_t j = free[k];
+        const double sd = std::sqrt(std::max(0.0, s2 * cov[k][k])) * scale(j);
+        // 80 % two-sided normal interval: z = 1.2816.
+        out.parameters[j].low = std::max(kParameters[j].lo, theta[j] - 1.2816 * sd);
+        out.parameters[j].high = std::min(kParameters[j].hi, theta[j] + 1.2816 * sd);
+        for (size_t l = 0; l < k; ++l) {
+          const double rho = cov[k][l] / std::sqrt(std::max(cov[k][k] * cov[l][l], 1e-300));
+          if (std::fabs(rho) > 0.95)
+            out.parameters[j].why_not += fmt::format(
+                "{}correlated with {} (rho {:+.2f}): the records fix their combination",
+                out.parameters[j].why_not.empty() ? "" : "; ", kParameters[free[l]].name, rho);
+        }
+      }
+    }
+  }
+  for (size_t j = 0; j < kCount; ++j) out.parameters[j].after = theta[j];
+
+  std::vector<double> abs_b, abs_a, sgn_b, sgn_a;
+  for (size_t i = 0; i < n; ++i) {
+    const Record& rec = *g.records[i];
+    Residual res;
+    res.id = rec.id;
+    const double to_unit = rec.measured.value / rec.measured.si;
+    res.measured = rec.measured.value;
+    res.before = std::exp(r0[i]) * rec.measured.si * to_unit;
+    res.after = std::exp(r[i]) * rec.measured.si * to_unit;
+    const double sign = is_latency(rec.measured.metric) ? -1 : 1;
+    res.error_before = sign * (std::exp(r0[i]) - 1);
+    res.error_after = sign * (std::exp(r[i]) - 1);
+    abs_b.push_back(std::fabs(res.error_before));
+    abs_a.push_back(std::fabs(res.error_after));
+    sgn_b.push_back(res.error_before);
+    sgn_a.push_back(res.error_after);
+    out.residuals.push_back(res);
+  }
+  out.median_abs_error_before = median_of(abs_b);
+  out.median_abs_error_after = median_of(abs_a);
+  out.median_signed_before = median_of(sgn_b);
+  out.median_signed_after = median_of(sgn_a);
+  return out;
+}
+
+}  // namespace
+
+CalibrationFit calibrate(const std::vector<Record>& records, const Catalog& catalog,
+                         const CalibrateOptions& o) {
+  std::map<std::string, Group> groups;
+  std::vector<std::string> unpredicted;
+  for (const Record& r : records) {
+    const std::string id = r.id.empty() ? "(record without id)" : r.id;
+    if (r.workload.mode == Mode::training) {
+      unpredicted.push_back(id + ": training records are not fitted by this calibration yet");
+      continue;
+    }
+    const Prediction p = predict(r, catalog);
+    if (!p.si) {
+      unpredicted.push_back(id + ": " + p.unpredicted);
+      continue;
+    }
+    const infer::Deployment d = infer::make_deployment(catalog, deployment_options(r, {}));
+    Group& g = groups[d.engine_profile->key()];
+    if (g.records.empty()) {
+      g.key = d.engine_profile->key();
+      g.display = d.engine_profile->display;
+      for (const auto& s : kParameters) g.before.push_back(before_value(s, *d.engine_profile, d.gpu));
+    }
+    g.records.push_back(&r);
+    g.accelerators.insert(d.gpu.id);
+    g.precisions.insert(profile_precision(r));
+  }
+  if (groups.empty())
+    throw InputError(fmt::format("calibrate: none of the {} records can be predicted{}", records.size(),
+                                 unpredicted.empty() ? "" : " (first: " + unpredicted.front() + ")"));
+  CalibrationFit f;
+  Json engines = Json::object(), fitted_on = Json::object();
+  for (auto& [key, g] : groups) {
+    GroupFit gf = fit_group(g, catalog, o);
+    if (&g == &groups.begin()->second) gf.unpredicted = unpredicted;
+    Json settings = Json::object();
+    Json params = Json::object();
+    for (const auto& p : gf.parameters) {
+      if (!p.identified) continue;
+      settings[p.name] = p.after;
+      params[p.name] = {{"before", p.before}, {"after", p.after},
+                        {"interval_80", {p.low.value_or(p.after), p.high.value_or(p.after)}}};
+    }
+    if (!settings.empty()) engines[key] = settings;
+    fitted_on[key] = {{"engine", gf.display},
+                      {"accelerators", gf.accelerators},
+                      {"precisions", gf.precisions},
+                      {"records", gf.residuals.size()},
+                      {"parameters", params},
+                      {"residual_sd_log", gf.residual_sd_log},
+                      {"median_abs_error_before", gf.median_abs_error_before},
+                      {"median_abs_error_after", gf.median_abs_error_after}};
+    f.groups.push_back(std::move(gf));
+  }
+  f.profile = {{"engines", engines}, {"fitted_on", {{"groups", fitted_on}, {"files", o.files}}}};
+  return f;
+}
+
+std::string to_text(const CalibrationFit& f) {
+  std::string out;
+  for (const auto& g : f.groups) {
+    out += fmt::format("{} ({}), {} record(s) on {}; precisions {}\n", g.engine_key, g.display,
+                       g.residuals.size(), fmt::join(g.accelerators, ", "),
+                       fmt::join(g.precisions, ", "));
+    out += fmt::format("  {:<32} {:>12} {:>12} {:>26}\n", "PARAMETER", "BEFORE", "AFTER",
+                       "80 % INTERVAL");
+    for (const auto& p : g.parameters) {
+      const std::string interval =
+          p.low ? fmt::format("{:.4g} - {:.4g}", *p.low, *p.high) : std::string("-");
+      out += fmt::format("  {:<32} {:>12.4g} {:>12.4g} {:>26}\n", p.name, p.before, p.after,
+                         p.identified ? interval : "kept");
+      if (!p.why_not.empty()) out += "      " + p.why_not + "\n";
+    }
+    out += fmt::format("  median |error| {:.1f} % -> {:.1f} %, median signed {:+.1f} % -> {:+.1f} %, "
+                       "residual spread (sd of log error) {:.1f} %\n",
+                       100 * g.median_abs_error_before, 100 * g.median_abs_error_after,
+                       100 * g.median_signed_before, 100 * g.median_signed_after,
+                       100 * g.residual_sd_log);
+    out += "  signed error: > 0 optimistic (more throughput or less time than measured)\n";
+    out += fmt::format("  {:<40} {:>12} {:>12} {:>12} {:>9} {:>9}\n", "RECORD", "MEASURED",
+                       "BEFORE", "AFTER", "SIGNED", "AFTER");
+    for (const auto& r : g.residuals)
+      out += fmt::format("  {:<40} {:>12.4g} {:>12.4g} {:>12.4g} {:>+8.1f}% {:>+8.1f}%\n",
+                         r.id.substr(0, 40), r.measured, r.before, r.after, 100 * r.error_before,
+                         100 * r.error_after);
+    for (const auto& u : g.unpredicted) out += "  not used: " + u + "\n";
+  }
+  return out;
+}
+
+Json to_json(const CalibrationFit& f) {
+  Json groups = Json::array();
+  for (const auto& g : f.groups) {
+    Json params = Json::array();
+    for (const auto& p : g.parameters) {
+      Json j = {{"name", p.name}, {"before", p.before}, {"after", p.after}, {"identified", p.identified}};
+      j["interval_80"] = p.low ? Json::array({*p.low, *p.high}) : Json(nullptr);
+      if (!p.why_not.empty()) j["note"] = p.why_not;
+      params.push_back(j);
+    }
+    Json res = Json::array();
+    for (const auto& r : g.residuals)
+      res.push_back({{"id", r.id}, {"measured", r.measured}, {"before", r.before}, {"after", r.after},
+                     {"signed_error_before", r.error_before}, {"signed_error_after", r.error_after}});
+    groups.push_back({{"engine", g.engine_key}, {"display", g.display}, {"accelerators", g.accelerators},
+                      {"parameters", params}, {"residuals", res}, {"not_used", g.unpredicted},
+                      {"median_abs_error_before", g.median_abs_error_before},
+                      {"median_abs_error_after", g.median_abs_error_after},
+                      {"median_signed_error_before", g.median_signed_before},
+                      {"median_signed_error_after", g.median_signed_after},
+                      {"residual_sd_log", g.residual_sd_log}});
+  }
+  return {{"groups", groups}, {"profile", f.profile}};
+}
+
+}  // namespace memwall::measure

@@ -1,0 +1,66 @@
+// Calibration to the user's stack: the engine parameters that measurement records identify,
+// fitted by bounded robust least squares on the log error of memwall's predictions, with their
+// uncertainty; every other parameter keeps its built-in value. The result is a calibration
+// profile (perf/efficiency.h apply_calibration: engines.<engine@version>) that every face takes
+// with --calibration, and it records what it was fitted on.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "memwall/catalog/catalog.h"
+#include "memwall/core/document.h"
+#include "memwall/measure/record.h"
+
+namespace memwall::measure {
+
+// One engine parameter as it is fitted.
+struct FittedParameter {
+  std::string name;    // the calibration key (compute_in_situ_fraction, step_overhead_us ...)
+  double before = 0;   // the built-in value for this engine and accelerator
+  double after = 0;    // fitted (= before when not identified)
+  std::optional<double> low, high;  // 80 % interval of the fitted value; empty when not fitted
+  bool identified = false;
+  std::string why_not;  // when not identified: what the records lack and which run would add it
+};
+
+struct Residual {
+  std::string id;
+  double measured = 0, before = 0, after = 0;  // in the record's unit
+  double error_before = 0, error_after = 0;     // signed, > 0 optimistic (Prediction::signed_error)
+};
+
+// The fit of one engine profile (the records that resolve to it).
+struct GroupFit {
+  std::string engine_key;  // the calibration key: the resolved profile, "vllm@0.8"
+  std::string display;
+  std::vector<std::string> accelerators, precisions;
+  std::vector<FittedParameter> parameters;
+  std::vector<Residual> residuals;
+  std::vector<std::string> unpredicted;  // "id: reason" of records memwall cannot predict
+  double median_abs_error_before = 0, median_abs_error_after = 0;  // |signed error|
+  double median_signed_before = 0, median_signed_after = 0;
+  // Spread of the records around the fitted model: the log residuals' standard deviation (the
+  // intervals after calibration are never narrower than it).
+  double residual_sd_log = 0;
+};
+
+struct CalibrateOptions {
+  std::vector<std::string> files;  // recorded in the profile's provenance, with their sha256
+  int max_iterations = 40;
+};
+
+struct CalibrationFit {
+  std::vector<GroupFit> groups;
+  Json profile;  // {"engines": {...}, "fitted_on": {...}}
+};
+
+// InputError when no record can be predicted or the records hold only training metrics.
+CalibrationFit calibrate(const std::vector<Record>& records, const Catalog& catalog,
+                         const CalibrateOptions& o = {});
+
+std::string to_text(const CalibrationFit& f);
+Json to_json(const CalibrationFit& f);
+
+}  // namespace memwall::measure
