@@ -9,6 +9,7 @@
 #include <thread>
 
 #include "memwall/core/error.h"
+#include "memwall/core/http_server.h"
 #include "memwall/monitor/prometheus.h"
 
 namespace memwall::monitor {
@@ -31,7 +32,10 @@ ListenAddress parse_listen_address(const std::string& text) {
 struct MetricsServer::Impl {
   std::mutex mutex;
   std::string text;  // the latest pass's exposition
-  httplib::Server server;
+  // Prometheus is answered whatever other clients do: 64 workers, far more than scrapers, and
+  // each connection closed 2 s after it starts without a whole request (8 workers and no such
+  // deadline left /metrics unanswered 15 s behind 20 stalled connections, reliability-3 defect 8).
+  GuardedHttpServer server{64, std::chrono::seconds(2)};
   std::thread thread;
   std::atomic<bool> finished{false};
 };

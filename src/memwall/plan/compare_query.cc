@@ -36,11 +36,7 @@ CompareAnswer answer_compare(const Catalog& catalog, const cost::PriceBook& pric
   SearchSpace space;
   const Fabric& fabric = catalog.fabric("ib-ndr");
   space.fabric = &fabric;
-  if (q.gpus.empty()) {
-    for (const auto& acc : catalog.accelerators()) space.accelerators.push_back(&acc);
-  } else {
-    for (const auto& name : q.gpus) space.accelerators.push_back(&catalog.accelerator(name));
-  }
+  space.accelerators = accelerators_named(catalog, q.gpus);
   for (const auto& n : catalog.nodes()) space.nodes.push_back(&n);
   Constraints constraints;
   constraints.vendors = q.vendors;

@@ -13,6 +13,20 @@
 #include "memwall/plan/disaggregated.h"
 
 namespace memwall::plan {
+
+std::vector<const Accelerator*> accelerators_named(const Catalog& catalog,
+                                                   const std::vector<std::string>& names) {
+  std::vector<const Accelerator*> out;
+  if (names.empty()) {
+    for (const auto& acc : catalog.accelerators()) out.push_back(&acc);
+    return out;
+  }
+  for (const auto& name : names) {
+    const Accelerator* acc = &catalog.accelerator(name);
+    if (std::find(out.begin(), out.end(), acc) == out.end()) out.push_back(acc);
+  }
+  return out;
+}
 namespace {
 
 bool vendor_allowed(const Accelerator& a, const Constraints& c) {

@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "memwall/catalog/catalog.h"
 #include "memwall/cost/tco.h"
 #include "memwall/hw/fabric.h"
 #include "memwall/hw/support.h"
@@ -36,6 +37,12 @@ struct SearchSpace {
   std::vector<Precision> weight_precisions{Precision::bf16, Precision::fp8_e4m3, Precision::int4};
   std::vector<Precision> kv_precisions{Precision::bf16, Precision::fp8_e4m3};
 };
+
+// `names` resolved through the catalog (aliases included), each accelerator once in the order first
+// named: `h100,nvidia-h100-sxm` is one accelerator, not every plan twice (ui-audit-3 D2c). Empty
+// names: every accelerator of the catalog.
+std::vector<const Accelerator*> accelerators_named(const Catalog& catalog,
+                                                   const std::vector<std::string>& names);
 
 struct Constraints {
   std::optional<double> budget_usd;    // total cost over the TCO horizon

@@ -72,11 +72,7 @@ std::unique_ptr<const InferenceAnswer> answer_inference(const Catalog& catalog, 
   if (!q.fabric.empty()) a->fabric = catalog.fabric(q.fabric);
   SearchSpace& space = a->space;
   space.fabric = a->fabric ? &*a->fabric : nullptr;
-  if (q.gpus.empty()) {
-    for (const auto& acc : catalog.accelerators()) space.accelerators.push_back(&acc);
-  } else {
-    for (const auto& name : q.gpus) space.accelerators.push_back(&catalog.accelerator(name));
-  }
+  space.accelerators = accelerators_named(catalog, q.gpus);
   for (const auto& n : catalog.nodes()) space.nodes.push_back(&n);
   if (q.serving != "both" && q.serving != "aggregated" && q.serving != "disaggregated")
     throw InputError("serving", q.serving, "aggregated, disaggregated or both");

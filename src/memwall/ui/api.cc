@@ -1,9 +1,11 @@
 #include "memwall/ui/api.h"
 
-#include <algorithm>
-#include <optional>
-
 #include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+#include <optional>
+#include <string_view>
 
 #include "memwall/core/error.h"
 #include "memwall/cost/prices.h"
@@ -52,11 +54,19 @@ int count(const Json& r, const char* field, int fallback, int lo, int hi) {
   return static_cast<int>(*v);
 }
 
+constexpr size_t kMaxNames = 256;
+
 std::vector<std::string> names(const Json& r, const char* field) {
   std::vector<std::string> out;
   const auto it = r.find(field);
   if (it == r.end() || it->is_null()) return out;
   if (!it->is_array()) throw InputError(field, it->dump(), "an array of ids");
+  // Bounded before any work: the catalog holds far fewer entries, and each named one costs a
+  // search (140,000 x "h100" grew the server to 23 GB, ui-audit-3 D2b). Duplicates, by alias too,
+  // are planned once by the library (plan::accelerators_named).
+  if (it->size() > kMaxNames)
+    throw InputError(field, fmt::format("{} ids", it->size()),
+                     fmt::format("at most {} ids", kMaxNames));
   for (const auto& v : *it) {
     if (!v.is_string()) throw InputError(field, v.dump(), "ids (strings)");
     out.push_back(v.get<std::string>());
@@ -193,9 +203,14 @@ Json train_json(const Catalog& c, const Json& r) {
   t.global_batch = count(r, "global_batch", 256, 1, 1 << 24);
   t.seq = count(r, "seq", 4096, 1, 1 << 22);
   t.precision = parse_precision_or_throw(text(r, "precision", "bf16"), "precision");
-  t.recompute = train::parse_recompute(text(r, "recompute", "selective"), "recompute");
-  t.sequence_parallel = flag(r, "sequence_parallel", false);
-  t.zero = count(r, "zero", 1, 0, 3);
+  // Not given, these three are answer()'s to choose and state, as for the CLI's --recompute,
+  // --zero and --[no-]sequence-parallel; given, they replace its choice (ui-audit-3 D1: they were
+  // written to the config, which answer() overrides, so the page's ZeRO-3 showed ZeRO-1).
+  if (r.contains("recompute") && !r.at("recompute").is_null())
+    q.recompute = text(r, "recompute", "auto");
+  if (r.contains("zero") && !r.at("zero").is_null()) q.zero = count(r, "zero", 1, 0, 3);
+  if (r.contains("sequence_parallel") && !r.at("sequence_parallel").is_null())
+    q.sequence_parallel = flag(r, "sequence_parallel", false);
   q.tokens = number(r, "tokens");
   q.price_per_gpu_hour = number(r, "price_per_gpu_hour");
   // With an offload (DeepSpeed ZeRO-Offload / ZeRO-Infinity), the "offload" object and the host.
@@ -296,8 +311,48 @@ std::vector<std::string> request_fields(const std::string& endpoint) {
   throw InputError::unknown_name("endpoint", endpoint, endpoints());
 }
 
+Json parse_request_body(std::string_view body) {
+  if (body.empty()) return Json::object();
+  if (body.size() > kMaxRequestBytes)
+    throw InputError("request body", fmt::format("{} bytes", body.size()),
+                     fmt::format("at most {} bytes", kMaxRequestBytes));
+  // Depth and duplicate keys are checked by the parser's callback as it goes, so the tree is never
+  // deeper than kMaxDocumentDepth (100,000 levels overflowed the stack, reliability-3 defect 1)
+  // and {"batch":4,"batch":8} does not answer for 8 silently.
+  std::string problem;
+  std::vector<std::vector<std::string>> keys;  // of each object being read
+  auto check = [&](int depth, Json::parse_event_t event, Json& parsed) {
+    if (!problem.empty()) return false;
+    if (depth > kMaxDocumentDepth) {
+      problem = fmt::format("request body: nesting deeper than {} levels", kMaxDocumentDepth);
+    } else if (event == Json::parse_event_t::object_start) {
+      keys.emplace_back();
+    } else if (event == Json::parse_event_t::object_end && !keys.empty()) {
+      keys.pop_back();
+    } else if (event == Json::parse_event_t::key && !keys.empty()) {
+      const std::string& key = parsed.get_ref<const std::string&>();
+      if (std::find(keys.back().begin(), keys.back().end(), key) != keys.back().end())
+        problem = fmt::format("request body: field '{}' given twice", key);
+      keys.back().push_back(key);
+    }
+    return problem.empty();
+  };
+  Json j;
+  try {
+    j = Json::parse(body.begin(), body.end(), check);
+  } catch (const Json::exception& e) {
+    // Parse errors and number overflow (1e400: out_of_range.406); the parser's message quotes the
+    // bytes read, which the server's JSON writer makes valid UTF-8.
+    if (problem.empty()) throw InputError(std::string("request body: not JSON: ") + e.what());
+  }
+  if (!problem.empty()) throw InputError(problem);
+  return j;
+}
+
 Json handle(const Catalog& catalog, const std::string& endpoint, const Json& request) {
-  if (!request.is_object()) throw InputError("request", request.dump().substr(0, 80), "a JSON object");
+  // The type, not the text: serialising a hostile request recurses once per level.
+  if (!request.is_object())
+    throw InputError("request", std::string("a JSON ") + request.type_name(), "a JSON object");
   for (const auto& e : endpoint_table()) {
     if (endpoint != e.name) continue;
     // A misspelt field is an error, not a silent default ({"btach": 4} must not answer for 16).

@@ -26,6 +26,12 @@ namespace memwall::ui {
 // configuration that cannot run (HTTP 422), with the same messages as the CLI.
 Json handle(const Catalog& catalog, const std::string& endpoint, const Json& request);
 
+// A POST body as the server reads it: empty is {}; more than kMaxRequestBytes, nesting deeper than
+// kMaxDocumentDepth, a field given twice, a number past double's range or text that is not JSON
+// (invalid UTF-8 included) is an InputError (HTTP 400) with the reason.
+inline constexpr size_t kMaxRequestBytes = size_t{1} << 20;
+Json parse_request_body(std::string_view body);
+
 std::vector<std::string> endpoints();
 
 // The request fields `endpoint` reads; any other field is an InputError naming it.

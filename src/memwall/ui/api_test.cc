@@ -3,18 +3,22 @@
 #include "memwall/ui/api.h"
 
 #include <arpa/inet.h>
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 #include <httplib.h>
 #include <netinet/in.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include <chrono>
 #include <future>
 #include <thread>
 
 #include "memwall/core/error.h"
 #include "memwall/infer/deployment.h"
 #include "memwall/infer/estimate.h"
+#include "memwall/train/offload_request.h"
+#include "memwall/train/request.h"
 #include "memwall/ui/server.h"
 
 namespace memwall::ui {
@@ -104,6 +108,87 @@ TEST(UiApi, TrainAndCompareAnswerWithTheirLibraryJson) {
       c, "compare", Json{{"model", "llama-3.1-8b"}, {"concurrency", 20}, {"gpus", {"h100", "l4"}}});
   ASSERT_EQ(s.at("rows").size(), 2u);
   EXPECT_TRUE(s.at("rows")[0].contains("memory"));
+}
+
+// The Training view's ZeRO stage, recomputation and sequence parallelism reach the estimate as
+// the CLI's --zero, --recompute and --[no-]sequence-parallel do (ui-audit-3 D1: they were dropped,
+// 16.7 s and 32.1 GiB where `memwall train ... --zero 3 --recompute full` gives 22.2 s, 11.5 GiB).
+TEST(UiApi, TrainHonoursZeroRecomputeAndSequenceParallelAsTheCliDoes) {
+  const Catalog& c = Catalog::builtin();
+  for (const bool sp : {true, false}) {
+    const Json api = handle(c, "train",
+                            Json{{"model", "llama-3.1-8b"},
+                                 {"gpu", "a100"},
+                                 {"gpus", 16},
+                                 {"tp", 2},
+                                 {"zero", 3},
+                                 {"recompute", "full"},
+                                 {"sequence_parallel", sp}});
+    train::Request r;  // as tools/memwall/cmd_train.cc builds it
+    r.model = "llama-3.1-8b";
+    r.gpu = "a100";
+    r.config.gpus = 16;
+    r.config.tp = 2;
+    r.config.micro_batch = 1;
+    r.config.global_batch = 256;
+    r.config.seq = 4096;
+    r.zero = 3;
+    r.recompute = "full";
+    r.sequence_parallel = sp;
+    const Json cli = train::to_json(train::answer(c, train::OffloadRequest{r, {}, {}, {}}));
+    EXPECT_DOUBLE_EQ(api.at("step_time_s").get<double>(), cli.at("step_time_s").get<double>());
+    EXPECT_DOUBLE_EQ(api.at("memory_per_gpu_bytes").get<double>(),
+                     cli.at("memory_per_gpu_bytes").get<double>());
+    EXPECT_EQ(api.at("config"), cli.at("config"));
+    EXPECT_EQ(api.at("config").at("zero"), 3);
+    EXPECT_EQ(api.at("config").at("recompute"), "full");
+  }
+  // 8B on 16 A100 with ZeRO-3 and full recompute: the CLI's 22.2 s per step and 11.5 GiB.
+  const Json z3 =
+      handle(c, "train",
+             Json{{"gpu", "a100"}, {"gpus", 16}, {"tp", 2}, {"zero", 3}, {"recompute", "full"}});
+  EXPECT_NEAR(z3.at("step_time_s").get<double>(), 22.2, 0.05);
+  EXPECT_NEAR(z3.at("memory_per_gpu_bytes").get<double>() / (1 << 30), 11.5, 0.05);
+}
+
+// Accelerator lists are bounded and planned once per accelerator, whatever the alias
+// (ui-audit-3 D2b/c: `h100,nvidia-h100-sxm` gave every plan twice; 140,000 x "h100" took 23 GB).
+TEST(UiApi, AcceleratorListsAreDeduplicatedAfterAliasesAndBounded) {
+  const Catalog& c = Catalog::builtin();
+  const Json once = handle(c, "plan", Json{{"concurrency", 20}, {"gpus", {"h100"}}, {"top", 1000}});
+  const Json twice = handle(
+      c, "plan",
+      Json{{"concurrency", 20}, {"gpus", {"h100", "nvidia-h100-sxm", "H100"}}, {"top", 1000}});
+  EXPECT_EQ(once.at("plans").size(), twice.at("plans").size());
+  const Json rows =
+      handle(c, "compare", Json{{"concurrency", 20}, {"gpus", {"h100", "h100", "l4"}}});
+  EXPECT_EQ(rows.at("rows").size(), 2u);
+  EXPECT_THROW(handle(c, "plan", Json{{"gpus", std::vector<std::string>(1000, "h100")}}),
+               InputError);
+}
+
+// Hostile bodies: the parse bounds nesting, and no error message serialises the request
+// (reliability-3 defect 1: request.dump() overflowed the stack at 75,000 levels).
+TEST(UiApi, DeepAndOddBodiesAreBadInputWithAMessage) {
+  const Catalog& c = Catalog::builtin();
+  const std::string deep = std::string(100000, '[') + std::string(100000, ']');
+  try {
+    handle(c, "infer", parse_request_body(deep));
+    ADD_FAILURE() << "no error";
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("nesting deeper than"), std::string::npos) << e.what();
+  }
+  // Shallow enough to parse, but not an object: the message names the type, not the text.
+  try {
+    handle(c, "infer", Json::parse(std::string(60, '[') + std::string(60, ']')));
+    ADD_FAILURE() << "no error";
+  } catch (const InputError& e) {
+    EXPECT_LT(std::string(e.what()).size(), 200u) << e.what();
+  }
+  EXPECT_THROW(parse_request_body(R"({"batch":1e400})"), InputError);
+  EXPECT_THROW(parse_request_body("{\"model\":\"\xff\xfe\"}"), InputError);
+  EXPECT_THROW(parse_request_body(R"({"batch":4,"batch":8})"), InputError);
+  EXPECT_EQ(parse_request_body(""), Json::object());
 }
 
 TEST(UiApi, PlanAndNetAnswerWithTheirLibraryJson) {
@@ -220,6 +305,135 @@ TEST(UiServer, StalledConnectionsDoNotBlockOthers) {
   ASSERT_TRUE(ok);
   EXPECT_EQ(ok->status, 200);
   for (int fd : stalled) ::close(fd);
+}
+
+// A raw request on a fresh loopback connection; the reply as sent (headers and body), read until
+// the server closes or `wait_s` passes.
+std::string raw_exchange(int port, const std::string& request, int wait_s = 5) {
+  const int fd = ::socket(AF_INET, SOCK_STREAM, 0);
+  sockaddr_in addr{};
+  addr.sin_family = AF_INET;
+  addr.sin_port = htons(static_cast<uint16_t>(port));
+  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  if (::connect(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr) != 0) return {};
+  timeval tv{wait_s, 0};
+  setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
+  for (size_t sent = 0; sent < request.size();) {
+    const ssize_t n = ::send(fd, request.data() + sent, request.size() - sent, MSG_NOSIGNAL);
+    if (n <= 0) break;
+    sent += static_cast<size_t>(n);
+  }
+  std::string reply;
+  char buf[4096];
+  for (ssize_t n; (n = ::recv(fd, buf, sizeof buf, 0)) > 0;)
+    reply.append(buf, static_cast<size_t>(n));
+  ::close(fd);
+  return reply;
+}
+
+std::string post_request(int port, const std::string& path, const std::string& body) {
+  return "POST " + path + " HTTP/1.1\r\nHost: 127.0.0.1:" + std::to_string(port) +
+         "\r\nContent-Type: application/json\r\nConnection: close\r\nContent-Length: " +
+         std::to_string(body.size()) + "\r\n\r\n" + body;
+}
+
+// Every hostile body of ui-audit-3 D2/D9/D11 gets a 4xx with a JSON message, and the server stays
+// up: deep nesting (a segfault), 1e400 and invalid UTF-8 (an empty 500 with EXCEPTION_WHAT), a
+// chunked body past the 1 MiB limit (accepted at 50 MB).
+TEST(UiServer, HostileBodiesGetA4xxWithAMessageAndTheServerStaysUp) {
+  LocalServer local;
+  const int port = local.port;
+  const auto expect_4xx = [&](const std::string& request, const std::string& status) {
+    const std::string reply = raw_exchange(port, request);
+    EXPECT_EQ(reply.rfind("HTTP/1.1 " + status, 0), 0u) << reply.substr(0, 300);
+    EXPECT_EQ(reply.find("EXCEPTION_WHAT"), std::string::npos) << reply.substr(0, 300);
+    const size_t body = reply.find("\r\n\r\n");
+    ASSERT_NE(body, std::string::npos);
+    const Json j = Json::parse(reply.substr(body + 4), nullptr, false);
+    ASSERT_TRUE(j.is_object()) << reply.substr(0, 300);
+    EXPECT_FALSE(j.at("error").get<std::string>().empty());
+  };
+  expect_4xx(post_request(port, "/api/infer", std::string(100000, '[') + std::string(100000, ']')),
+             "400");
+  expect_4xx(post_request(port, "/api/infer", R"({"batch":1e400})"), "400");
+  expect_4xx(post_request(port, "/api/infer", "{\"gpu\":\"\xff\xfe\"}"), "400");
+  expect_4xx(post_request(port, "/api/infer", "{\"\xff\":1}"), "400");
+  std::string chunked = "POST /api/infer HTTP/1.1\r\nHost: 127.0.0.1:" + std::to_string(port) +
+                        "\r\nContent-Type: application/json\r\nConnection: close\r\n"
+                        "Transfer-Encoding: chunked\r\n\r\n";
+  const std::string chunk(64 << 10, ' ');
+  for (int i = 0; i < 20; ++i) chunked += fmt::format("{:x}\r\n", chunk.size()) + chunk + "\r\n";
+  chunked += "0\r\n\r\n";
+  expect_4xx(chunked, "413");
+  httplib::Client client("127.0.0.1", port);
+  const auto ok = client.Post("/api/catalog", "{}", "application/json");
+  ASSERT_TRUE(ok);
+  EXPECT_EQ(ok->status, 200);
+}
+
+// Answers are not compressed on the fly at Brotli's maximum quality (ui-audit-3 D3: 88 ms for an
+// inference answer, 3.7 s for the chart library); the page goes out gzip-compressed once.
+TEST(UiServer, CompressionIsChosenForSpeed) {
+  LocalServer local;
+  httplib::Client client("127.0.0.1", local.port);
+  const httplib::Headers browser{{"Accept-Encoding", "gzip, deflate, br, zstd"}};
+  const auto answer = client.Post("/api/infer", browser, "{}", "application/json");
+  ASSERT_TRUE(answer);
+  EXPECT_EQ(answer->status, 200);
+  EXPECT_EQ(answer->get_header_value("Content-Encoding"), "");
+  const auto page = client.Get("/", browser);
+  ASSERT_TRUE(page);
+  EXPECT_EQ(page->get_header_value("Content-Encoding"), "gzip");
+  const auto plain = client.Get("/");
+  ASSERT_TRUE(plain);
+  EXPECT_EQ(plain->get_header_value("Content-Encoding"), "");
+  EXPECT_NE(plain->body.find("MEMWALL_PRELOAD"), std::string::npos);
+}
+
+// A client trickling a byte at a time is closed at the request deadline, not kept while it sends
+// (ui-audit-3 D10: the 5 s read timeout restarted with every byte, and 64 such clients starved
+// the pool); with 200 of them a normal request is still answered within 1 s.
+TEST(UiServer, TricklingClientsAreClosedAtTheDeadlineAndDoNotStarveThePool) {
+  Server server(Catalog::builtin(), ServerLimits{.request_deadline_s = 1});
+  std::promise<int> ready;
+  std::thread thread([&] { server.run("127.0.0.1", 0, [&](int p) { ready.set_value(p); }); });
+  const int port = ready.get_future().get();
+  sockaddr_in addr{};
+  addr.sin_family = AF_INET;
+  addr.sin_port = htons(static_cast<uint16_t>(port));
+  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  std::vector<int> slow;
+  for (int i = 0; i < 200; ++i) {
+    const int fd = ::socket(AF_INET, SOCK_STREAM, 0);
+    ASSERT_EQ(::connect(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr), 0);
+    ::send(fd, "P", 1, MSG_NOSIGNAL);
+    slow.push_back(fd);
+  }
+  const auto start = std::chrono::steady_clock::now();
+  httplib::Client client("127.0.0.1", port);
+  client.set_read_timeout(1);
+  const auto ok = client.Post("/api/catalog", "{}", "application/json");
+  ASSERT_TRUE(ok);
+  EXPECT_EQ(ok->status, 200);
+  EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(1));
+  // Keep trickling for 3 s: the server closes each at its 1 s deadline (recv sees the end).
+  int closed = 0;
+  for (int t = 0; t < 30; ++t) {
+    for (int& fd : slow) {
+      if (fd < 0) continue;
+      if (::send(fd, "O", 1, MSG_NOSIGNAL) < 0) {
+        ::close(fd);
+        fd = -1;
+        ++closed;
+      }
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  }
+  EXPECT_EQ(closed, 200);
+  for (int fd : slow)
+    if (fd >= 0) ::close(fd);
+  server.stop();
+  thread.join();
 }
 
 TEST(UiReport, PreloadsTheAnswersAndEscapesScriptEnds) {

@@ -1,25 +1,31 @@
 #include "memwall/ui/server.h"
 
-#include <sys/socket.h>
-
+#include <fmt/format.h>
 #include <httplib.h>
+#include <malloc.h>
+#include <sys/socket.h>
+#include <zlib.h>
 
+#include <algorithm>
 #include <atomic>
+#include <chrono>
+#include <semaphore>
+#include <string_view>
+#include <thread>
 
 #include "memwall/core/error.h"
+#include "memwall/core/http_server.h"
 #include "memwall/i18n/messages.h"
 #include "memwall/ui/api.h"
 
 namespace memwall::ui {
 namespace {
 
-// Serving limits: enough workers that 20 stalled connections leave room for real requests, a
-// listen backlog far above the 5 of cpp-httplib (which gave a 1 s p99 at 20 concurrent clients),
-// and timeouts that free a worker held by a client that stops sending or reading.
-constexpr size_t kWorkers = 64;
+// Serving limits: a listen backlog far above the 5 of cpp-httplib (which gave a 1 s p99 at 20
+// concurrent clients), and timeouts that free a worker held by a client that stops sending or
+// reading (ServerLimits's deadline closes one that trickles).
 constexpr int kListenBacklog = 512;
 constexpr time_t kReadTimeoutS = 5, kWriteTimeoutS = 5, kKeepAliveS = 5;
-constexpr size_t kMaxBodyBytes = size_t{1} << 20;
 
 bool is_loopback(const std::string& host) {
   return host == "127.0.0.1" || host == "localhost" || host == "::1" || host == "[::1]";
@@ -48,9 +54,78 @@ std::string refusal(const httplib::Request& req, bool loopback) {
   return {};
 }
 
+// JSON as sent: a string that is not valid UTF-8 (a request's bytes quoted in a message) has the
+// bad bytes replaced by U+FFFD instead of throwing (which gave an empty 500, ui-audit-3 D11).
+std::string json_text(const Json& value) {
+  return value.dump(-1, ' ', false, Json::error_handler_t::replace);
+}
+
 void send_error(httplib::Response& res, int status, const std::string& message, i18n::Lang lang = i18n::Lang::en) {
   res.status = status;
-  res.set_content(Json{{"error", i18n::localize(message, lang)}}.dump(), "application/json");
+  res.set_content(json_text(Json{{"error", i18n::localize(message, lang)}}), "application/json");
+}
+
+// The page and the chart library gzip-compressed once per process (zlib's best level: 1.1 MB of
+// ECharts in about 0.1 s, once), sent to clients that accept gzip. Nothing is compressed per
+// request: cpp-httplib compresses every text and JSON answer with Brotli at its maximum quality,
+// which cost 3.7 s for the chart library and 88 ms instead of 5.5 ms for an inference answer on
+// loopback (ui-audit-3 D3).
+std::string gzip(std::string_view text) {
+  z_stream z{};
+  // windowBits 15 + 16: a gzip wrapper (zlib.h, deflateInit2).
+  if (deflateInit2(&z, Z_BEST_COMPRESSION, Z_DEFLATED, 15 + 16, 8, Z_DEFAULT_STRATEGY) != Z_OK)
+    return {};
+  std::string out(deflateBound(&z, text.size()), '\0');
+  z.next_in = reinterpret_cast<Bytef*>(const_cast<char*>(text.data()));
+  z.avail_in = static_cast<uInt>(text.size());
+  z.next_out = reinterpret_cast<Bytef*>(out.data());
+  z.avail_out = static_cast<uInt>(out.size());
+  const bool done = deflate(&z, Z_FINISH) == Z_STREAM_END;
+  out.resize(z.total_out);
+  deflateEnd(&z);
+  return done ? out : std::string();
+}
+
+struct StaticFile {
+  std::string identity, gzipped;
+  explicit StaticFile(std::string text) : identity(std::move(text)), gzipped(gzip(identity)) {}
+};
+
+const StaticFile& page_file() {
+  static const StaticFile file(served_page());
+  return file;
+}
+const StaticFile& charts_file() {
+  static const StaticFile file{std::string(charts_library())};
+  return file;
+}
+
+// The header serve_static reads: the client accepts gzip.
+constexpr const char* kAcceptsGzip = "Memwall-Accepts-Gzip";
+
+// Takes the Accept-Encoding header off the request, so that cpp-httplib (which compresses after
+// the handler, from that header) compresses nothing on the fly, and notes whether it accepted gzip
+// as kAcceptsGzip. The request object is the server's own non-const one (the handler API hands it
+// out const).
+void take_accept_encoding(const httplib::Request& req) {
+  auto& headers = const_cast<httplib::Request&>(req).headers;
+  bool gzip_ok = false;
+  for (auto [it, end] = headers.equal_range("Accept-Encoding"); it != end; ++it)
+    gzip_ok = gzip_ok || it->second.find("gzip") != std::string::npos;
+  headers.erase("Accept-Encoding");
+  headers.erase(kAcceptsGzip);
+  if (gzip_ok) headers.emplace(kAcceptsGzip, "1");
+}
+
+void serve_static(const httplib::Request& req, httplib::Response& res, const StaticFile& file,
+                  const char* content_type) {
+  res.set_header("Vary", "Accept-Encoding");
+  if (req.has_header(kAcceptsGzip) && !file.gzipped.empty()) {
+    res.set_header("Content-Encoding", "gzip");
+    res.set_content(file.gzipped, content_type);
+  } else {
+    res.set_content(file.identity, content_type);
+  }
 }
 
 // Text for a <script> element: every `end` (which would close it early, "</" or "</script") begins
@@ -87,20 +162,57 @@ const std::vector<std::pair<std::string, Json>>& default_requests() {
 
 struct Server::Impl {
   const Catalog& catalog;
-  httplib::Server http;
+  GuardedHttpServer http;
+  // Answers computed at once: the cores there are (a plan holds ~85 MB while it runs, and 64
+  // running at once grew the server past 2 GB, ui-audit-3 D7); further requests wait their turn.
+  std::counting_semaphore<> computing{std::max(2u, std::thread::hardware_concurrency())};
   std::atomic<int> socket{-1};  // the listening socket, seen by the socket-options hook
   bool loopback = true;
-  explicit Impl(const Catalog& c) : catalog(c) {}
+  Impl(const Catalog& c, const ServerLimits& limits)
+      : catalog(c), http(limits.workers, std::chrono::seconds(limits.request_deadline_s)) {}
 };
 
-Server::Server(const Catalog& catalog) : impl_(new Impl(catalog)) {
+namespace {
+
+// One answer's turn to compute. Leaving it, the memory the answer freed goes back to the system:
+// glibc keeps freed blocks in its per-thread arenas, so RSS grew with every plan (40 -> 165 MB
+// after 30 plans, ui-audit-3 D7; malloc_trim(3) releases the free memory of every arena).
+class ComputeTurn {
+ public:
+  explicit ComputeTurn(std::counting_semaphore<>& slots) : slots_(slots) { slots_.acquire(); }
+  ~ComputeTurn() {
+    malloc_trim(0);
+    slots_.release();
+  }
+  ComputeTurn(const ComputeTurn&) = delete;
+  ComputeTurn& operator=(const ComputeTurn&) = delete;
+
+ private:
+  std::counting_semaphore<>& slots_;
+};
+
+// A POST body read up to the limit, whatever its framing: cpp-httplib bounds Content-Length
+// bodies only, so a chunked one ran to 50 MB and 50 s of one worker (ui-audit-3 D9). Returns the
+// HTTP status of a refusal, 0 when read.
+int read_body(const httplib::ContentReader& reader, httplib::Response& res, std::string& body) {
+  bool too_large = false;
+  const bool read = reader([&](const char* data, size_t size) {
+    too_large = body.size() + size > kMaxRequestBytes;
+    if (!too_large) body.append(data, size);
+    return !too_large;
+  });
+  if (read) return 0;
+  return too_large || res.status == 413 ? 413 : 400;
+}
+
+}  // namespace
+
+Server::Server(const Catalog& catalog, ServerLimits limits) : impl_(new Impl(catalog, limits)) {
   auto& http = impl_->http;
-  const Catalog& c = catalog;
-  http.new_task_queue = [] { return new httplib::ThreadPool(kWorkers); };
   http.set_read_timeout(kReadTimeoutS);
   http.set_write_timeout(kWriteTimeoutS);
   http.set_keep_alive_timeout(kKeepAliveS);
-  http.set_payload_max_length(kMaxBodyBytes);
+  http.set_payload_max_length(kMaxRequestBytes);
   // Headers and body go out in separate writes: with Nagle's algorithm the body waits for the
   // client's delayed ACK (40 ms on Linux) on every keep-alive request.
   http.set_tcp_nodelay(true);
@@ -112,36 +224,60 @@ Server::Server(const Catalog& catalog) : impl_(new Impl(catalog)) {
     impl->socket = sock;
   });
   http.set_pre_routing_handler([impl = impl_](const httplib::Request& req, httplib::Response& res) {
+    take_accept_encoding(req);
     const std::string why = refusal(req, impl->loopback);
     if (why.empty()) return httplib::Server::HandlerResponse::Unhandled;
     send_error(res, 403, why);
     return httplib::Server::HandlerResponse::Handled;
   });
-  http.Get("/", [page = served_page()](const httplib::Request&, httplib::Response& res) {
-    res.set_content(page, "text/html; charset=utf-8");
+  // A handler that throws anything else (std::bad_alloc) answers 500 with a JSON message, not an
+  // empty body with the exception's text in an EXCEPTION_WHAT header.
+  http.set_exception_handler(
+      [](const httplib::Request&, httplib::Response& res, std::exception_ptr) {
+        send_error(res, 500,
+                   "internal error: the request could not be answered (the server is still up)");
+      });
+  (void)page_file();  // compressed before the first client waits for it
+  (void)charts_file();
+  http.Get("/", [](const httplib::Request& req, httplib::Response& res) {
+    serve_static(req, res, page_file(), "text/html; charset=utf-8");
   });
-  http.Get("/vendor/echarts.min.js", [](const httplib::Request&, httplib::Response& res) {
+  http.Get("/vendor/echarts.min.js", [](const httplib::Request& req, httplib::Response& res) {
     res.set_header("Cache-Control", "max-age=86400");
-    res.set_content(std::string(charts_library()), "text/javascript; charset=utf-8");
+    serve_static(req, res, charts_file(), "text/javascript; charset=utf-8");
   });
   http.Get("/vendor/echarts-LICENSE.txt", [](const httplib::Request&, httplib::Response& res) {
     res.set_content(std::string(charts_licence()), "text/plain; charset=utf-8");
   });
-  http.Post(R"(/api/([a-z]+))", [&c](const httplib::Request& req, httplib::Response& res) {
+  http.Post(R"(/api/([a-z]+))", [impl = impl_](const httplib::Request& req, httplib::Response& res,
+                                               const httplib::ContentReader& reader) {
+    std::string body;
+    if (const int refused = read_body(reader, res, body)) {
+      res.set_header("Connection", "close");
+      return send_error(res, refused,
+                        refused == 413 ? fmt::format("request body: larger than the {} byte limit",
+                                                     kMaxRequestBytes)
+                                       : std::string("request body: incomplete or badly framed"));
+    }
+    impl->http.request_read();  // read in time; the answer may take longer (a plan: seconds)
     const std::string endpoint = req.matches[1];
     i18n::Lang lang = i18n::Lang::en;
     if (req.has_param("lang")) {
       const auto asked = i18n::parse_lang(req.get_param_value("lang"));
-      if (!asked) return send_error(res, 400, InputError("lang", req.get_param_value("lang"), "en, zh").what());
+      if (!asked)
+        return send_error(res, 400,
+                          InputError("lang", req.get_param_value("lang"), "en, zh").what());
       lang = *asked;
     }
     try {
-      const Json body = req.body.empty() ? Json::object() : Json::parse(req.body);
-      Json answer = handle(c, endpoint, body);
+      const Json request = parse_request_body(body);
+      Json answer;
+      {
+        const ComputeTurn turn(impl->computing);
+        answer = handle(impl->catalog, endpoint, request);
+      }
       i18n::localize_strings(answer, lang);
-      res.set_content(answer.dump(), "application/json");
-    } catch (const Json::parse_error& e) {
-      send_error(res, 400, std::string("request body: not JSON: ") + e.what(), lang);
+      res.set_content(json_text(answer), "application/json");
     } catch (const InputError& e) {
       send_error(res, 400, e.what(), lang);
     } catch (const InfeasibleError& e) {

@@ -14,9 +14,17 @@
 
 namespace memwall::ui {
 
+// What one server may spend on its clients. Defaults: room for 200 clients that connect and send
+// nothing (ui-audit-3's load test) beside the page's own requests; each connection must send a
+// whole request within 10 s of its start or of its previous answer, or it is closed.
+struct ServerLimits {
+  size_t workers = 256;
+  int request_deadline_s = 10;
+};
+
 class Server {
  public:
-  explicit Server(const Catalog& catalog);
+  explicit Server(const Catalog& catalog, ServerLimits limits = {});
   ~Server();
   Server(const Server&) = delete;
   Server& operator=(const Server&) = delete;
