@@ -141,12 +141,10 @@ TEST(Simulator, EverySchedulerFinishesEveryKindOfArrival) {
   const SchedulerPolicy policies[] = {SchedulerPolicy::static_batching,
                                       SchedulerPolicy::dynamic_batching,
                                       SchedulerPolicy::continuous, SchedulerPolicy::chunked};
-  const ArrivalSpec arrivals[] = {{ArrivalKind::poisson, 1, 1, 1, 0},
-                                  {ArrivalKind::poisson, 50, 1, 1, 0},
-                                  {ArrivalKind::gamma, 3, 4, 1, 0},
-                                  {ArrivalKind::closed_loop, 0, 1, 3, 0},
-                                  {ArrivalKind::closed_loop, 0, 1, 5, 0.5},
-                                  {ArrivalKind::trace, 0, 1, 1, 0}};
+  const ArrivalSpec arrivals[] = {
+      {ArrivalKind::poisson, 1, 1, 1, 0},       {ArrivalKind::poisson, 50, 1, 1, 0},
+      {ArrivalKind::gamma, 3, 4, 1, 0},         {ArrivalKind::closed_loop, 0, 1, 3, 0},
+      {ArrivalKind::closed_loop, 0, 1, 5, 0.5}, {ArrivalKind::trace, 0, 1, 1, 0}};
   // Spaced so each request is alone; 0.7 + 0.1 - 0.7 < 0.1 in binary64.
   std::vector<Request> trace;
   for (int i = 0; i < 12; ++i) trace.push_back(Request{0.7 + 3 * i, 100, 100, -1, 0});
