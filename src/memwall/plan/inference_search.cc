@@ -25,6 +25,22 @@ bool vendor_allowed(const Accelerator& a, const Constraints& c) {
 
 double gb(Bytes b) { return b.value() / 1e9; }
 
+// The most devices one plan may deploy: the bound train applies to --gpus (train/estimate.cc,
+// "gpus <= 16M"). Device counts are computed in floating point and checked against it before
+// they become the int of a Plan, so a fleet beyond it is a rejection with its size, never an
+// overflow (1e8 users once gave "devices: value '-1094967296'").
+constexpr double kMaxPlanDevices = 1 << 24;
+
+// Empty when `replicas` replicas of `per_replica` devices are within kMaxPlanDevices, else why not.
+std::string beyond_device_bound(double replicas, int per_replica) {
+  const double devices = replicas * per_replica;
+  if (devices <= kMaxPlanDevices) return {};
+  return fmt::format(
+      "needs {:.0f} replicas x {} devices = {:.4g} devices, beyond the {:.0f}-device "
+      "bound of a plan",
+      replicas, per_replica, devices, kMaxPlanDevices);
+}
+
 // The one-sentence explanation of what limits a plan (docs/plan.md "Binding wall"): memory
 // capacity when the batch is capped by KV space, otherwise the SLA term that the next sequence
 // would break and the largest share of the decode iteration (memory traffic, compute, exposed
@@ -550,8 +566,9 @@ InferenceSearchResult search_inference(const ModelSpec& model, const InferenceWo
                 plan.replicas = replicas;
                 // Report the point the replicas actually run at: the load spread evenly (no more
                 // than `best` sequences each, so the SLA still holds by monotonicity).
-                const int actual = std::max(
-                    1, std::min(best, static_cast<int>(std::ceil(total_concurrency / plan.replicas - 1e-9))));
+                const int actual = static_cast<int>(std::max(
+                    1.0,
+                    std::min<double>(best, std::ceil(total_concurrency / plan.replicas - 1e-9))));
                 if (actual != best) {
                   plan.point = steady_state(rm, w, actual);
                   ++result.configurations;
@@ -578,13 +595,19 @@ InferenceSearchResult search_inference(const ModelSpec& model, const InferenceWo
               // Fewest replicas first (B* each); when those leave devices of the servers they need
               // idle, also the plan that runs replicas on them too (owned servers are bought whole,
               // so more replicas at a smaller batch may cost less per token). The better one stays.
-              Plan plan = make_plan(static_cast<int>(std::ceil(total_concurrency / best - 1e-9)));
+              const double replicas = std::ceil(total_concurrency / best - 1e-9);
+              if (const std::string too_many = beyond_device_bound(replicas, shape.devices());
+                  !too_many.empty()) {
+                reject(too_many);
+                continue;
+              }
+              Plan plan = make_plan(static_cast<int>(replicas));
               if (!finish_plan(plan)) continue;
               if (node && node->devices > shape.devices()) {
                 const int per_node = node->devices / shape.devices();
                 const int servers = (plan.devices + node->devices - 1) / node->devices;
-                const int filled = std::min(servers * per_node,
-                                            static_cast<int>(std::ceil(total_concurrency - 1e-9)));
+                const int filled = static_cast<int>(
+                    std::min<double>(servers * per_node, std::ceil(total_concurrency - 1e-9)));
                 if (filled > plan.replicas) {
                   Plan alt = make_plan(filled);
                   const size_t rejected = result.rejected.size();
@@ -634,6 +657,10 @@ InferenceSearchResult search_inference(const ModelSpec& model, const InferenceWo
                                        decode_pool(w, t_mean, d.decode_cap, step));
         const PoolsPoint pt = pools_point(w, *pc.prefill, t_mean, t_p99, known->second);
         if (!pt.feasible) continue;
+        if (double(pt.prefill_replicas) * pc.shape.devices() +
+                double(pt.decode_replicas) * d.shape.devices() >
+            kMaxPlanDevices)
+          continue;
         const int pre_devices = pt.prefill_replicas * pc.shape.devices();
         const int dec_devices = pt.decode_replicas * d.shape.devices();
         const PoolFigures fp = pool_figures(pc, pre_devices, pt.prefill_utilisation * pc.prefill->activity);
