@@ -1,14 +1,15 @@
 #include "memwall/plan/inference_search.h"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <cctype>
 #include <cmath>
 #include <map>
 
-#include <fmt/format.h>
-
 #include "memwall/core/error.h"
 #include "memwall/core/text.h"
+#include "memwall/infer/estimate.h"
 #include "memwall/perf/efficiency.h"
 #include "memwall/plan/disaggregated.h"
 
@@ -369,6 +370,10 @@ InferenceSearchResult search_inference(const ModelSpec& model, const InferenceWo
   if (space.weight_precisions.empty() || space.kv_precisions.empty()) {
     throw InputError("precisions", "none", "at least one weight and one KV precision");
   }
+  // Every request must fit the model's context: the p99 prompt (TTFT p99 is computed on it) and
+  // the mean sequence (the steady state's).
+  infer::check_context(model, std::llround(w.input.p99), 1);
+  infer::check_context(model, std::llround(w.input.mean), std::llround(w.output.mean));
   InferenceSearchResult result;
   result.requirements =
       derive_requirements(model, w, space.weight_precisions.front(), space.kv_precisions.front());
