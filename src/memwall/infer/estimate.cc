@@ -47,6 +47,14 @@ StepBatch decode_batch(int64_t batch, int64_t context_tokens) {
   return b;
 }
 
+void check_context(const ModelSpec& model, int64_t input_tokens, int64_t output_tokens) {
+  const int64_t positions = input_tokens + output_tokens - 1;
+  if (model.max_context > 0 && positions > model.max_context)
+    throw InfeasibleError(
+        fmt::format("input + output - 1 = {} positions exceed the {} context of {}", positions,
+                    model.max_context, model.id));
+}
+
 Estimate estimate(const Deployment& d, const Workload& w) {
   if (w.batch < 1 || w.batch > (1 << 24))
     throw InputError("--batch", std::to_string(w.batch), "an integer in [1, 16777216] or max");
@@ -55,10 +63,7 @@ Estimate estimate(const Deployment& d, const Workload& w) {
   if (w.output_tokens < 1 || w.output_tokens > kMaxTokens)
     throw InputError("--output", std::to_string(w.output_tokens), "a positive token count");
   const int64_t context = w.input_tokens + w.output_tokens;
-  // The last generated token is never fed back, so the model sees input + output - 1 positions.
-  if (d.model.max_context > 0 && context - 1 > d.model.max_context)
-    throw InfeasibleError(fmt::format("input + output - 1 = {} positions exceed the {} context of {}",
-                                      context - 1, d.model.max_context, d.model.id));
+  check_context(d.model, w.input_tokens, w.output_tokens);
   Estimate e;
   e.workload = w;
   e.assumptions = d.assumptions;

@@ -59,6 +59,11 @@ struct Estimate {
   std::vector<std::string> assumptions;
 };
 
+// InfeasibleError, with the numbers, when a sequence of `input_tokens` + `output_tokens` needs
+// more positions than the model's context (the last generated token is never fed back, so it
+// sees input + output - 1). Every path that runs a sequence checks it: infer, offload, plan.
+void check_context(const ModelSpec& model, int64_t input_tokens, int64_t output_tokens);
+
 // InputError for a non-positive batch/lengths; InfeasibleError when the batch does not fit.
 Estimate estimate(const Deployment& d, const Workload& w);
 // Batch sweep: one estimate per batch size (batches that do not fit are skipped).

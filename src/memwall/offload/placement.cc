@@ -7,6 +7,7 @@
 #include <cmath>
 
 #include "memwall/core/error.h"
+#include "memwall/infer/estimate.h"
 #include "memwall/infer/memory_plan.h"
 #include "memwall/infer/step.h"
 #include "memwall/model/counts.h"
@@ -427,6 +428,7 @@ Estimate estimate(const infer::Deployment& d, const HostSetup& h, const Strategy
                   const infer::Workload& w, const HostEfficiency& e) {
   if (s.strategy == Strategy::auto_search) return best(d, h, w, e);
   check_applies(d, s.strategy, s.gpu_layers);
+  infer::check_context(d.model, w.input_tokens, w.output_tokens);
   if (w.batch < 1 || w.input_tokens < 1 || w.output_tokens < 1)
     throw InputError("batch, input and output must be positive");
   Fit f;
@@ -446,6 +448,7 @@ Estimate estimate(const infer::Deployment& d, const HostSetup& h, const Strategy
 Estimate best(const infer::Deployment& d, const HostSetup& h, const infer::Workload& w,
               const HostEfficiency& e) {
   check_applies(d, Strategy::auto_search, std::nullopt);
+  infer::check_context(d.model, w.input_tokens, w.output_tokens);
   std::vector<Strategy> tried = {Strategy::none, Strategy::layers, Strategy::kv,
                                  Strategy::weights_stream};
   if (d.model.is_moe()) tried.push_back(Strategy::experts);

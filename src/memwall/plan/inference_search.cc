@@ -1,14 +1,15 @@
 #include "memwall/plan/inference_search.h"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <cctype>
 #include <cmath>
 #include <map>
 
-#include <fmt/format.h>
-
 #include "memwall/core/error.h"
 #include "memwall/core/text.h"
+#include "memwall/infer/estimate.h"
 #include "memwall/perf/efficiency.h"
 #include "memwall/plan/disaggregated.h"
 
@@ -38,6 +39,22 @@ bool vendor_allowed(const Accelerator& a, const Constraints& c) {
 }
 
 double gb(Bytes b) { return b.value() / 1e9; }
+
+// The most devices one plan may deploy: the bound train applies to --gpus (train/estimate.cc,
+// "gpus <= 16M"). Device counts are computed in floating point and checked against it before
+// they become the int of a Plan, so a fleet beyond it is a rejection with its size, never an
+// overflow (1e8 users once gave "devices: value '-1094967296'").
+constexpr double kMaxPlanDevices = 1 << 24;
+
+// Empty when `replicas` replicas of `per_replica` devices are within kMaxPlanDevices, else why not.
+std::string beyond_device_bound(double replicas, int per_replica) {
+  const double devices = replicas * per_replica;
+  if (devices <= kMaxPlanDevices) return {};
+  return fmt::format(
+      "needs {:.0f} replicas x {} devices = {:.4g} devices, beyond the {:.0f}-device "
+      "bound of a plan",
+      replicas, per_replica, devices, kMaxPlanDevices);
+}
 
 // The one-sentence explanation of what limits a plan (docs/plan.md "Binding wall"): memory
 // capacity when the batch is capped by KV space, otherwise the SLA term that the next sequence
@@ -367,6 +384,10 @@ InferenceSearchResult search_inference(const ModelSpec& model, const InferenceWo
   if (space.weight_precisions.empty() || space.kv_precisions.empty()) {
     throw InputError("precisions", "none", "at least one weight and one KV precision");
   }
+  // Every request must fit the model's context: the p99 prompt (TTFT p99 is computed on it) and
+  // the mean sequence (the steady state's).
+  infer::check_context(model, std::llround(w.input.p99), 1);
+  infer::check_context(model, std::llround(w.input.mean), std::llround(w.output.mean));
   InferenceSearchResult result;
   result.requirements =
       derive_requirements(model, w, space.weight_precisions.front(), space.kv_precisions.front());
@@ -564,8 +585,9 @@ InferenceSearchResult search_inference(const ModelSpec& model, const InferenceWo
                 plan.replicas = replicas;
                 // Report the point the replicas actually run at: the load spread evenly (no more
                 // than `best` sequences each, so the SLA still holds by monotonicity).
-                const int actual = std::max(
-                    1, std::min(best, static_cast<int>(std::ceil(total_concurrency / plan.replicas - 1e-9))));
+                const int actual = static_cast<int>(std::max(
+                    1.0,
+                    std::min<double>(best, std::ceil(total_concurrency / plan.replicas - 1e-9))));
                 if (actual != best) {
                   plan.point = steady_state(rm, w, actual);
                   ++result.configurations;
@@ -592,13 +614,19 @@ InferenceSearchResult search_inference(const ModelSpec& model, const InferenceWo
               // Fewest replicas first (B* each); when those leave devices of the servers they need
               // idle, also the plan that runs replicas on them too (owned servers are bought whole,
               // so more replicas at a smaller batch may cost less per token). The better one stays.
-              Plan plan = make_plan(static_cast<int>(std::ceil(total_concurrency / best - 1e-9)));
+              const double replicas = std::ceil(total_concurrency / best - 1e-9);
+              if (const std::string too_many = beyond_device_bound(replicas, shape.devices());
+                  !too_many.empty()) {
+                reject(too_many);
+                continue;
+              }
+              Plan plan = make_plan(static_cast<int>(replicas));
               if (!finish_plan(plan)) continue;
               if (node && node->devices > shape.devices()) {
                 const int per_node = node->devices / shape.devices();
                 const int servers = (plan.devices + node->devices - 1) / node->devices;
-                const int filled = std::min(servers * per_node,
-                                            static_cast<int>(std::ceil(total_concurrency - 1e-9)));
+                const int filled = static_cast<int>(
+                    std::min<double>(servers * per_node, std::ceil(total_concurrency - 1e-9)));
                 if (filled > plan.replicas) {
                   Plan alt = make_plan(filled);
                   const size_t rejected = result.rejected.size();
@@ -648,6 +676,10 @@ InferenceSearchResult search_inference(const ModelSpec& model, const InferenceWo
                                        decode_pool(w, t_mean, d.decode_cap, step));
         const PoolsPoint pt = pools_point(w, *pc.prefill, t_mean, t_p99, known->second);
         if (!pt.feasible) continue;
+        if (double(pt.prefill_replicas) * pc.shape.devices() +
+                double(pt.decode_replicas) * d.shape.devices() >
+            kMaxPlanDevices)
+          continue;
         const int pre_devices = pt.prefill_replicas * pc.shape.devices();
         const int dec_devices = pt.decode_replicas * d.shape.devices();
         const PoolFigures fp = pool_figures(pc, pre_devices, pt.prefill_utilisation * pc.prefill->activity);

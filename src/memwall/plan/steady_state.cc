@@ -44,20 +44,15 @@ OperatingPoint steady_state(const ReplicaModel& model, const InferenceWorkload& 
     p.prefill_share = std::numeric_limits<double>::quiet_NaN();
     return p;
   }
-  double rho = 0, e2e = s + (out - 1.0) * td;
-  for (int i = 0; i < 30; ++i) {
-    const double lambda = batch / e2e;
-    rho = lambda * s;
-    if (rho >= 1.0) break;
-    const double next = s + s * rho / (1.0 - rho) + (out - 1.0) * td / (1.0 - rho);
-    if (std::abs(next - e2e) < 1e-9 * e2e) {
-      e2e = next;
-      break;
-    }
-    e2e = next;
-  }
+  // rho = lambda_r S with lambda_r = batch / e2e (Little's law) and e2e = S + W + (out - 1) TPOT
+  // = (S + (out - 1) t_d) / (1 - rho), so rho = K (1 - rho) with K = batch S / (S + (out - 1) t_d):
+  // rho = K / (1 + K), always below 1. Solved in closed form: iterating rho <- K (1 - rho)
+  // oscillates with slope -K and near K = 1 had not converged after 30 steps (TPOT 50 ms at
+  // batch 640, 92 ms at 641, for one whose simulated TPOT was 84 ms).
+  const double k = batch * s / (s + (out - 1.0) * td);
+  const double rho = k / (1.0 + k);
   p.prefill_share = rho;
-  if (rho >= 1.0) {
+  if (!(rho < 1.0)) {
     p.stable = false;
     return p;
   }

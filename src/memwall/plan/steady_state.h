@@ -27,11 +27,11 @@ struct OperatingPoint {
 };
 
 // Model (docs/plan.md "Steady state"):
-//  - rho = lambda_r x prefill_mean, lambda_r = batch / e2e_mean (fixed point, 30 iterations max);
+//  - rho = lambda_r x prefill_mean, lambda_r = batch / e2e_mean (Little's law, in closed form);
 //  - TPOT = decode_step / (1 - rho): decode iterations time-share the replica with prefill work;
 //  - prefill waits in an M/M/1 queue of prefill work: P(W > t) = rho e^{-(1-rho) t / S}
-//    (M/M/1 FCFS waiting time, Kleinrock 1975, Queueing Systems Vol. 1 §3.2), so W_p99 = S/(1-rho) ln(100 rho) for rho > 0.01,
-//    mean W = S rho / (1 - rho), with S = prefill_mean;
+//    (M/M/1 FCFS waiting time, Kleinrock 1975, Queueing Systems Vol. 1 §3.2), so W_p99 = S/(1-rho)
+//    ln(100 rho) for rho > 0.01, mean W = S rho / (1 - rho), with S = prefill_mean;
 //  - TTFT_p99 = prefill_p99 + W_p99; e2e = TTFT + (output - 1) x TPOT (PRODUCT.md definition),
 //    e2e_p99 with the p99 output length.
 // The iterations the planner asks the estimator about: `batch` decodes at a mean context of

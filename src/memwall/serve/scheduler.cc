@@ -384,15 +384,18 @@ bool Scheduler::plan_request_level(double now, bool arrivals_done) {
   // full batch (max batch, or as many as memory holds) until the oldest request's timeout.
   const bool full = formed.size() == static_cast<size_t>(config_.max_batch) ||
                     formed.size() < queued || arrivals_done;
-  const bool timed_out = now - oldest >= config_.batch_timeout_s;
+  // The deadline is computed once, as the wake-up time: `now - oldest >= timeout` can be false at
+  // now = oldest + timeout (0.7 + 0.1 - 0.7 < 0.1 in binary64), which re-armed the same instant
+  // forever.
+  const double deadline = oldest + config_.batch_timeout_s;
   if (formed.empty()) return false;
-  if (config_.policy == SchedulerPolicy::dynamic_batching && !full && !timed_out) {
+  if (config_.policy == SchedulerPolicy::dynamic_batching && !full && now < deadline) {
     for (auto it = formed.rbegin(); it != formed.rend(); ++it) {
       release_seq(*it, t_.seqs[*it].prompt);
       waiting_.push_front(*it);
     }
     blocked_by_memory_ = false;
-    wake_at_ = oldest + config_.batch_timeout_s;
+    wake_at_ = deadline;
     return false;
   }
   for (uint32_t id : formed) {

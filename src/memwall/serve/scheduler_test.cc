@@ -46,6 +46,25 @@ TEST(Scheduler, DynamicBatchingWaitsForTheTimeoutOrAFullBatch) {
   EXPECT_NEAR(r.ttft.max, 0.02 + 0.01, 1e-9);
 }
 
+// The batcher sleeps until the oldest arrival + timeout; woken then, it must find the timeout
+// expired. 0.7 + 0.1 - 0.7 is 0.09999999999999987 in binary64, so comparing the wait with the
+// timeout re-armed the same instant forever (`simulate --requests 7 --rate 1 --scheduler dynamic`).
+TEST(Scheduler, DynamicBatchingStartsWhenWokenAtItsOwnTimeout) {
+  RequestTable table;
+  table.add(Request{0.7, 10, 2, -1, 0});
+  KvAllocator kv(KvConfig{KvPolicy::paged, 100000, 16, 4096, 0.0});
+  SchedulerConfig config;
+  config.policy = SchedulerPolicy::dynamic_batching;
+  config.max_batch = 4;
+  config.batch_timeout_s = 0.1;
+  Scheduler s(config, kv, table);
+  ASSERT_EQ(s.enqueue(0), Admission::queued);
+  EXPECT_TRUE(s.plan(0.7, false).empty());
+  const double wake = s.wake_at();
+  ASSERT_GT(wake, 0.7);
+  EXPECT_EQ(s.plan(wake, false).prefill.size(), 1u);
+}
+
 TEST(Scheduler, ChunkedPrefillRespectsTheTokenBudgetAndKeepsDecoding) {
   std::vector<Request> t;
   for (int i = 0; i < 40; ++i) t.push_back({0.001 * i, 1000 + 37 * i, 50, -1, 0});

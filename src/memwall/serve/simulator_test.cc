@@ -134,6 +134,42 @@ TEST(Simulator, ConservationWithPrefixesReplicasAndDisaggregation) {
   EXPECT_GT(r.kv_transfers, 200);
 }
 
+// Every scheduler finishes a small run of every kind of arrival: each request completes (or is
+// refused at admission), nothing is left running. Request-level batching once never ended at 7
+// requests of rate 1 (issue 29).
+TEST(Simulator, EverySchedulerFinishesEveryKindOfArrival) {
+  const SchedulerPolicy policies[] = {SchedulerPolicy::static_batching,
+                                      SchedulerPolicy::dynamic_batching,
+                                      SchedulerPolicy::continuous, SchedulerPolicy::chunked};
+  const ArrivalSpec arrivals[] = {
+      {ArrivalKind::poisson, 1, 1, 1, 0},       {ArrivalKind::poisson, 50, 1, 1, 0},
+      {ArrivalKind::gamma, 3, 4, 1, 0},         {ArrivalKind::closed_loop, 0, 1, 3, 0},
+      {ArrivalKind::closed_loop, 0, 1, 5, 0.5}, {ArrivalKind::trace, 0, 1, 1, 0}};
+  // Spaced so each request is alone; 0.7 + 0.1 - 0.7 < 0.1 in binary64.
+  std::vector<Request> trace;
+  for (int i = 0; i < 12; ++i) trace.push_back(Request{0.7 + 3 * i, 100, 100, -1, 0});
+  for (bool disaggregated : {false, true}) {
+    for (SchedulerPolicy p : policies) {
+      if (disaggregated && p != SchedulerPolicy::continuous) continue;
+      for (const ArrivalSpec& a : arrivals) {
+        SimulationConfig c = base("fixed:100,100", 12, a.rate_per_s);
+        c.workload.arrival = a;
+        if (a.kind == ArrivalKind::trace) c.workload.trace = trace;
+        c.replica.scheduler.policy = p;
+        c.replica.scheduler.max_batch = 4;
+        c.disaggregation.enabled = disaggregated;
+        c.disaggregation.link_bandwidth = BytesPerSecond(25e9);
+        const auto r = simulate(c, toy_cost);
+        const std::string what =
+            fmt::format("{} {} arrival {}", disaggregated ? "disaggregated" : to_string(p),
+                        static_cast<int>(a.kind), a.rate_per_s);
+        expect_conserved(r, what);
+        EXPECT_EQ(r.completed, 12) << what;
+      }
+    }
+  }
+}
+
 TEST(Simulator, ClosedLoopKeepsConcurrencyAndRejectsWhatCannotFit) {
   SimulationConfig c = base("fixed:3000,10", 5, 1);
   auto r = simulate(c, toy_cost);

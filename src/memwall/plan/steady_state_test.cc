@@ -1,0 +1,36 @@
+// The analytic steady state on a replica with constant iteration times, where it is solvable by
+// hand.
+#include "memwall/plan/steady_state.h"
+
+#include <gtest/gtest.h>
+
+namespace memwall::plan {
+namespace {
+
+// Prefill of any prompt 30 ms, decode step 45 ms: rho = K / (1 + K) with
+// K = B S / (S + (out - 1) t_d), e2e = S + (out - 1) t_d + B S (docs/plan.md "Steady state").
+// Near K = 1 the fixed-point iteration rho <- K (1 - rho) oscillates with slope -K and had not
+// converged after its 30 steps: at 405B on B200 it reported TPOT 50 ms at batch 640 and 92 ms at
+// 641 (the simulator: 84 ms), and a plan of TPOT 61.7 ms under a 50 ms SLA.
+TEST(SteadyState, LittlesLawHoldsAtThePointItReports) {
+  ReplicaModel m;
+  m.step = [](const infer::StepBatch& b) { return Seconds(b.prefill_tokens > 0 ? 0.030 : 0.045); };
+  InferenceWorkload w;
+  w.input = {155, 696, ""};
+  w.output = {324, 1408, ""};
+  for (int batch : {1, 100, 400, 480, 484, 486, 490, 640, 2000}) {
+    SCOPED_TRACE(batch);
+    const OperatingPoint p = steady_state(m, w, batch);
+    ASSERT_TRUE(p.stable);
+    const double base = 0.030 + 323 * 0.045;
+    const double k = batch * 0.030 / base;
+    EXPECT_NEAR(p.prefill_share, k / (1 + k), 1e-9);
+    EXPECT_NEAR(p.e2e_mean.value(), base + batch * 0.030, 1e-9 * base);
+    EXPECT_NEAR(p.tpot.value(), 0.045 * (1 + k), 1e-12);
+    // Little's law: the prefill share is the arrival rate batch / e2e times the prefill time.
+    EXPECT_NEAR(p.prefill_share, batch / p.e2e_mean.value() * 0.030, 1e-9);
+  }
+}
+
+}  // namespace
+}  // namespace memwall::plan
