@@ -77,6 +77,8 @@ std::unique_ptr<const InferenceAnswer> answer_inference(const Catalog& catalog, 
   } else {
     for (const auto& name : q.gpus) space.accelerators.push_back(&catalog.accelerator(name));
   }
+  // The vendor filters bind every section of the answer (all-GPU and offload plans alike).
+  space.accelerators = filter_vendors(space.accelerators, q.domestic_only, q.vendors);
   for (const auto& n : catalog.nodes()) space.nodes.push_back(&n);
   if (q.serving != "both" && q.serving != "aggregated" && q.serving != "disaggregated")
     throw InputError("serving", q.serving, "aggregated, disaggregated or both");
