@@ -575,7 +575,7 @@ PYBIND11_MODULE(memwall, m) {
   m.def("plan_infer", &plan_infer_py,
         "Inference plans from the workload backwards: the object `memwall plan infer --json` "
         "prints (requirements, plans ranked by the objective, pareto_throughput, "
-        "pareto_cost_latency, not_feasible: the first reason per accelerator; 'verified' in the "
+        "pareto_cost_latency, not_feasible: the binding reason per accelerator; 'verified' in the "
         "first `verify` plans: the serving simulator's re-check). "
         "Exactly one of rate (requests/s) or concurrency (users). No feasible plan is not an "
         "error here: 'plans' is empty and 'not_feasible' says why. Every plan has 'intervals' "

@@ -17,6 +17,7 @@
 #include "memwall/hw/hw_io.h"
 #include "memwall/model/counts.h"
 #include "memwall/model/zoo.h"
+#include "memwall/perf/efficiency.h"
 
 namespace memwall::cli {
 namespace {
@@ -235,6 +236,17 @@ void show_accelerator(const Accelerator& a) {
   row("memory bandwidth", a.memory_bandwidth
                               ? fmt::format("{:g} GB/s", a.memory_bandwidth->value() / kGiga)
                               : kUnknown);
+  if (a.memory_bandwidth) {
+    // What infer, simulate and plan stream at before an engine's own kernel share (docs/infer.md
+    // "memory_bandwidth_fraction"), with the table's or the vendor prior's evidence.
+    const perf::EfficiencyPrior prior = perf::efficiency_for(perf::default_efficiency(), a, Precision::bf16);
+    const double fraction = prior.memory_bandwidth_fraction;
+    row("achievable bandwidth",
+        fmt::format("{:.0f} GB/s ({:g} x {:g} GB/s; source: {})", fraction * a.memory_bandwidth->value() / kGiga,
+                    fraction, a.memory_bandwidth->value() / kGiga,
+                    prior.calibrated ? perf::default_efficiency().memory_bandwidth_fraction.evidence
+                                     : prior.source));
+  }
   fmt::print("  dense peak (no sparsity)\n");
   for (const char* key : {"fp32", "tf32", "fp16", "bf16", "fp8", "int8", "int4", "fp4"}) {
     const std::string unit = key[0] == 'i' ? "TOPS" : "TFLOP/s";
@@ -291,9 +303,12 @@ void show_accelerator(const Accelerator& a) {
   if (a.sources.empty()) fmt::print("    none given\n");
 }
 
-// Any other entry: its catalog fields as "key  value" lines; null printed as unknown.
+// Any other entry: its catalog fields as "key  value" lines, the values in one column two spaces
+// past the longest key; null printed as unknown.
 void show_generic(const std::string& kind, const Json& entry) {
   fmt::print("{}: {}\n", entry.value("id", std::string("?")), kind);
+  size_t width = 24;
+  for (const auto& [key, value] : entry.items()) width = std::max(width, key.size() + 2);
   for (const auto& [key, value] : entry.items()) {
     if (key == "id") continue;
     std::string v;
@@ -304,7 +319,7 @@ void show_generic(const std::string& kind, const Json& entry) {
     } else {
       v = value.dump();
     }
-    fmt::print("  {:<26}{}\n", key, v);
+    fmt::print("  {:<{}}{}\n", key, width, v);
   }
 }
 

@@ -15,6 +15,7 @@
 #include "memwall/catalog/catalog.h"
 #include "memwall/core/error.h"
 #include "memwall/plan/compare_query.h"
+#include "memwall/plan/vendors.h"
 
 namespace memwall::cli {
 namespace {
@@ -88,7 +89,8 @@ void register_compare(CLI::App& app, GlobalOptions& g, Runner& run) {
   sub->add_option("--sla", o.query.sla, "ttft_p99=S,tpot_p99=S[,e2e_p99=S]")->capture_default_str();
   sub->add_option("--gpus", o.gpus, "Only these accelerators (comma list)");
   sub->add_option("--vendors", o.vendors, "Only these vendors (comma list)");
-  sub->add_flag("--domestic-only", o.query.domestic_only, "Only Huawei, Cambricon, Hygon");
+  sub->add_flag("--domestic-only", o.query.domestic_only,
+                "Only Chinese domestic accelerators (" + plan::domestic_vendor_names() + ")");
   sub->add_option("--max-gpus", o.query.max_gpus, "At most this many devices per plan");
   sub->add_option("--pricing", o.query.pricing, "auto, cloud, owned")->capture_default_str();
   sub->add_option("--price-per-gpu-hour", o.query.price_per_gpu_hour, "Cloud $ per device-hour (all)");

@@ -25,6 +25,7 @@
 #include "memwall/plan/intervals.h"
 #include "memwall/plan/plan_json.h"
 #include "memwall/plan/query.h"
+#include "memwall/plan/rejections.h"
 #include "memwall/plan/train_offload_plans.h"
 #include "memwall/plan/train_search.h"
 #include "memwall/plan/verify.h"
@@ -273,8 +274,8 @@ int run_plan_infer(const PlanInferOptions& o, const GlobalOptions& g) {
                "{:g} % interval\n",
                *p.confidence, p.removed_by_confidence, *p.confidence * 100);
   if (r.plans.empty()) {
-    fmt::print("  none. Why each accelerator fails (first reason):\n");
-    for (const auto& [id, why] : plan::first_rejection(r)) fmt::print("  {}: {}\n", id, why);
+    fmt::print("  none. Why each accelerator fails (the reason of its closest candidate):\n");
+    for (const auto& [id, why] : plan::binding_rejections(r.rejected)) fmt::print("  {}: {}\n", id, why);
     print_offload_plans(p);
     return offload_meets_sla(p) ? 0 : kExitInfeasible;
   }
@@ -352,10 +353,10 @@ int run_plan_infer(const PlanInferOptions& o, const GlobalOptions& g) {
     fmt::print("    ${:8.3f}/M  e2e {:6.2f} s  {}\n", *pl.cost.usd_per_million_tokens, pl.point.e2e_mean.value(),
                pl.prefill ? pl.describe() : fmt::format("{} x {} replicas", pl.shape.describe(), pl.replicas));
   }
-  fmt::print("\n5. Accelerators with no feasible plan (first reason)\n");
+  fmt::print("\n5. Accelerators with no feasible plan (the reason of the candidate that came closest)\n");
   std::map<std::string, bool> feasible;
   for (const auto& pl : r.plans) feasible[pl.shape.accelerator->id] = true;
-  for (const auto& [id, why] : plan::first_rejection(r)) {
+  for (const auto& [id, why] : plan::binding_rejections(r.rejected)) {
     if (!feasible.count(id)) fmt::print("  {}: {}\n", id, why);
   }
   const auto& best = r.plans.front();
@@ -584,7 +585,7 @@ void register_plan(CLI::App& app, GlobalOptions& g, Runner& run) {
   infer->add_option("--budget", o.budget, "Total cost over the TCO horizon, $");
   infer->add_option("--power-cap", o.power_cap_kw, "Facility power cap for the deployment, kW");
   infer->add_option("--vendors", o.vendors, "Allowed vendors, comma list (nvidia,amd,huawei,intel,...)");
-  infer->add_flag("--domestic-only", o.domestic_only, "Only Chinese domestic accelerators (Huawei, Cambricon, Hygon, Kunlunxin, Moore Threads, MetaX, Biren, Enflame)");
+  infer->add_flag("--domestic-only", o.domestic_only, "Only Chinese domestic accelerators (" + plan::domestic_vendor_names() + ")");
   infer->add_option("--max-gpus", o.max_gpus, "At most this many devices in total");
   infer->add_option("--objective", o.objective, "cost ($/M tokens), capex, power, gpus")->capture_default_str();
   infer->add_option("--top", o.top, "Plans to print")->capture_default_str();
@@ -634,7 +635,7 @@ void register_plan(CLI::App& app, GlobalOptions& g, Runner& run) {
   train_cmd->add_option("--max-gpus", t.max_gpus, "Largest cluster considered")->capture_default_str();
   train_cmd->add_option("--gpus", t.gpus, "Only these accelerators (comma list)");
   train_cmd->add_option("--vendors", t.vendors, "Only these vendors (comma list)");
-  train_cmd->add_flag("--domestic-only", t.domestic_only, "Only Chinese domestic accelerators (Huawei, Cambricon, Hygon, Kunlunxin, Moore Threads, MetaX, Biren, Enflame)");
+  train_cmd->add_flag("--domestic-only", t.domestic_only, "Only Chinese domestic accelerators (" + plan::domestic_vendor_names() + ")");
   train_cmd->add_option("--fabric", t.fabric, "Cluster network assumed")->capture_default_str();
   train_cmd->add_option("--cheaper-fabric", t.cheaper_fabric, "Re-time the chosen runs on this network (empty: off)")
       ->capture_default_str();

@@ -117,4 +117,25 @@ TEST(CompareCli, ScorecardHasFourDimensionsPlusCostAndFlagsUnknowns) {
   }
 }
 
+// --domestic-only's help names every domestic vendor the filter keeps (seed audit 3 D9: compare's
+// said "Huawei, Cambricon, Hygon" while its table also held Kunlunxin, Moore Threads, MetaX, Biren
+// and Enflame).
+TEST(CompareCli, DomesticOnlyHelpNamesEveryDomesticVendorOfTheCatalog) {
+  for (const char* cmd : {"compare --help", "plan infer --help", "plan train --help"}) {
+    const Result r = run(cmd);
+    ASSERT_EQ(r.status, 0) << cmd;
+    std::string flat;  // CLI11 wraps long help lines
+    for (char ch : r.out) {
+      if (ch == '\n' || ch == ' ') {
+        if (!flat.empty() && flat.back() != ' ') flat += ' ';
+      } else {
+        flat += ch;
+      }
+    }
+    for (const char* vendor : {"Huawei", "Cambricon", "Hygon", "Kunlunxin", "Moore Threads", "MetaX",
+                               "Biren", "Enflame"})
+      EXPECT_NE(flat.find(vendor), std::string::npos) << cmd << " lacks " << vendor;
+  }
+}
+
 }  // namespace

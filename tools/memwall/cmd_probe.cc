@@ -192,6 +192,8 @@ int run_probe(const ProbeOptions& o, const GlobalOptions& g) {
     }
     gpu = probe::run_gpu_probe(go);
     if (o.device == "gpu" && !gpu.ran) throw InfeasibleError("no GPU measured: " + gpu.reason);
+  } else {
+    gpu.reason = "--device host (the host alone was asked for)";
   }
   if (gpu_spec && !gpu.ran)
     std::cerr << "memwall probe: --gpu " << o.gpu << " is unused: no GPU was measured\n";

@@ -132,4 +132,13 @@ TEST(ProbeCli, GpuOnlyWithoutAGpuExits3) {
   EXPECT_NE(err.find("no GPU measured"), std::string::npos) << err;
 }
 
+// A GPU left out says why (seed audit 3 D11: "GPU: not measured: " with nothing after it).
+TEST(ProbeCli, HostOnlySaysWhyTheGpuWasNotMeasured) {
+  const Result r = run("probe --quick --threads 1 --device host");
+  ASSERT_EQ(r.status, 0);
+  EXPECT_NE(r.out.find("GPU: not measured: --device host"), std::string::npos) << r.out;
+  const auto j = nlohmann::json::parse(run("probe --quick --threads 1 --device host --json").out);
+  EXPECT_FALSE(j["gpu"]["reason"].get<std::string>().empty());
+}
+
 }  // namespace

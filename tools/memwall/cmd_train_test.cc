@@ -86,4 +86,20 @@ TEST(TrainCli, OffloadNamedOnExit3AndAnsweredWithIt) {
   EXPECT_EQ(run(k8bOn4090 + " --offload optimizer:cpu --host-memory 32").status, 3);
 }
 
+// A run that does not fit at --recompute selective is offered full recomputation first when it
+// fits and is faster than the offload (seed audit 3 D12: only --offload optimizer:cpu, 4.41 s, was
+// offered where --recompute full fits at 50.2 GiB and steps in 3.89 s).
+TEST(TrainCli, FullRecomputeIsOfferedBeforeASlowerOffload) {
+  const Result r = run("train --model llama-3.1-8b --gpu h100 --gpus 8 --micro-batch 2 --global-batch 64 "
+                       "--seq 4096 --recompute selective",
+                       "2>&1");
+  EXPECT_EQ(r.status, 3);
+  const size_t full = r.out.find("--recompute full would fit it: 50.2 GiB per GPU, step 3.89 s");
+  const size_t offload = r.out.find("--offload optimizer:cpu would fit it");
+  ASSERT_NE(full, std::string::npos) << r.out;
+  ASSERT_NE(offload, std::string::npos) << r.out;
+  EXPECT_LT(full, offload) << r.out;
+  EXPECT_NE(r.out.find("step 4.41 s"), std::string::npos) << r.out;
+}
+
 }  // namespace

@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include "memwall/plan/rejections.h"
+
 namespace memwall::plan {
 
 Comparison compare_accelerators(const ModelSpec& model, const InferenceWorkload& w,
@@ -35,7 +37,9 @@ Comparison compare_accelerators(const ModelSpec& model, const InferenceWorkload&
     } else {
       e.required_capacity = out.requirements.capacity;
       e.required_bandwidth = out.requirements.bandwidth;
-      e.infeasible_reason = r.rejected.empty() ? "not searched (vendor filter)" : r.rejected.back().reason;
+      // The same binding reason `plan` prints for this accelerator.
+      const auto reasons = binding_rejections(r.rejected);
+      e.infeasible_reason = reasons.count(a->id) ? reasons.at(a->id) : "not searched (vendor filter)";
     }
     evidence.push_back(e);
     out.best_plans.push_back(best);

@@ -3,7 +3,6 @@
 #include <algorithm>
 
 #include "memwall/core/error.h"
-#include "memwall/core/text.h"
 #include "memwall/plan/estimator.h"
 #include "memwall/plan/workload.h"
 
@@ -47,17 +46,7 @@ CompareAnswer answer_compare(const Catalog& catalog, const cost::PriceBook& pric
     constraints.max_gpus = q.max_gpus;
   }
   // Vendor filters apply to the rows too: an excluded accelerator is not scored.
-  std::vector<const Accelerator*> kept;
-  for (const Accelerator* acc : space.accelerators) {
-    const std::string v = to_lower(acc->vendor);
-    if (constraints.domestic_only && !is_domestic_vendor(v)) continue;
-    if (!constraints.vendors.empty() &&
-        std::none_of(constraints.vendors.begin(), constraints.vendors.end(),
-                     [&](const std::string& x) { return v.rfind(x, 0) == 0; }))
-      continue;
-    kept.push_back(acc);
-  }
-  space.accelerators = kept;
+  space.accelerators = filter_vendors(space.accelerators, constraints.domestic_only, constraints.vendors);
   SearchOptions options;
   options.cost.basis = cost::parse_pricing_basis(q.pricing);
   options.cost.price_per_gpu_hour = q.price_per_gpu_hour;

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cctype>
 #include <cmath>
+#include <limits>
 #include <map>
 
 #include "memwall/core/error.h"
@@ -29,14 +30,6 @@ std::vector<const Accelerator*> accelerators_named(const Catalog& catalog,
   return out;
 }
 namespace {
-
-bool vendor_allowed(const Accelerator& a, const Constraints& c) {
-  const std::string v = to_lower(a.vendor);
-  if (c.domestic_only && !is_domestic_vendor(v)) return false;
-  if (c.vendors.empty()) return true;
-  return std::any_of(c.vendors.begin(), c.vendors.end(),
-                     [&](const std::string& allowed) { return v.rfind(to_lower(allowed), 0) == 0; });
-}
 
 double gb(Bytes b) { return b.value() / 1e9; }
 
@@ -123,15 +116,6 @@ std::string binding_sentence(const Plan& p, const ReplicaModel& rm, int best, in
 }
 
 }  // namespace
-
-bool is_domestic_vendor(const std::string& vendor) {
-  const std::string v = to_lower(vendor);
-  for (const char* d : {"huawei", "cambricon", "hygon", "kunlunxin", "baidu", "moore threads", "metax",
-                        "biren", "enflame", "iluvatar"}) {
-    if (v.rfind(d, 0) == 0) return true;
-  }
-  return false;
-}
 
 SoftwareFit stack_fit(const Accelerator& a, Precision matmul, const score::EcosystemBook& ecosystem) {
   SoftwareFit fit;
@@ -284,21 +268,44 @@ std::optional<double> objective_value(Objective o, const PoolFigures& f, int dev
   return std::nullopt;
 }
 
-// Empty when the deployment-wide constraints hold, else why not (with numbers).
-std::string violated(const Constraints& c, int devices, const PoolFigures& f, double tco_years) {
+// The first deployment-wide constraint broken (empty `why` when they all hold), with the figure
+// over its limit (0 when the figure is unknown).
+struct Violation {
+  std::string why;
+  double shortfall = 0;
+};
+Violation violated(const Constraints& c, int devices, const PoolFigures& f, double tco_years) {
   if (c.max_gpus && devices > *c.max_gpus)
-    return fmt::format("needs {} devices > --max-gpus {}", devices, *c.max_gpus);
+    return {fmt::format("needs {} devices > --max-gpus {}", devices, *c.max_gpus),
+            double(devices) / *c.max_gpus};
   if (c.power_cap_w) {
-    if (!f.facility_w) return "power unknown under --power-cap";
+    if (!f.facility_w) return {"power unknown under --power-cap"};
     if (*f.facility_w > *c.power_cap_w)
-      return fmt::format("draws {:.1f} kW > --power-cap {:.1f} kW", *f.facility_w / 1e3, *c.power_cap_w / 1e3);
+      return {fmt::format("draws {:.1f} kW > --power-cap {:.1f} kW", *f.facility_w / 1e3, *c.power_cap_w / 1e3),
+              *f.facility_w / *c.power_cap_w};
   }
   if (c.budget_usd) {
-    if (!f.tco) return "cost unknown under --budget";  // finish_plan names the missing prices
+    if (!f.tco) return {"cost unknown under --budget"};  // finish_plan names the missing prices
     if (*f.tco > *c.budget_usd)
-      return fmt::format("costs ${:.0f} over {:.0f} years > --budget ${:.0f}", *f.tco, tco_years, *c.budget_usd);
+      return {fmt::format("costs ${:.0f} over {:.0f} years > --budget ${:.0f}", *f.tco, tco_years, *c.budget_usd),
+              *f.tco / *c.budget_usd};
   }
   return {};
+}
+
+// Weights per device over the device's memory: how far a shape that does not fit is from fitting
+// (an ordering key among rejections; the estimator's message carries the exact figures).
+double memory_shortfall(const Requirements& r, const ReplicaShape& s) {
+  const Accelerator& a = *s.accelerator;
+  return a.memory && a.memory->value() > 0 ? r.weights.value() / s.devices() / a.memory->value() : 0.0;
+}
+
+// The worst latency of an operating point over its SLA target (infinite when it cannot hold).
+double sla_shortfall(const OperatingPoint& p, const Sla& sla) {
+  if (!p.stable) return std::numeric_limits<double>::infinity();
+  double worst = std::max(p.tpot / sla.tpot_p99, p.ttft_p99 / sla.ttft_p99);
+  if (sla.e2e_p99) worst = std::max(worst, p.e2e_p99 / *sla.e2e_p99);
+  return worst;
 }
 
 template <class Q>
@@ -412,7 +419,8 @@ InferenceSearchResult search_inference(const ModelSpec& model, const InferenceWo
   auto finish_plan = [&](Plan& plan) {
     plan.objective = objective_value(options.objective, figures_of(plan.cost), plan.devices,
                                      plan.generated_tokens_per_s);
-    std::string why = violated(constraints, plan.devices, figures_of(plan.cost), plan.cost.tco_years);
+    const Violation broken = violated(constraints, plan.devices, figures_of(plan.cost), plan.cost.tco_years);
+    std::string why = broken.why;
     if (why.rfind("cost unknown", 0) == 0 && !plan.cost.device.unknown.empty())
       why += ": missing " + fmt::format("{}", fmt::join(plan.cost.device.unknown, ", "));
     if (why.empty() && constraints.min_ecosystem &&
@@ -424,14 +432,15 @@ InferenceSearchResult search_inference(const ModelSpec& model, const InferenceWo
     if (why.empty() && constraints.risk_averse && !plan.software.risks.empty())
       why = "--risk-averse: " + plan.software.risks.front();
     if (!why.empty()) {
-      result.rejected.push_back({plan.shape, (plan.prefill ? "disaggregated: " : "") + why});
+      result.rejected.push_back({plan.shape, (plan.prefill ? "disaggregated: " : "") + why,
+                                 RejectionStage::constraint, broken.shortfall});
       return false;
     }
     return true;
   };
 
   for (const Accelerator* a : space.accelerators) {
-    if (!vendor_allowed(*a, constraints)) continue;
+    if (!vendor_allowed(*a, constraints.domestic_only, constraints.vendors)) continue;
     std::vector<const Node*> nodes;
     for (const Node* n : space.nodes) {
       if (to_lower(n->accelerator) == to_lower(a->id)) nodes.push_back(n);
@@ -444,8 +453,10 @@ InferenceSearchResult search_inference(const ModelSpec& model, const InferenceWo
           ff.find("module") != std::string::npos || ff.find("mezzanine") != std::string::npos) {
         ReplicaShape shape;
         shape.accelerator = a;
-        result.rejected.push_back({shape, "ships only inside a server (" + a->form_factor +
-                                              ") and the catalog has no node of it; add one with --catalog"});
+        result.rejected.push_back({shape,
+                                   "ships only inside a server (" + a->form_factor +
+                                       ") and the catalog has no node of it; add one with --catalog",
+                                   RejectionStage::catalog});
         continue;
       }
       nodes.push_back(nullptr);  // a card bought alone (PCIe)
@@ -476,10 +487,14 @@ InferenceSearchResult search_inference(const ModelSpec& model, const InferenceWo
               shape.weights = wp;
               shape.kv = kp;
               ++result.shapes;
-              auto reject = [&](const std::string& why) { result.rejected.push_back({shape, why}); };
+              auto reject = [&](const std::string& why, RejectionStage stage = RejectionStage::support,
+                                double shortfall = 0) {
+                result.rejected.push_back({shape, why, stage, shortfall});
+              };
               if (!a->memory || !a->memory_bandwidth) {
                 reject(std::string("memory ") + (a->memory ? "bandwidth" : "capacity") + " of " + a->id +
-                       " unknown in the catalog (blocks every plan on it)");
+                           " unknown in the catalog (blocks every plan on it)",
+                       RejectionStage::catalog);
                 continue;
               }
               const SoftwareFit fit = software_fit(*a, wp, kp, constraints, support, ecosystem);
@@ -492,14 +507,21 @@ InferenceSearchResult search_inference(const ModelSpec& model, const InferenceWo
               try {
                 rm = factory(model, shape);
               } catch (const InfeasibleError& e) {
-                reject(e.what());
+                // The estimator's verdicts: the memory plan's "does not fit", a hardware format
+                // path ("has no int4 path"), else a layout that does not divide the model.
+                const std::string why = e.what();
+                if (why.find("does not fit") != std::string::npos)
+                  reject(why, RejectionStage::memory, memory_shortfall(requirements_of(wp, kp), shape));
+                else
+                  reject(why, why.find(" has no ") != std::string::npos ? RejectionStage::support
+                                                                        : RejectionStage::shape);
                 continue;
               } catch (const InputError& e) {
-                reject(e.what());
+                reject(e.what(), RejectionStage::peak);  // a figure missing from the catalog
                 continue;
               }
               if (!rm.infeasible.empty()) {
-                reject(rm.infeasible);
+                reject(rm.infeasible, RejectionStage::memory, memory_shortfall(requirements_of(wp, kp), shape));
                 continue;
               }
               const int fit_batch = rm.max_batch(context);
@@ -531,7 +553,8 @@ InferenceSearchResult search_inference(const ModelSpec& model, const InferenceWo
               }
               if (!space.aggregated) continue;
               if (fit_batch < 1) {
-                reject(fmt::format("no room for one sequence of {:.0f} tokens beside the weights", context));
+                reject(fmt::format("no room for one sequence of {:.0f} tokens beside the weights", context),
+                       RejectionStage::memory, memory_shortfall(requirements_of(wp, kp), shape));
                 continue;
               }
               // Largest feasible batch by bisection (feasibility is monotone in the batch).
@@ -541,7 +564,8 @@ InferenceSearchResult search_inference(const ModelSpec& model, const InferenceWo
                 return meets_sla(steady_state(rm, w, b), w.sla, reason);
               };
               if (!feasible(1, &why)) {
-                reject("even one sequence per replica misses the SLA: " + why);
+                reject("even one sequence per replica misses the SLA: " + why, RejectionStage::sla,
+                       sla_shortfall(steady_state(rm, w, 1), w.sla));
                 continue;
               }
               int lo = 1, hi = max_batch;
@@ -687,7 +711,7 @@ InferenceSearchResult search_inference(const ModelSpec& model, const InferenceWo
         const PoolFigures f{add(fp.per_hour, fd.per_hour), add(fp.capex, fd.capex), add(fp.tco, fd.tco),
                             add(fp.facility_w, fd.facility_w)};
         const int devices = pre_devices + dec_devices;
-        if (!violated(constraints, devices, f, options.cost.tco_years).empty()) continue;
+        if (!violated(constraints, devices, f, options.cost.tco_years).why.empty()) continue;
         const std::optional<double> obj = objective_value(options.objective, f, devices, pt.generated_tokens_per_s);
         const bool better = !best || (obj && (!best_objective || *obj < *best_objective)) ||
                             (!obj && !best_objective && devices < best_devices);

@@ -16,6 +16,7 @@
 #include "memwall/plan/replica_model.h"
 #include "memwall/plan/requirements.h"
 #include "memwall/plan/steady_state.h"
+#include "memwall/plan/vendors.h"
 #include "memwall/score/ecosystem.h"
 
 namespace memwall::plan {
@@ -49,7 +50,7 @@ struct Constraints {
   std::optional<double> power_cap_w;   // facility power (board x PUE) of the whole deployment
   std::optional<int> max_gpus;
   std::vector<std::string> vendors;    // lower-case vendor prefixes; empty = all
-  bool domestic_only = false;          // Chinese domestic vendors (is_domestic_vendor)
+  bool domestic_only = false;          // Chinese domestic vendors (vendors.h)
   std::optional<double> min_ecosystem;  // drop plans whose ecosystem score is below (or unknown)
   bool risk_averse = false;            // drop plans that carry a risk (immature stack, unknown support)
   std::string engine;                  // only this engine's support counts (kEngineIds); empty: any
@@ -111,9 +112,21 @@ struct Plan {
   std::string describe() const;
 };
 
-struct ShapeVerdict {             // why a shape produced no plan
+// How far a shape got through the planner's checks before it was turned down, in their order:
+// the catalog has the facts to plan it at all; the stack runs its formats; the catalog has the
+// peak its matmuls run at; the parallel layout divides the model; it fits in memory; one sequence
+// meets the SLA; the deployment meets the budget, power, device and risk constraints. The
+// accelerator's binding reason is that of its shape that got furthest (plan/rejections.h).
+enum class RejectionStage { catalog, support, peak, shape, memory, sla, constraint };
+
+struct ShapeVerdict {  // why a shape produced no plan
   ReplicaShape shape;
   std::string reason;
+  RejectionStage stage = RejectionStage::support;
+  // How far off it was at its stage, as needed / available (memory: weights per device / device
+  // memory; SLA: the worst latency at batch 1 / its target; constraints: the figure / its limit);
+  // lower is closer; 0 when not measured.
+  double shortfall = 0;
 };
 
 struct InferenceSearchResult {
@@ -150,10 +163,6 @@ InferenceSearchResult search_inference(const ModelSpec& model, const InferenceWo
                                        const SearchOptions& options,
                                        const ReplicaModelFactory& factory,
                                        const cost::PriceBook& prices);
-
-// Domestic (Chinese) accelerator vendors: Huawei, Cambricon, Hygon, Kunlunxin (Baidu), Moore
-// Threads, MetaX, Biren, Enflame, Iluvatar.
-bool is_domestic_vendor(const std::string& vendor);
 
 // Why the first plan won, in three sentences: cost against the best plan on another accelerator,
 // risk (its flags, or that none were raised, and the cheapest plan without flags), and energy

@@ -76,5 +76,24 @@ TEST(OffloadPlans, UnknownHostPriceLeavesTheTotalUnknownAndUserPricesApply) {
   EXPECT_LT(*q.total.usd_per_million_tokens, *b->result.plans.front().cost.usd_per_million_tokens);
 }
 
+// The vendor filters bind the offload section too (seed audit 3 D1: `plan infer --domestic-only
+// --concurrency 300` listed RTX 5090/3090/4090, Gaudi 3 and L40S under "Offload plans").
+TEST(OffloadPlans, VendorFiltersApplyToTheOffloadSection) {
+  InferenceQuery q;
+  q.concurrency = 300;
+  q.domestic_only = true;
+  const auto domestic = answer_inference(Catalog::builtin(), cost::PriceBook::builtin(), q);
+  for (const auto& p : domestic->offload_plans)
+    EXPECT_TRUE(is_domestic_vendor(Catalog::builtin().accelerator(p.gpu).vendor)) << p.gpu;
+  q.domestic_only = false;
+  q.vendors = {"huawei"};
+  const auto huawei = answer_inference(Catalog::builtin(), cost::PriceBook::builtin(), q);
+  for (const auto& p : huawei->offload_plans) EXPECT_EQ(p.gpu.rfind("huawei-", 0), 0u) << p.gpu;
+  q.vendors = {"nvidia"};  // the filter keeps what it names
+  const auto nvidia = answer_inference(Catalog::builtin(), cost::PriceBook::builtin(), q);
+  ASSERT_FALSE(nvidia->offload_plans.empty());
+  for (const auto& p : nvidia->offload_plans) EXPECT_EQ(p.gpu.rfind("nvidia-", 0), 0u) << p.gpu;
+}
+
 }  // namespace
 }  // namespace memwall::plan

@@ -4,6 +4,7 @@
 #include <string>
 
 #include "memwall/plan/intervals.h"
+#include "memwall/plan/rejections.h"
 
 namespace memwall::plan {
 namespace {
@@ -104,34 +105,6 @@ Json to_json(const Verification& v) {
               {"kv_transfers", s.kv_transfers}};
 }
 
-namespace {
-// How much a rejection tells a buyer: a price, budget or software verdict names what to change;
-// an SLA miss says how far off; "does not fit" on the smallest shape says least.
-int informativeness(const std::string& reason) {
-  if (reason.find("--budget") != std::string::npos || reason.find("price") != std::string::npos) return 4;
-  if (reason.find("unknown in the catalog") != std::string::npos) return 4;
-  if (reason.find("unsupported") != std::string::npos || reason.find("--risk-averse") != std::string::npos ||
-      reason.find("ecosystem") != std::string::npos || reason.find("ships only") != std::string::npos)
-    return 3;
-  if (reason.find("does not fit") != std::string::npos || reason.find("no room") != std::string::npos) return 1;
-  return 2;
-}
-}  // namespace
-
-std::map<std::string, std::string> first_rejection(const InferenceSearchResult& r) {
-  std::map<std::string, std::string> out;
-  std::map<std::string, int> rank;
-  for (const auto& v : r.rejected) {  // the most informative reason per id, the first among equals
-    const std::string& id = v.shape.accelerator->id;
-    const int k = informativeness(v.reason);
-    if (!rank.count(id) || k > rank[id]) {
-      rank[id] = k;
-      out[id] = v.reason;
-    }
-  }
-  return out;
-}
-
 Json search_result_json(const InferenceSearchResult& r, const ModelSpec& model,
                         const InferenceWorkload& w, const SearchSpace& space, Objective objective,
                         int top, const std::vector<Verification>& checks) {
@@ -157,7 +130,7 @@ Json search_result_json(const InferenceSearchResult& r, const ModelSpec& model,
   Json cl = Json::array();
   for (size_t i : r.cost_latency_front) cl.push_back(to_json(r.plans[i]));
   Json rejected = Json::object();
-  for (const auto& [id, why] : first_rejection(r)) rejected[id] = why;
+  for (const auto& [id, why] : binding_rejections(r.rejected)) rejected[id] = why;
   return Json{{"model", model.id}, {"objective", to_string(objective)},
               {"requirements", req}, {"plans", plans}, {"feasible_plans", r.plans.size()},
               {"pareto_throughput", front}, {"pareto_cost_latency", cl},

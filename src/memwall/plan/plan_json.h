@@ -17,11 +17,9 @@ Json to_json(const SoftwareFit& f);
 // dollar of electricity, with the power figure's source.
 Json energy_json(const cost::DeploymentCost& c);
 Json to_json(const Verification& v);
-// The most informative rejection reason of each accelerator that has one (a missing price or a
-// budget before a software verdict, before an SLA miss, before "does not fit").
-std::map<std::string, std::string> first_rejection(const InferenceSearchResult& r);
 // The search answer: requirements per weight precision, the top `top` plans (each with its
-// simulator check where `checks` has one), the Pareto frontiers and why accelerators failed.
+// simulator check where `checks` has one), the Pareto frontiers and why accelerators failed
+// (binding_rejections).
 Json search_result_json(const InferenceSearchResult& r, const ModelSpec& model,
                         const InferenceWorkload& w, const SearchSpace& space, Objective objective,
                         int top, const std::vector<Verification>& checks);

@@ -7,6 +7,7 @@
 #include "memwall/core/error.h"
 #include "memwall/core/text.h"
 #include "memwall/plan/offload_plans.h"
+#include "memwall/plan/vendors.h"
 #include "memwall/train/offload_request.h"
 #include "memwall/train/setup.h"
 
@@ -20,11 +21,7 @@ std::vector<TrainOffloadPlan> search_training_offload(const Catalog& catalog,
   std::vector<TrainOffloadPlan> plans;
   const char* specs[] = {"optimizer:cpu", "optimizer:cpu,params:cpu", "optimizer:nvme,params:nvme"};
   for (const Accelerator* a : space.accelerators) {
-    const std::string vendor = to_lower(a->vendor);
-    if (!space.vendors.empty() &&
-        std::none_of(space.vendors.begin(), space.vendors.end(),
-                     [&](const std::string& v) { return vendor.rfind(to_lower(v), 0) == 0; }))
-      continue;
+    if (!vendor_allowed(*a, space.domestic_only, space.vendors)) continue;
     const Precision precision = a->peak(Precision::bf16) ? Precision::bf16 : Precision::fp16;
     for (const Node* node : space.nodes) {
       if (to_lower(node->accelerator) != to_lower(a->id)) continue;

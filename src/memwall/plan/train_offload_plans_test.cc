@@ -66,5 +66,15 @@ TEST(TrainOffloadPlans, ADeviceOnlyPriceAddsTheOffloadHost) {
   EXPECT_GT(*p.total_cost_usd, *p.cost_usd);
 }
 
+// --domestic-only binds the training offload plans as it does the all-GPU runs (the filter used
+// to read only --vendors there).
+TEST(TrainOffloadPlans, DomesticOnlyDropsOtherVendors) {
+  EightBOnOne4090 s;
+  s.space.domestic_only = true;
+  EXPECT_TRUE(search_training_offload(s.c, s.c.model("llama-3.1-8b"), s.goal, s.space, {},
+                                      cost::PriceBook::builtin(), 5)
+                  .empty());
+}
+
 }  // namespace
 }  // namespace memwall::plan

@@ -84,13 +84,7 @@ TrainSearchResult search_training(const ModelSpec& model, const TrainGoal& goal,
       space.ecosystem ? score::EcosystemBook() : score::EcosystemBook::builtin();
   const score::EcosystemBook& ecosystem = space.ecosystem ? *space.ecosystem : builtin_ecosystem;
   for (const Accelerator* a : space.accelerators) {
-    const std::string vendor = to_lower(a->vendor);
-    if (space.domestic_only && !is_domestic_vendor(vendor)) continue;
-    if (!space.vendors.empty() &&
-        std::none_of(space.vendors.begin(), space.vendors.end(),
-                     [&](const std::string& v) { return vendor.rfind(to_lower(v), 0) == 0; })) {
-      continue;
-    }
+    if (!vendor_allowed(*a, space.domestic_only, space.vendors)) continue;
     bool has_node = false;
     for (const Node* node : space.nodes) {
       if (to_lower(node->accelerator) != to_lower(a->id)) continue;

@@ -2,8 +2,11 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+#include <optional>
 #include <string>
 #include <utility>
+#include <vector>
 
 #include "memwall/core/error.h"
 
@@ -93,8 +96,14 @@ OffloadAnswer with_offload(const Catalog& catalog, const OffloadRequest& r) {
       m.capacity.value() / kGiB));
 }
 
-// The first offload that makes `r` fit, as a sentence; nullopt when none does.
-std::optional<std::string> suggestion(const Catalog& catalog, const OffloadRequest& r) {
+// One fix that makes `r` fit, as a sentence, and the step time it gives.
+struct Fix {
+  std::string text;
+  double step_s = 0;
+};
+
+// The first offload that makes `r` fit; nullopt when none does.
+std::optional<Fix> offload_fix(const Catalog& catalog, const OffloadRequest& r) {
   if (r.train.config.pp > 1) return std::nullopt;
   for (const char* spec :
        {"optimizer:cpu", "optimizer:cpu,params:cpu", "optimizer:nvme,params:nvme"}) {
@@ -104,21 +113,56 @@ std::optional<std::string> suggestion(const Catalog& catalog, const OffloadReque
     try {
       const OffloadAnswer a = with_offload(catalog, tried);
       const TrainEstimate& e = a.answer.estimate;
-      return fmt::format(
-          "--offload {} would fit it on {} x{}: {:.1f} GiB per GPU, {:.1f} GiB of host memory "
-          "per node{}, step {:.2f} s ({:.1f} model TFLOP/s per GPU, MFU {:.1f} %), exposed "
-          "offload time mostly {}",
-          spec, a.host->host.id, a.host->host.sockets, e.memory.total().value() / kGiB,
-          a.offload->host_per_node.value() / kGiB,
-          a.offload->nvme_per_node.value() > 0
-              ? fmt::format(", {:.1f} GiB on NVMe", a.offload->nvme_per_node.value() / kGiB)
-              : std::string(),
-          e.step_time.value(), e.model_tflops_per_gpu, e.mfu * 100, a.offload->bound);
+      return Fix{fmt::format(
+                     "--offload {} would fit it on {} x{}: {:.1f} GiB per GPU, {:.1f} GiB of host "
+                     "memory per node{}, step {:.2f} s ({:.1f} model TFLOP/s per GPU, MFU {:.1f} %), "
+                     "exposed offload time mostly {}",
+                     spec, a.host->host.id, a.host->host.sockets, e.memory.total().value() / kGiB,
+                     a.offload->host_per_node.value() / kGiB,
+                     a.offload->nvme_per_node.value() > 0
+                         ? fmt::format(", {:.1f} GiB on NVMe", a.offload->nvme_per_node.value() / kGiB)
+                         : std::string(),
+                     e.step_time.value(), e.model_tflops_per_gpu, e.mfu * 100, a.offload->bound),
+                 e.step_time.value()};
     } catch (const InputError&) {
     } catch (const InfeasibleError&) {
     }
   }
   return std::nullopt;
+}
+
+// Full activation recomputation, when the request fixed a lighter level and full fits.
+std::optional<Fix> recompute_fix(const Catalog& catalog, const OffloadRequest& r) {
+  if (!r.train.recompute || *r.train.recompute == "full" || *r.train.recompute == "auto")
+    return std::nullopt;
+  Request tried = r.train;
+  tried.recompute = "full";
+  try {
+    const Answer a = train::answer(catalog, tried);
+    const TrainEstimate& e = a.estimate;
+    return Fix{fmt::format("--recompute full would fit it: {:.1f} GiB per GPU, step {:.2f} s "
+                           "({:.1f} model TFLOP/s per GPU, MFU {:.1f} %), no host memory",
+                           e.memory.total().value() / kGiB, e.step_time.value(),
+                           e.model_tflops_per_gpu, e.mfu * 100),
+               e.step_time.value()};
+  } catch (const InputError&) {
+  } catch (const InfeasibleError&) {
+  }
+  return std::nullopt;
+}
+
+// The fixes that make `r` fit (full recomputation, the first offload that fits), the faster
+// first, as one sentence; nullopt when none does.
+std::optional<std::string> suggestion(const Catalog& catalog, const OffloadRequest& r) {
+  std::vector<Fix> fixes;
+  for (auto fix : {recompute_fix(catalog, r), offload_fix(catalog, r)})
+    if (fix) fixes.push_back(std::move(*fix));
+  if (fixes.empty()) return std::nullopt;
+  std::stable_sort(fixes.begin(), fixes.end(),
+                   [](const Fix& x, const Fix& y) { return x.step_s < y.step_s; });
+  std::string out = fixes.front().text;
+  for (size_t i = 1; i < fixes.size(); ++i) out += "; or (slower) " + fixes[i].text;
+  return out;
 }
 
 }  // namespace
