@@ -76,15 +76,6 @@ std::optional<double> value_of(const std::optional<Q>& q) {
   return q ? std::optional<double>(q->value()) : std::nullopt;
 }
 
-void add_quality_options(CLI::App* sub, std::string& level, std::optional<double>& min_recovery) {
-  sub->add_option("--quality", level,
-                  "Model quality to keep: lossless (bf16/fp16 or >= 99.9 % recovery), near-lossless (>= 99 % "
-                  "on every published benchmark), any (unknown formats flagged); docs/plan.md \"Model quality\"")
-      ->capture_default_str();
-  sub->add_option("--min-recovery", min_recovery,
-                  "Keep only formats whose published recovery (%) is at least this (replaces --quality's floor)");
-}
-
 void add_cost_options(CLI::App* sub, PlanInferOptions& o) {
   sub->add_option("--pricing", o.pricing, "auto (owned when capex is known, else cloud), cloud, owned")
       ->capture_default_str();
