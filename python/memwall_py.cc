@@ -338,6 +338,7 @@ py::object plan_infer_py(const std::string& model, const std::optional<double>& 
                          const std::optional<double>& idle_power_fraction, double tco_years,
                          int verify, int64_t verify_requests,
                          const std::optional<double>& confidence,
+                         const std::string& quality, const std::optional<double>& min_recovery,
                          const std::optional<Files>& catalog) {
   plan::InferenceQuery a;
   a.model = model;
@@ -356,6 +357,8 @@ py::object plan_infer_py(const std::string& model, const std::optional<double>& 
   a.verify = verify;
   a.verify_requests = verify_requests;
   a.confidence = confidence;
+  a.quality = quality;
+  a.min_recovery = min_recovery;
   a.gpus = names(gpus, "gpus");
   a.weight_precisions = names(weight_precisions, "weight_precisions");
   a.kv_precisions = names(kv_precisions, "kv_precisions");
@@ -579,7 +582,9 @@ PYBIND11_MODULE(memwall, m) {
         "first `verify` plans: the serving simulator's re-check). "
         "Exactly one of rate (requests/s) or concurrency (users). No feasible plan is not an "
         "error here: 'plans' is empty and 'not_feasible' says why. Every plan has 'intervals' "
-        "(80 %); confidence=c keeps plans whose SLA holds at the high end of their c interval.",
+        "(80 %); confidence=c keeps plans whose SLA holds at the high end of their c interval. "
+        "quality='lossless'|'near-lossless'|'any' or min_recovery=P: the model-quality floor "
+        "(docs/plan.md \"Model quality\"); every plan carries 'quality'.",
         arg("model") = "qwen2.5-72b", py::kw_only(), arg("rate") = none,
         arg("concurrency") = none, arg("input") = "sharegpt", arg("output") = "sharegpt",
         arg("sla") = "ttft_p99=1,tpot_p99=0.05", arg("budget") = none,
@@ -590,7 +595,8 @@ PYBIND11_MODULE(memwall, m) {
         arg("price_per_gpu_hour") = none, arg("capex") = none, arg("electricity") = none,
         arg("pue") = none, arg("life_years") = none, arg("hosting_per_kw_month") = none,
         arg("idle_power_fraction") = none, arg("tco_years") = 3.0, arg("verify") = 0,
-        arg("verify_requests") = 0, arg("confidence") = none, arg("catalog") = none);
+        arg("verify_requests") = 0, arg("confidence") = none, arg("quality") = "near-lossless",
+        arg("min_recovery") = none, arg("catalog") = none);
 
   m.def(
       "simulate",

@@ -52,14 +52,19 @@ int run_compare(CompareOptions o, const GlobalOptions& g) {
   fmt::print("Needs (bf16 weights and KV): {:.1f} GB of memory, {:.2f} TB/s of bandwidth.\n"
              "Scores 0-10: memory = capacity + bandwidth sufficiency of one device; interconnect = "
              "scaling efficiency of the best plan; ecosystem = sourced software facts; energy and "
-             "cost relative to the best row.\n\n",
+             "cost relative to the best row.\n",
              c.requirements.capacity.value() / 1e9, c.requirements.bandwidth.value() / 1e12);
-  fmt::print("{:<24} {:>6} {:>6} {:>6} {:>6} {:>6}  {}\n", "ACCELERATOR", "MEMORY", "INTERC", "ECOSYS",
-             "ENERGY", "COST", "BEST PLAN / FLAGS");
+  fmt::print("Quality: {} for every row; QUALITY = published recovery of the best plan's formats vs bf16 "
+             "(docs/plan.md \"Model quality\").\n",
+             a.quality.describe());
+  for (const auto& why : a.removed_by_quality) fmt::print("  not searched: {}\n", why);
+  fmt::print("\n{:<24} {:>6} {:>6} {:>6} {:>6} {:>6}  {:<26}  {}\n", "ACCELERATOR", "MEMORY", "INTERC", "ECOSYS",
+             "ENERGY", "COST", "QUALITY", "BEST PLAN / FLAGS");
   for (size_t i : a.order) {
     const auto& r = c.rows[i];
-    fmt::print("{:<24} {:>6} {:>6} {:>6} {:>6} {:>6}  {}\n", r.accelerator->id, score_cell(r.memory),
+    fmt::print("{:<24} {:>6} {:>6} {:>6} {:>6} {:>6}  {:<26}  {}\n", r.accelerator->id, score_cell(r.memory),
                score_cell(r.interconnect), score_cell(r.ecosystem), score_cell(r.energy), score_cell(r.cost),
+               a.row_quality[i] ? a.row_quality[i]->cell() : "-",
                r.evidence.feasible ? r.evidence.plan_summary : fmt::format("{}", fmt::join(r.flags, "; ")));
   }
   fmt::print("\nThe numbers behind each score:\n");
@@ -97,6 +102,7 @@ void register_compare(CLI::App& app, GlobalOptions& g, Runner& run) {
   sub->add_option("--electricity", o.query.electricity, "$ per kWh");
   sub->add_option("--pue", o.query.pue, "Power usage effectiveness");
   sub->add_option("--life-years", o.query.life_years, "Amortisation life, years");
+  add_quality_options(sub, o.query.quality, o.query.min_recovery);
   sub->callback([&run, &g] { run = [&g] { return run_compare(o, g); }; });
 }
 

@@ -24,6 +24,7 @@
 #include "memwall/plan/inference_search.h"
 #include "memwall/plan/intervals.h"
 #include "memwall/plan/plan_json.h"
+#include "memwall/plan/quality_filter.h"
 #include "memwall/plan/query.h"
 #include "memwall/plan/rejections.h"
 #include "memwall/plan/train_offload_plans.h"
@@ -61,6 +62,8 @@ struct PlanInferOptions {
   int verify = 0;  // re-check this many top plans in the serving simulator
   double confidence = 0;  // 0: off
   int64_t verify_requests = 0;  // 0: 100 per closed-loop user (10,000 to 300,000), else 20,000
+  std::string quality = "near-lossless";  // lossless | near-lossless | any (docs/plan.md "Model quality")
+  std::optional<double> min_recovery;
 };
 
 
@@ -158,6 +161,8 @@ plan::InferenceQuery query_from(const PlanInferOptions& o) {
   q.risk_averse = o.risk_averse;
   q.engine = o.engine;
   if (o.confidence > 0) q.confidence = o.confidence;
+  q.quality = o.quality;
+  q.min_recovery = o.min_recovery;
   return q;
 }
 
@@ -245,6 +250,14 @@ void print_offload_plans(const plan::InferenceAnswer& p) {
   fmt::print("  {}\n", first.binding);
 }
 
+// The quality policy and what it took out of the search (docs/plan.md "Model quality").
+void print_quality_policy(const quality::QualityPolicy& policy, const std::vector<std::string>& removed) {
+  fmt::print("  Quality: {}; QUALITY = published recovery of the plan's formats vs bf16, worst benchmark "
+             "recorded (data/quality; unknown! = no published evaluation for this model).\n",
+             policy.describe());
+  for (const auto& why : removed) fmt::print("    not searched: {}\n", why);
+}
+
 int run_plan_infer(const PlanInferOptions& o, const GlobalOptions& g) {
   Prepared prepared;
   prepare(o, g, prepared);
@@ -273,6 +286,7 @@ int run_plan_infer(const PlanInferOptions& o, const GlobalOptions& g) {
     fmt::print("  --confidence {:g}: {} plan(s) removed whose SLA fails at the pessimistic end of their "
                "{:g} % interval\n",
                *p.confidence, p.removed_by_confidence, *p.confidence * 100);
+  print_quality_policy(p.quality, p.removed_by_quality);
   if (r.plans.empty()) {
     fmt::print("  none. Why each accelerator fails (the reason of its closest candidate):\n");
     for (const auto& [id, why] : plan::binding_rejections(r.rejected)) fmt::print("  {}: {}\n", id, why);
@@ -288,7 +302,7 @@ int run_plan_infer(const PlanInferOptions& o, const GlobalOptions& g) {
                     pl.shape.node ? pl.shape.node->id : "-",
                     fmt::format("{}x{}{}", pl.shape.tp, pl.shape.pp, pl.shape.ep > 1 ? fmt::format(" EP{}", pl.shape.ep) : ""),
                     fmt::format("{}/{}", to_string(pl.shape.weights), to_string(pl.shape.kv)),
-                    fmt::format("{}", pl.point.batch), fmt::format("{}", pl.replicas), fmt::format("{}", pl.devices),
+                    p.plan_quality[static_cast<size_t>(i)].cell(), fmt::format("{}", pl.point.batch), fmt::format("{}", pl.replicas), fmt::format("{}", pl.devices),
                     fmt::format("{:.2f} {}", pl.point.ttft_p99.value(), uncertainty::range_text(iv["ttft_p99_s"], 1, 2)),
                     fmt::format("{:.1f} {}", pl.point.tpot.value() * 1e3, uncertainty::range_text(iv["tpot_s"], 1e3, 1)),
                     fmt::format("{:.0f}", pl.generated_tokens_per_s), money(c.usd_per_million_tokens, 3),
@@ -302,7 +316,7 @@ int run_plan_infer(const PlanInferOptions& o, const GlobalOptions& g) {
                                               : fmt::format("FLAG{}", pl.software.efficiency_calibrated ? "" : "+uncal"),
                     prefill_cell(pl)});
   }
-  print_table({"#", "ACCELERATOR", "NODE", "TPxPP", "W/KV", "BATCH", "REPL", "DEVICES", "TTFT99 s",
+  print_table({"#", "ACCELERATOR", "NODE", "TPxPP", "W/KV", "QUALITY", "BATCH", "REPL", "DEVICES", "TTFT99 s",
                "TPOT ms", "TOK/S", "$/M TOK", "$/HOUR", fmt::format("TCO {:g}y $", o.tco_years), "kW", "TOK/J",
                "PRICING", "ENGINE", "ECO", "RISK", "PREFILL POOL"},
               rows);
@@ -387,8 +401,23 @@ struct PlanTrainOptions {
   int top = 10;
   std::optional<double> min_ecosystem;
   bool risk_averse = false;
+  std::string precision = "bf16,fp8";  // matmul precisions searched
+  std::string quality = "near-lossless";
+  std::optional<double> min_recovery;
   PlanInferOptions cost;  // only the cost fields are used
 };
+
+// --precision of plan train: bf16, fp16, fp8 (the training estimator's precisions).
+std::vector<Precision> training_precisions(const std::string& list) {
+  std::vector<Precision> out;
+  for (const auto& name : split_list(list)) {
+    if (name != "bf16" && name != "fp16" && name != "fp8")
+      throw InputError("--precision", name, "bf16, fp16, fp8 (a comma list)");
+    out.push_back(parse_precision_or_throw(name, "--precision"));
+  }
+  if (out.empty()) throw InputError("--precision", "(empty)", "bf16, fp16, fp8 (a comma list)");
+  return out;
+}
 
 int run_plan_train(const PlanTrainOptions& o, const GlobalOptions& g) {
   const CommandCatalog catalog(g);
@@ -423,6 +452,11 @@ int run_plan_train(const PlanTrainOptions& o, const GlobalOptions& g) {
   space.risk_averse = o.risk_averse;
   const score::EcosystemBook ecosystem = score::EcosystemBook::with_user_files(g.catalog_files);
   space.ecosystem = &ecosystem;
+  space.precisions = training_precisions(o.precision);
+  const quality::QualityPolicy quality_policy = quality::parse_quality_policy(o.quality, o.min_recovery);
+  const quality::QualityTable& quality_table = quality::QualityTable::builtin();
+  const std::vector<std::string> removed_by_quality =
+      plan::apply_training_quality(model, quality_policy, quality_table, space.precisions, space.fp8_recipes);
   const cost::CostOverrides overrides = overrides_from(o.cost);
 
   const auto start = std::chrono::steady_clock::now();
@@ -435,6 +469,9 @@ int run_plan_train(const PlanTrainOptions& o, const GlobalOptions& g) {
   const bool offload_meets = std::any_of(offload_plans.begin(), offload_plans.end(),
                                          [](const plan::TrainOffloadPlan& p) { return p.meets_deadline; });
   const int top = std::min<int>(o.top, static_cast<int>(r.plans.size()));
+  auto quality_of = [&](const plan::TrainPlan& p) {
+    return quality::training_quality(quality_table, model.id, p.config.precision, p.config.fp8_recipe);
+  };
   auto cfg = [](const train::TrainConfig& c) {
     const bool fp8 = c.precision != Precision::bf16 && c.precision != Precision::fp16;
     return fmt::format("TP{} PP{}{} CP{} DP{}{} mb{} gb{} {}{} recompute={} ZeRO-{} schedule={}", c.tp,
@@ -473,15 +510,19 @@ int run_plan_train(const PlanTrainOptions& o, const GlobalOptions& g) {
                        {"efficiency", p.efficiency_calibrated ? "calibrated" : "uncalibrated"},
                        {"efficiency_source", p.efficiency_source},
                        {"sources", p.device.sources},
-                       {"intervals", plan::intervals_json(p)}});
+                       {"intervals", plan::intervals_json(p)},
+                       {"quality", quality::to_json(quality_of(p))}});
     }
+    Json quality_json = quality::to_json(quality_policy);
+    quality_json["removed"] = removed_by_quality;
     std::cout << Json{{"model", model.id}, {"tokens", goal.tokens}, {"days", goal.days},
                       {"plans", plans}, {"not_feasible", r.rejected},
                       {"batch_tokens_target", goal.batch_tokens},
                       {"batch_tokens_given", batch_given},
                       {"needs_larger_batch", r.larger_batch},
                       {"configurations_evaluated", r.configurations}, {"search_seconds", seconds},
-                      {"offload_plans", plan::train_offload_plans_json(offload_plans)}}
+                      {"offload_plans", plan::train_offload_plans_json(offload_plans)},
+                      {"quality", quality_json}}
                      .dump(2)
               << "\n";
     return r.plans.empty() && !offload_meets ? kExitInfeasible : 0;
@@ -491,8 +532,10 @@ int run_plan_train(const PlanTrainOptions& o, const GlobalOptions& g) {
              model.id, goal.tokens, goal.days, goal.budget_usd ? fmt::format(", budget ${:.0f}", *goal.budget_usd) : "",
              goal.seq, goal.batch_tokens / 1e6,
              batch_given ? "" : ": chosen, none was given (--batch-tokens)");
-  fmt::print("{} configurations timed in {:.2f} s; the cheapest run per accelerator that meets the deadline:\n\n",
+  fmt::print("{} configurations timed in {:.2f} s; the cheapest run per accelerator that meets the deadline:\n",
              r.configurations, seconds);
+  print_quality_policy(quality_policy, removed_by_quality);
+  fmt::print("\n");
   if (r.plans.empty()) {
     fmt::print("No run meets the goal:\n");
     for (const auto& why : r.rejected) fmt::print("  {}\n", why);
@@ -522,7 +565,8 @@ int run_plan_train(const PlanTrainOptions& o, const GlobalOptions& g) {
     const auto& p = r.plans[i];
     const Json iv = plan::intervals_json(p);
     rows.push_back({fmt::format("{}{}", i + 1, p.near_tie ? "~" : ""), p.accelerator->id,
-                    fmt::format("{}", p.config.gpus), fmt::format("{:.1f}", 100 * p.mfu),
+                    fmt::format("{}", p.config.gpus), std::string(to_string(p.config.precision)),
+                    quality_of(p).cell(), fmt::format("{:.1f}", 100 * p.mfu),
                     fmt::format("{:.1f} {}", p.days, uncertainty::range_text(iv["days"], 1, 1)),
                     fmt::format("{:.0f}", p.gpu_hours),
                     p.energy_kwh ? fmt::format("{:.0f}", *p.energy_kwh / 1e3) : "unknown",
@@ -533,7 +577,7 @@ int run_plan_train(const PlanTrainOptions& o, const GlobalOptions& g) {
                                     : fmt::format("FLAG{}", p.efficiency_calibrated ? "" : "+uncal"),
                     p.cheaper_network_days ? fmt::format("{:+.1f}", *p.cheaper_network_days - p.days) : "-"});
   }
-  print_table({"#", "ACCELERATOR", "GPUS", "MFU %", "DAYS", "GPU-HOURS", "MWh", "COST $", "PRICING", "TOK/J",
+  print_table({"#", "ACCELERATOR", "GPUS", "PRECISION", "QUALITY", "MFU %", "DAYS", "GPU-HOURS", "MWh", "COST $", "PRICING", "TOK/J",
                "ECO", "RISK", fmt::format("DAYS ON {}", cheaper ? cheaper->id : "-")},
               rows);
   fmt::print("\nConfigurations and networks:\n");
@@ -614,6 +658,7 @@ void register_plan(CLI::App& app, GlobalOptions& g, Runner& run) {
                     "their TTFT/TPOT/e2e (e.g. 0.8: the high end of the 80 % interval fitted on the\n"
                     "validation errors, docs/validate.md); prints how many plans it removes")
       ->check(CLI::Range(0.01, 0.99));
+  add_quality_options(infer, o.quality, o.min_recovery);
   infer->add_option("--verify", o.verify, "Re-check the top N plans in the serving simulator (0: off)")
       ->capture_default_str();
   infer->add_option("--verify-requests", o.verify_requests,
@@ -644,6 +689,10 @@ void register_plan(CLI::App& app, GlobalOptions& g, Runner& run) {
                         "Drop accelerators whose software-ecosystem score (0-10) is below this or unknown");
   train_cmd->add_flag("--risk-averse", t.risk_averse,
                       "Drop accelerators on immature stacks (ecosystem < 6/10 or unknown)");
+  train_cmd->add_option("--precision", t.precision,
+                        "Matmul precisions searched (comma list of bf16, fp16, fp8; fp8 only where the device has it)")
+      ->capture_default_str();
+  add_quality_options(train_cmd, t.quality, t.min_recovery);
   add_cost_options(train_cmd, t.cost);
   train_cmd->callback([&run, &g] { run = [&g] { return run_plan_train(t, g); }; });
 

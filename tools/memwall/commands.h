@@ -3,6 +3,7 @@
 #pragma once
 
 #include <functional>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -57,5 +58,8 @@ class CommandCatalog {
 
 // Adds --json and --catalog to a subcommand.
 void add_global_options(CLI::App& sub, GlobalOptions& g);
+
+// Adds --quality and --min-recovery (plan infer, plan train, compare; docs/plan.md "Model quality").
+void add_quality_options(CLI::App* sub, std::string& level, std::optional<double>& min_recovery);
 
 }  // namespace memwall::cli

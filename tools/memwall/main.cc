@@ -34,6 +34,15 @@ void add_global_options(CLI::App& sub, GlobalOptions& g) {
   sub.add_option("--lang", g.lang, "Language of messages: en or zh (default: from LC_ALL, LC_MESSAGES or LANG)");
 }
 
+void add_quality_options(CLI::App* sub, std::string& level, std::optional<double>& min_recovery) {
+  sub->add_option("--quality", level,
+                  "Model quality to keep: lossless (bf16/fp16 or >= 99.9 % recovery), near-lossless (>= 99 % "
+                  "on every published benchmark), any (unknown formats flagged); docs/plan.md \"Model quality\"")
+      ->capture_default_str();
+  sub->add_option("--min-recovery", min_recovery,
+                  "Keep only formats whose published recovery (%) is at least this (replaces --quality's floor)");
+}
+
 }  // namespace memwall::cli
 
 int main(int argc, char** argv) {

@@ -4,6 +4,7 @@
 
 #include "memwall/core/error.h"
 #include "memwall/plan/estimator.h"
+#include "memwall/plan/quality_filter.h"
 #include "memwall/plan/workload.h"
 
 namespace memwall::plan {
@@ -37,6 +38,9 @@ CompareAnswer answer_compare(const Catalog& catalog, const cost::PriceBook& pric
   space.fabric = &fabric;
   space.accelerators = accelerators_named(catalog, q.gpus);
   for (const auto& n : catalog.nodes()) space.nodes.push_back(&n);
+  a.quality = quality::parse_quality_policy(q.quality, q.min_recovery);
+  a.removed_by_quality = apply_quality_policy(a.model, a.quality, quality::QualityTable::builtin(),
+                                              space.weight_precisions, space.kv_precisions);
   Constraints constraints;
   constraints.vendors = q.vendors;
   constraints.domestic_only = q.domestic_only;
@@ -58,6 +62,12 @@ CompareAnswer answer_compare(const Catalog& catalog, const cost::PriceBook& pric
   a.comparison = compare_accelerators(a.model, w, space, constraints, options,
                                       estimator_factory(fabric), prices, ecosystem);
   const auto& rows = a.comparison.rows;
+  for (size_t i = 0; i < rows.size(); ++i) {
+    const bool planned = i < a.comparison.best_plans.size() && a.comparison.best_plans[i].shape.accelerator;
+    a.row_quality.push_back(planned ? std::optional(plan_quality(a.model, a.comparison.best_plans[i].shape,
+                                                                 quality::QualityTable::builtin()))
+                                    : std::nullopt);
+  }
   a.order.resize(rows.size());
   for (size_t i = 0; i < a.order.size(); ++i) a.order[i] = i;
   std::stable_sort(a.order.begin(), a.order.end(), [&](size_t x, size_t y) {
@@ -91,11 +101,15 @@ Json to_json(const CompareAnswer& a) {
                     {"ecosystem_facts", facts},
                     {"plan", r.evidence.plan_summary},
                     {"devices", r.evidence.devices},
+                    {"quality", a.row_quality[i] ? quality::to_json(*a.row_quality[i]) : Json(nullptr)},
                     {"flags", r.flags}});
   }
+  Json quality_json = quality::to_json(a.quality);
+  quality_json["removed"] = a.removed_by_quality;
   return Json{{"model", a.model.id},
               {"required_capacity_bytes", c.requirements.capacity.value()},
               {"required_bandwidth_bytes_per_s", c.requirements.bandwidth.value()},
+              {"quality", quality_json},
               {"rows", rows}};
 }
 

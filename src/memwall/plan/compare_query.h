@@ -11,6 +11,7 @@
 #include "memwall/core/document.h"
 #include "memwall/cost/prices.h"
 #include "memwall/plan/compare.h"
+#include "memwall/quality/policy.h"
 #include "memwall/score/ecosystem.h"
 
 namespace memwall::plan {
@@ -25,6 +26,8 @@ struct CompareQuery {
   std::optional<int> max_gpus;
   std::string pricing = "auto";
   std::optional<double> price_per_gpu_hour, electricity, pue, life_years;
+  std::string quality = "near-lossless";  // as InferenceQuery: every chip at the same quality floor
+  std::optional<double> min_recovery;
 };
 
 struct CompareAnswer {
@@ -33,9 +36,12 @@ struct CompareAnswer {
   Comparison comparison;
   std::vector<size_t>
       order;  // feasible rows by cost score (best first), then the rest in catalog order
+  quality::QualityPolicy quality;
+  std::vector<std::string> removed_by_quality;  // precisions the policy took out, with the reason
+  std::vector<std::optional<quality::QualityVerdict>> row_quality;  // of each row's best plan (rows' order)
 };
 
-// InputError naming the field for a bad value.
+// InputError naming the field for a bad value (quality, min_recovery as plan infer).
 CompareAnswer answer_compare(const Catalog& catalog, const cost::PriceBook& prices,
                              const score::EcosystemBook& ecosystem, const CompareQuery& q);
 

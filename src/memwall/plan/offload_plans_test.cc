@@ -15,6 +15,8 @@ InferenceQuery deepseek_on_4090() {
   q.concurrency = 4;
   q.gpus = {"4090"};
   q.top = 3;
+  // The pricing question of issue 14 over every precision (int4 on the 4090s), as it was asked.
+  q.quality = "any";
   return q;
 }
 

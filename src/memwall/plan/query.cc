@@ -8,6 +8,7 @@
 #include "memwall/plan/estimator.h"
 #include "memwall/plan/intervals.h"
 #include "memwall/plan/plan_json.h"
+#include "memwall/plan/quality_filter.h"
 
 namespace memwall::plan {
 
@@ -82,6 +83,9 @@ std::unique_ptr<const InferenceAnswer> answer_inference(const Catalog& catalog, 
   space.disaggregated = q.serving != "aggregated";
   space.weight_precisions = precisions(q.weight_precisions, "weight_precisions");
   space.kv_precisions = precisions(q.kv_precisions, "kv_precisions");
+  a->quality = quality::parse_quality_policy(q.quality, q.min_recovery);
+  a->removed_by_quality = apply_quality_policy(a->model, a->quality, quality::QualityTable::builtin(),
+                                               space.weight_precisions, space.kv_precisions);
 
   Constraints constraints;
   if (q.budget_usd) constraints.budget_usd = positive(*q.budget_usd, "budget");
@@ -123,6 +127,9 @@ std::unique_ptr<const InferenceAnswer> answer_inference(const Catalog& catalog, 
     a->removed_by_confidence = require_confidence(a->result, w.sla, *q.confidence);
   }
   a->top = std::min<int>(q.top, static_cast<int>(a->result.plans.size()));
+  for (int i = 0; i < a->top; ++i)
+    a->plan_quality.push_back(
+        plan_quality(a->model, a->result.plans[static_cast<size_t>(i)].shape, quality::QualityTable::builtin()));
   // 100 requests per closed-loop user (10,000 to 300,000) keeps the users' start inside the
   // simulated steady state; open loop: 20,000.
   a->verify_requests =
@@ -149,6 +156,11 @@ Json to_json(const InferenceAnswer& a) {
                              {"rule", "the SLA must hold with TTFT, TPOT and e2e at the high end "
                                       "of their interval at this level"}};
   out["offload_plans"] = offload_plans_json(a.offload_plans);
+  Json q = quality::to_json(a.quality);
+  q["removed"] = a.removed_by_quality;
+  out["quality"] = q;
+  for (size_t i = 0; i < a.plan_quality.size() && i < out["plans"].size(); ++i)
+    out["plans"][i]["quality"] = quality::to_json(a.plan_quality[i]);
   return out;
 }
 

@@ -16,6 +16,7 @@
 #include "memwall/plan/inference_search.h"
 #include "memwall/plan/offload_plans.h"
 #include "memwall/plan/verify.h"
+#include "memwall/quality/policy.h"
 #include "memwall/serve/workload.h"
 
 namespace memwall::plan {
@@ -44,6 +45,9 @@ struct InferenceQuery {
   int64_t verify_requests = 0;   // 0: 100 per closed-loop user (10,000 to 300,000), else 20,000
   // Keep only plans whose SLA holds at the pessimistic end of this interval (plan/intervals.h).
   std::optional<double> confidence;
+  // Model quality (docs/plan.md "Model quality"): lossless | near-lossless | any, or a floor in %.
+  std::string quality = "near-lossless";
+  std::optional<double> min_recovery;
 };
 
 struct InferenceAnswer {
@@ -63,16 +67,20 @@ struct InferenceAnswer {
   double search_seconds = 0;
   std::optional<double> confidence;  // as asked
   int removed_by_confidence = 0;     // feasible plans whose SLA fails at the pessimistic end
+  quality::QualityPolicy quality;
+  std::vector<std::string> removed_by_quality;  // precisions the policy took out, with the reason
+  std::vector<quality::QualityVerdict> plan_quality;  // of each reported plan, in rank order
 };
 
 // InputError naming the field (model, rate/concurrency, input, output, sla, budget, power_cap_kw,
 // max_gpus, gpus, weight_precisions, kv_precisions, fabric, serving, objective, top, verify,
-// verify_requests, min_ecosystem, engine) for a bad value. InfeasibleError (exit 3) when a --budget
+// verify_requests, min_ecosystem, engine, quality, min_recovery) for a bad value. InfeasibleError (exit 3) when a --budget
 // leaves no plan because prices are unknown: the message names each missing price. Not copyable once built (the space points into it).
 std::unique_ptr<const InferenceAnswer> answer_inference(const Catalog& catalog, const cost::PriceBook& prices,
                                                         const InferenceQuery& q);
 
-// plan::search_result_json plus "search_seconds", "definitions" and "offload_plans".
+// plan::search_result_json plus "search_seconds", "definitions", "offload_plans" and "quality"
+// (the policy, the precisions it removed, and each plan's "quality").
 Json to_json(const InferenceAnswer& a);
 
 // The definitions printed with every planner answer.

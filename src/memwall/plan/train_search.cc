@@ -100,8 +100,25 @@ TrainSearchResult search_training(const ModelSpec& model, const TrainGoal& goal,
       }
       const double pue = cost_options.pue ? *cost_options.pue : prices.facility().pue.value.value_or(setup.params.pue);
       setup.params.pue = pue;  // one PUE for energy and cost
-      std::vector<Precision> precisions{Precision::bf16};
-      if (a->peak(Precision::fp8_e4m3)) precisions.push_back(Precision::fp8_e4m3);
+      // fp8: the block-scaled recipe where the device has no MXFP8 tensor cores, MXFP8 on
+      // Blackwell (both sizes of scale are tile-local).
+      const Fp8Recipe fp8_recipe =
+          a->arch.rfind("Blackwell", 0) == 0 ? train::Fp8Recipe::mxfp8 : train::Fp8Recipe::blockwise;
+      std::vector<Precision> precisions;
+      for (Precision p : space.precisions) {
+        if (p != Precision::fp8_e4m3) {
+          precisions.push_back(p);
+        } else if (a->peak(p) && std::find(space.fp8_recipes.begin(), space.fp8_recipes.end(), fp8_recipe) !=
+                                     space.fp8_recipes.end()) {
+          precisions.push_back(p);
+        }
+      }
+      if (precisions.empty()) {
+        result.rejected.push_back(fmt::format("{} ({}): no precision asked for runs on it under the quality "
+                                              "policy (fp8 {} not admitted or no fp8 peak)",
+                                              a->id, node->id, to_string(fp8_recipe)));
+        continue;
+      }
 
       std::optional<TrainPlan> best;
       std::string why = "no configuration fits in memory";
@@ -172,12 +189,7 @@ TrainSearchResult search_training(const ModelSpec& model, const TrainGoal& goal,
                           c.zero = zero;
                           c.sequence_parallel = tp > 1;
                           c.schedule = schedule;
-                          // fp8: the block-scaled recipe where the device has no MXFP8 tensor
-                          // cores, MXFP8 on Blackwell (both sizes of scale are tile-local).
-                          if (p != Precision::bf16)
-                            c.fp8_recipe = a->arch.rfind("Blackwell", 0) == 0
-                                               ? train::Fp8Recipe::mxfp8
-                                               : train::Fp8Recipe::blockwise;
+                          if (p != Precision::bf16) c.fp8_recipe = fp8_recipe;
                           ++result.configurations;
                           try {
                             // Screened on memory first: most configurations the search builds

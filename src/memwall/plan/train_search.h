@@ -41,6 +41,10 @@ struct TrainSpace {
   std::optional<double> min_ecosystem;  // drop accelerators whose ecosystem score is below (or unknown)
   bool risk_averse = false;           // drop accelerators on immature stacks
   const score::EcosystemBook* ecosystem = nullptr;  // nullptr: EcosystemBook::builtin()
+  // Matmul precisions searched (fp8 only where the device has it) and the fp8 scalings allowed
+  // (block-scaled off Blackwell, MXFP8 on it); plan::apply_training_quality narrows both.
+  std::vector<Precision> precisions{Precision::bf16, Precision::fp8_e4m3};
+  std::vector<Fp8Recipe> fp8_recipes{Fp8Recipe::blockwise, Fp8Recipe::mxfp8};
 };
 
 struct TrainPlan {

@@ -148,6 +148,8 @@ Json plan_json(const Catalog& c, const Json& r) {
   q.serving = text(r, "serving", q.serving);
   q.top = count(r, "top", 20, 1, 1000);
   q.gpus = names(r, "gpus");
+  q.quality = text(r, "quality", q.quality);  // lossless | near-lossless | any (docs/plan.md)
+  q.min_recovery = number(r, "min_recovery");
   return plan::to_json(*plan::answer_inference(c, cost::PriceBook::builtin(), q));
 }
 
@@ -165,6 +167,8 @@ Json compare_json(const Catalog& c, const Json& r) {
   q.domestic_only = flag(r, "domestic_only", false);
   if (number(r, "max_gpus")) q.max_gpus = count(r, "max_gpus", 0, 1, 1 << 20);
   q.pricing = text(r, "pricing", q.pricing);
+  q.quality = text(r, "quality", q.quality);
+  q.min_recovery = number(r, "min_recovery");
   return plan::to_json(plan::answer_compare(c, cost::PriceBook::builtin(), score::EcosystemBook::builtin(), q));
 }
 
