@@ -18,7 +18,7 @@ using memwall::cli_test::run;
 // '-1540566336' (MTT S4000). Plans stay within the planner's 2^24-device bound.
 TEST(PlanExtremes, AHundredMillionUsersIsAnAnswerNotAnOverflow) {
   const std::string args =
-      "plan infer --concurrency 100000000 --gpus google-tpu-v5e,moorethreads-mtt-s4000";
+      "plan infer --concurrency 100000000 --gpus google-tpu-v5e,moorethreads-mtt-s4000 --quality any";
   const Result err = run(args, "2>&1 >/dev/null");
   EXPECT_EQ(err.out.find("bad input"), std::string::npos) << err.out;
   const Result r = run(args + " --json");

@@ -35,8 +35,10 @@ TEST(Rejections, TheFurthestStageThenTheSmallestShortfallBinds) {
 // The default scenario (Qwen2.5-72B, 300 chat users): the RTX 5090 fails on memory (its int4
 // weights miss one card by 10.75 GiB), not on its unknown bf16 peak; the MLU370-X8 fails on the SLA
 // (TPOT 118.1 ms at batch 1 with bf16 KV), not on its missing fp8 KV path. `compare` says the same.
+// Every precision is searched (quality "any"), as the reasons compete across precisions.
 TEST(Rejections, PlanAndCompareNameTheBindingReasonOfTheDefaultScenario) {
   InferenceQuery q;
+  q.quality = "any";
   q.concurrency = 300;
   q.gpus = {"5090", "mlu370"};
   q.offload = false;
