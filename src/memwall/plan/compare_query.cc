@@ -51,16 +51,10 @@ CompareAnswer answer_compare(const Catalog& catalog, const cost::PriceBook& pric
     constraints.max_gpus = q.max_gpus;
   }
   // Vendor filters apply to the rows too: an excluded accelerator is not scored.
+  require_some_allowed(space.accelerators, constraints);
   std::vector<const Accelerator*> kept;
-  for (const Accelerator* acc : space.accelerators) {
-    const std::string v = to_lower(acc->vendor);
-    if (constraints.domestic_only && !is_domestic_vendor(v)) continue;
-    if (!constraints.vendors.empty() &&
-        std::none_of(constraints.vendors.begin(), constraints.vendors.end(),
-                     [&](const std::string& x) { return v.rfind(x, 0) == 0; }))
-      continue;
-    kept.push_back(acc);
-  }
+  for (const Accelerator* acc : space.accelerators)
+    if (vendor_allowed(*acc, constraints)) kept.push_back(acc);
   space.accelerators = kept;
   SearchOptions options;
   options.cost.basis = cost::parse_pricing_basis(q.pricing);

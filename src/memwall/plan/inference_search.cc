@@ -13,7 +13,6 @@
 #include "memwall/plan/disaggregated.h"
 
 namespace memwall::plan {
-namespace {
 
 bool vendor_allowed(const Accelerator& a, const Constraints& c) {
   const std::string v = to_lower(a.vendor);
@@ -22,6 +21,26 @@ bool vendor_allowed(const Accelerator& a, const Constraints& c) {
   return std::any_of(c.vendors.begin(), c.vendors.end(),
                      [&](const std::string& allowed) { return v.rfind(to_lower(allowed), 0) == 0; });
 }
+
+void require_some_allowed(const std::vector<const Accelerator*>& accelerators,
+                          const Constraints& c) {
+  if (std::any_of(accelerators.begin(), accelerators.end(),
+                  [&](const Accelerator* a) { return vendor_allowed(*a, c); }))
+    return;
+  std::vector<std::string> given;
+  if (c.domestic_only) given.push_back("--domestic-only");
+  if (!c.vendors.empty()) given.push_back(fmt::format("--vendors {}", fmt::join(c.vendors, ",")));
+  std::vector<std::string> vendors;
+  for (const Accelerator* a : accelerators)
+    if (std::find(vendors.begin(), vendors.end(), a->vendor) == vendors.end())
+      vendors.push_back(a->vendor);
+  throw InputError(
+      fmt::format("{}: these filters exclude every one of the {} accelerators asked "
+                  "(vendors {}); allowed: filters that keep at least one",
+                  fmt::join(given, " with "), accelerators.size(), fmt::join(vendors, ", ")));
+}
+
+namespace {
 
 double gb(Bytes b) { return b.value() / 1e9; }
 

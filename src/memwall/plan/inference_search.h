@@ -147,6 +147,12 @@ InferenceSearchResult search_inference(const ModelSpec& model, const InferenceWo
 // Domestic (Chinese) accelerator vendors: Huawei, Cambricon, Hygon, Kunlunxin (Baidu), Moore
 // Threads, MetaX, Biren, Enflame, Iluvatar.
 bool is_domestic_vendor(const std::string& vendor);
+// Whether the vendor filters (vendors, domestic_only) keep the accelerator.
+bool vendor_allowed(const Accelerator& a, const Constraints& c);
+// InputError when the vendor filters keep none of `accelerators` (e.g. domestic_only with
+// vendors nvidia), rather than an empty answer.
+void require_some_allowed(const std::vector<const Accelerator*>& accelerators,
+                          const Constraints& c);
 
 // Why the first plan won, in three sentences: cost against the best plan on another accelerator,
 // risk (its flags, or that none were raised, and the cheapest plan without flags), and energy

@@ -95,6 +95,7 @@ std::unique_ptr<const InferenceAnswer> answer_inference(const Catalog& catalog, 
   }
   constraints.vendors = q.vendors;
   constraints.domestic_only = q.domestic_only;
+  require_some_allowed(space.accelerators, constraints);
   if (q.min_ecosystem) {
     if (!(*q.min_ecosystem >= 0 && *q.min_ecosystem <= 10))
       throw InputError("min_ecosystem", std::to_string(*q.min_ecosystem), "a score from 0 to 10");
