@@ -26,8 +26,6 @@ struct InferOptions {
   int64_t input = 0, output = 0;
   std::string weight_precision, activation_precision, kv_precision, fp8_recipe, node, fabric,
       calibration;
-  int weight_group_size = 0;
-  std::string engine_version;
   bool explain = false;
   std::string offload = "none", cpu, host_profile;
   double host_memory_gb = 0;
@@ -164,8 +162,6 @@ int run_infer(InferOptions o, const GlobalOptions& g) {
   if (!o.node.empty()) o.d.node = o.node;
   if (!o.fabric.empty()) o.d.fabric = o.fabric;
   if (!o.calibration.empty()) o.d.calibration_file = o.calibration;
-  if (o.weight_group_size != 0) o.d.weight_group_size = o.weight_group_size;
-  if (!o.engine_version.empty()) o.d.engine_version = o.engine_version;
   offload::Request request{{o.d, infer::parse_batch_spec(o.batch, "--batch"), o.input, o.output},
                            offload::parse_strategy(o.offload),
                            {}};
@@ -242,13 +238,13 @@ void register_infer(CLI::App& app, GlobalOptions& g, Runner& run) {
                   "Scaling of fp8 weights/activations: tensorwise (per tensor or channel), blockwise "
                   "(128 x 128 weight blocks, 1 x 128 activation groups: DeepSeek-V3, Qwen3-FP8), "
                   "mxfp8 (default: the model's FP8 checkpoint, else tensorwise)");
-  sub->add_option("--weight-group-size", o->weight_group_size,
+  sub->add_option("--weight-group-size", o->d.weight_group_size,
                   "Elements per scale of int4/fp4 weights (default 128 / 16; GGUF Q4_0: 32)");
   sub->add_option("--engine", o->d.engine,
                   "Serving engine profile (data/engines): default, vllm, sglang, trtllm, mindie, "
                   "vllm-ascend, lmdeploy, llama.cpp, tgi")
       ->capture_default_str();
-  sub->add_option("--engine-version", o->engine_version,
+  sub->add_option("--engine-version", o->d.engine_version,
                   "Version of the engine's profile (default: its current one, e.g. vllm 0.11)");
   sub->add_option("--scheduler-steps", o->d.scheduler_steps,
                   "Iterations per scheduler call (vLLM 0.6 --num-scheduler-steps): the engine's "

@@ -124,7 +124,7 @@ int run_live(MonitorOptions& o, const GlobalOptions& g, const CLI::App& sub) {
                      "--once or --duration S with --json (one JSON object at the end)");
   const auto expected = o.advise ? expectation(o, g) : std::nullopt;
   std::optional<monitor::ListenAddress> address;
-  if (!o.serve.empty()) address = monitor::parse_listen_address(o.serve);
+  if (sub.count("--serve") > 0) address = monitor::parse_listen_address(o.serve);
   std::ofstream record;
   if (!o.record.empty()) {
     record.open(o.record, std::ios::out | std::ios::trunc);

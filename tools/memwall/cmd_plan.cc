@@ -628,12 +628,16 @@ void register_plan(CLI::App& app, GlobalOptions& g, Runner& run) {
   infer->add_option("--sla", o.sla, "ttft_p99=S,tpot_p99=S[,e2e_p99=S] (seconds; ms suffix allowed)")->capture_default_str();
   infer->add_option("--budget", o.budget, "Total cost over the TCO horizon, $");
   infer->add_option("--power-cap", o.power_cap_kw, "Facility power cap for the deployment, kW");
-  infer->add_option("--vendors", o.vendors, "Allowed vendors, comma list (nvidia,amd,huawei,intel,...)");
+  infer
+      ->add_option("--vendors", o.vendors,
+                   "Allowed vendors, comma list (nvidia,amd,huawei,intel,...)")
+      ->check(non_empty_list("vendor names"));
   infer->add_flag("--domestic-only", o.domestic_only, "Only Chinese domestic accelerators (" + plan::domestic_vendor_names() + ")");
   infer->add_option("--max-gpus", o.max_gpus, "At most this many devices in total");
   infer->add_option("--objective", o.objective, "cost ($/M tokens), capex, power, gpus")->capture_default_str();
   infer->add_option("--top", o.top, "Plans to print")->capture_default_str();
-  infer->add_option("--gpus", o.gpus, "Only these accelerators (comma list of ids or aliases)");
+  infer->add_option("--gpus", o.gpus, "Only these accelerators (comma list of ids or aliases)")
+      ->check(non_empty_list("accelerator ids or aliases"));
   infer->add_option("--weight-precisions", o.weight_precisions, "Weight precisions searched")->capture_default_str();
   infer->add_option("--kv-precisions", o.kv_precisions, "KV-cache precisions searched")->capture_default_str();
   infer->add_option("--fabric", o.fabric,
@@ -678,8 +682,10 @@ void register_plan(CLI::App& app, GlobalOptions& g, Runner& run) {
   train_cmd->add_option("--batch-tokens", t.batch_tokens, "Most tokens per optimizer step; the planner never exceeds it (default 4M = 2^22, "
                         "the order of GPT-3 175B's 3.2M, Brown et al. 2020 Table 2.1)");
   train_cmd->add_option("--max-gpus", t.max_gpus, "Largest cluster considered")->capture_default_str();
-  train_cmd->add_option("--gpus", t.gpus, "Only these accelerators (comma list)");
-  train_cmd->add_option("--vendors", t.vendors, "Only these vendors (comma list)");
+  train_cmd->add_option("--gpus", t.gpus, "Only these accelerators (comma list)")
+      ->check(non_empty_list("accelerator ids or aliases"));
+  train_cmd->add_option("--vendors", t.vendors, "Only these vendors (comma list)")
+      ->check(non_empty_list("vendor names"));
   train_cmd->add_flag("--domestic-only", t.domestic_only, "Only Chinese domestic accelerators (" + plan::domestic_vendor_names() + ")");
   train_cmd->add_option("--fabric", t.fabric, "Cluster network assumed")->capture_default_str();
   train_cmd->add_option("--cheaper-fabric", t.cheaper_fabric, "Re-time the chosen runs on this network (empty: off)")

@@ -25,12 +25,13 @@ namespace {
 struct TrainOptions {
   std::string model, gpu, node, fabric, calibration;
   std::string precision = "bf16", schedule = "1f1b", fp8_recipe = "tensorwise";
+  bool fp8_recipe_given = false;
   std::optional<std::string> recompute;  // not given: auto
   std::optional<int> zero;               // not given: ZeRO-1 when DP x CP > 1
   std::optional<std::string> framework;  // not given: megatron
   std::optional<int> flash_attention_version;  // not given: the framework's
   bool sequence_parallel = false, no_sequence_parallel = false;
-  double tokens = 0;   // 0: not asked
+  std::optional<double> tokens;
   double price = 0;    // 0: not given
   double pue = 0;      // 0: default
   bool explain = false;
@@ -64,12 +65,15 @@ int run_train(const GlobalOptions& g, TrainOptions o) {
   if (o.no_sequence_parallel) r.sequence_parallel = false;
   asked.schedule = train::parse_schedule(o.schedule, "schedule");
   asked.fp8_recipe = train::parse_fp8_recipe(o.fp8_recipe, "fp8-recipe");
+  if (o.fp8_recipe_given && !is_fp8(asked.precision))
+    throw InputError("--fp8-recipe", o.fp8_recipe,
+                     "only with --precision fp8, not " + std::string(to_string(asked.precision)));
   asked.flash_attention = !o.no_flash;
   asked.fused_elementwise = !o.unfused;
   asked.fused_optimizer = !o.unfused_optimizer;
   asked.overlap_grad_reduce = !o.no_overlap_grad;
   asked.overlap_param_gather = !o.no_overlap_param;
-  if (o.tokens != 0) r.tokens = o.tokens;
+  r.tokens = o.tokens;
   if (o.price != 0) r.price_per_gpu_hour = o.price;
   if (o.pue != 0) r.pue = o.pue;
   train::OffloadRequest req{r, train::parse_offload(o.offload), {}, o.nvme_drives};
@@ -262,9 +266,10 @@ void register_train(CLI::App& app, GlobalOptions& g, Runner& run) {
   sub->add_option("--schedule", o->schedule,
                   "Pipeline schedule: 1f1b (interleaved when --vpp > 1; default) | dualpipe "
                   "(DeepSeek-V3: all-to-all and pipeline transfers overlapped, 2 parameter copies)");
-  sub->add_option("--fp8-recipe", o->fp8_recipe,
-                  "FP8 scaling with --precision fp8: tensorwise (default) | blockwise (DeepSeek "
-                  "1x128 / 128x128, fp8 dispatch) | mxfp8 (Blackwell)");
+  auto* fp8_recipe_opt = sub->add_option(
+      "--fp8-recipe", o->fp8_recipe,
+      "FP8 scaling with --precision fp8: tensorwise (default) | blockwise (DeepSeek "
+      "1x128 / 128x128, fp8 dispatch) | mxfp8 (Blackwell)");
   sub->add_option("--moe-imbalance", c.moe_imbalance,
                   "Tokens of the busiest expert-parallel rank / the mean (dropless routing; "
                   "default 1 = balanced)");
@@ -295,7 +300,10 @@ void register_train(CLI::App& app, GlobalOptions& g, Runner& run) {
                 "ZeRO-Offload's one-step delayed parameter update: the CPU step overlaps the next "
                 "step's forward and backward");
   sub->add_flag("--explain", o->explain, "Print the step-time and memory breakdowns");
-  sub->callback([&run, &g, o] { run = [&g, o] { return run_train(g, *o); }; });
+  sub->callback([&run, &g, o, fp8_recipe_opt] {
+    o->fp8_recipe_given = fp8_recipe_opt->count() > 0;
+    run = [&g, o] { return run_train(g, *o); };
+  });
 }
 
 }  // namespace memwall::cli

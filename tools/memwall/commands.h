@@ -39,6 +39,10 @@ void register_calibrate(CLI::App& app, GlobalOptions& g, Runner& run);
 // "a,b,,c" -> {a, b, c}: the comma-separated list options (--gpus, --vendors ...).
 std::vector<std::string> split_list(const std::string& s);
 
+// Refuses a list option given with no item (--gpus "" would otherwise mean "all"); `what` names
+// the items, e.g. "accelerator ids or aliases".
+CLI::Validator non_empty_list(const std::string& what);
+
 // The catalog a command works on: the built-in one, or a copy extended by the --catalog files.
 // Not copyable (it may point into itself).
 class CommandCatalog {

@@ -1,8 +1,13 @@
 // memwall: what hardware an LLM workload needs, how fast it runs, what it costs, and why a live
 // cluster is slower than it should be. This file only dispatches; see commands.h.
+#include <charconv>
+#include <cmath>
+#include <cstdint>
 #include <cstdio>
+#include <cstdlib>
 #include <exception>
 #include <iostream>
+#include <limits>
 #include <sstream>
 
 #include <fmt/format.h>
@@ -24,6 +29,17 @@ std::vector<std::string> split_list(const std::string& s) {
   return out;
 }
 
+CLI::Validator non_empty_list(const std::string& what) {
+  return CLI::Validator(
+      [what](std::string& text) {
+        return split_list(text).empty()
+                   ? fmt::format("value '{}' is not allowed; allowed: a comma list of {}", text,
+                                 what)
+                   : std::string();
+      },
+      "");
+}
+
 void add_global_options(CLI::App& sub, GlobalOptions& g) {
   sub.add_flag("--json", g.json, "Print one JSON object on stdout and nothing else there");
   sub.add_option("--catalog", g.catalog_files,
@@ -41,6 +57,68 @@ void add_quality_options(CLI::App* sub, std::string& level, std::optional<double
       ->capture_default_str();
   sub->add_option("--min-recovery", min_recovery,
                   "Keep only formats whose published recovery (%) is at least this (replaces --quality's floor)");
+}
+
+namespace {
+
+// CLI11's own checks let "nan" through a Range, read "-1" into an unsigned as 2^64 - 1 and
+// report an overflow as "Could not convert" with no range; these replace them for every
+// numeric option. The option's own range is checked by the library (InputError names it).
+std::string check_number(const std::string& type, const std::string& text) {
+  const auto refuse = [&](const std::string& allowed) {
+    return fmt::format("value '{}' is not allowed; allowed: {}", text, allowed);
+  };
+  if (type == "FLOAT") {
+    char* end = nullptr;
+    const double v = std::strtod(text.c_str(), &end);
+    if (text.empty() || *end != '\0') return refuse("a number");
+    if (!std::isfinite(v)) return refuse("a finite number");
+    return {};
+  }
+  const bool is_unsigned = type == "UINT";
+  const char* first = text.data() + (!text.empty() && text[0] == '+' ? 1 : 0);
+  const char* last = text.data() + text.size();
+  std::from_chars_result r{};
+  if (is_unsigned) {
+    uint64_t v = 0;
+    r = std::from_chars(first, last, v);
+  } else {
+    int64_t v = 0;
+    r = std::from_chars(first, last, v);
+  }
+  const std::string range =
+      is_unsigned ? fmt::format("a whole number from 0 to {}", std::numeric_limits<uint64_t>::max())
+                  : fmt::format("a whole number from {} to {}", std::numeric_limits<int64_t>::min(),
+                                std::numeric_limits<int64_t>::max());
+  if (first == last || (r.ec != std::errc() && r.ec != std::errc::result_out_of_range) ||
+      (r.ec == std::errc() && r.ptr != last))
+    return refuse(range);
+  if (r.ec == std::errc::result_out_of_range) return refuse(range);
+  return {};
+}
+
+}  // namespace
+
+void check_numeric_options(CLI::App& app) {
+  for (CLI::Option* opt : app.get_options()) {
+    const std::string full = opt->get_type_name();
+    const std::string type = full.substr(0, full.find(':'));
+    if (type != "INT" && type != "UINT" && type != "FLOAT") continue;
+    opt->check(CLI::Validator([type](std::string& text) { return check_number(type, text); }, ""));
+  }
+  for (CLI::App* sub : app.get_subcommands({})) check_numeric_options(*sub);
+}
+
+// "Could not convert: --tp = 2147483648" after check_number passed it: a whole number that fits
+// 64 bits but not the option's 32-bit integer.
+std::string conversion_message(const std::string& what) {
+  const std::string prefix = "Could not convert: ";
+  const size_t eq = what.find(" = ");
+  if (what.rfind(prefix, 0) != 0 || eq == std::string::npos) return what;
+  return InputError(what.substr(prefix.size(), eq - prefix.size()), what.substr(eq + 3),
+                    fmt::format("a whole number from {} to {}", std::numeric_limits<int32_t>::min(),
+                                std::numeric_limits<int32_t>::max()))
+      .what();
 }
 
 }  // namespace memwall::cli
@@ -67,6 +145,7 @@ int main(int argc, char** argv) {
   cli::register_probe(app, g, run);
   cli::register_monitor(app, g, run);
   cli::register_ui(app, g, run);
+  cli::check_numeric_options(app);
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {
@@ -75,6 +154,12 @@ int main(int argc, char** argv) {
     return app.exit(e);
   } catch (const CLI::CallForVersion& e) {
     return app.exit(e);
+  } catch (const CLI::ConversionError& e) {
+    std::cerr << "memwall: bad input: " << cli::conversion_message(e.what()) << "\n";
+    return kExitBadInput;
+  } catch (const CLI::ValidationError& e) {
+    std::cerr << "memwall: bad input: " << e.what() << "\n";
+    return kExitBadInput;
   } catch (const CLI::ParseError& e) {
     std::cerr << "memwall: " << e.what() << "\n";
     return kExitBadInput;

@@ -166,8 +166,10 @@ TEST(EngineProfiles, EveryEngineIdResolvesWithItsSources) {
   // "4000015000000000000" overflowing a long).
   EXPECT_EQ(eff.engine("vllm@0.0008").version, "0.8");
   EXPECT_EQ(eff.engine("vllm@0.400001500000000000000000").version, "0.14");
+  // A major version past the newest profile's: what it changed is unknown.
   EXPECT_EQ(eff.engine("vllm@0.13.9").version, "0.8");
-  EXPECT_EQ(eff.engine("vllm@99999999999999999999999").version, "0.14");
+  EXPECT_THROW(eff.engine("vllm@99999999999999999999999"), InputError);
+  EXPECT_EQ(eff.engine("vllm@0.14.2").version, "0.14");
   EXPECT_THROW(eff.engine("nope"), InputError);
   // The default is stated as an assumption.
   const Deployment d = make_deployment(Catalog::builtin(), options("default"));

@@ -189,6 +189,9 @@ Deployment make_deployment(const ModelSpec& model, const Accelerator& gpu,
   else
     d.efficiency = std::shared_ptr<const perf::Efficiency>(std::shared_ptr<const void>(),
                                                            &perf::default_efficiency());
+  if (o.engine_version && o.engine == "default")
+    throw InputError("--engine-version", *o.engine_version,
+                     "only with --engine NAME (vllm, sglang, ...): the default profile has none");
   const std::string engine_spec = o.engine_version ? o.engine + "@" + *o.engine_version : o.engine;
   d.engine_profile = &d.efficiency->engine(engine_spec, perf::engine_platform(gpu));
   d.memory_utilization = o.memory_utilization
@@ -323,6 +326,17 @@ Deployment make_deployment(const Catalog& catalog, const DeploymentOptions& o) {
   std::optional<Node> node;
   if (o.node) {
     node = catalog.node(*o.node);
+    // A node's links, host and NICs are those of the accelerator generation it is built from;
+    // timing an H100 on hgx-a100's NVLink 3 would mix two machines without a word (an
+    // A100-40GB on the A100-80GB board is the same machine).
+    if (!node->accelerator.empty() && node->accelerator != gpu.id) {
+      const Accelerator& built = catalog.accelerator(node->accelerator);
+      if (built.arch != gpu.arch)
+        throw InputError("--node", *o.node,
+                         fmt::format("a node built from a {} accelerator like {} (--gpu); {} holds "
+                                     "{} ({})",
+                                     gpu.arch, gpu.id, node->id, built.id, built.arch));
+    }
   } else {
     for (const auto& n : catalog.nodes())
       if (n.accelerator == gpu.id) {

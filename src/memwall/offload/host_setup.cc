@@ -136,6 +136,16 @@ HostSetup resolve_host(const Catalog& catalog, const Accelerator& gpu, const Hos
     if (!triad || !triad->is_number() || !(triad->get<double>() > 0))
       throw InputError("--host-profile", *o.host_profile,
                        "a calibration profile written by 'memwall probe' with a host STREAM run");
+    // No host memory system streams 10 TB/s: the fastest are ~1.6 TB/s per socket (Intel Xeon
+    // CPU Max 9480's HBM2e, Intel product brief) and ~0.6 TB/s (12-channel DDR5-6400 EPYC 9005);
+    // a triad above that bound, an order of magnitude up, is no measurement.
+    constexpr double kMaxHostStreamBytesPerS = 1e13;
+    if (triad->get<double>() > kMaxHostStreamBytesPerS)
+      throw InputError("--host-profile", *o.host_profile,
+                       fmt::format("a STREAM triad of at most 1e13 B/s (10 TB/s, an order of "
+                                   "magnitude above the fastest host memory there is); this one "
+                                   "claims {:.3g} B/s",
+                                   triad->get<double>()));
     s.dram_peak = BytesPerSecond(triad->get<double>());
     s.dram_measured = true;
     s.notes.push_back(fmt::format("host DRAM bandwidth: {:.1f} GB/s measured (STREAM triad, {})",

@@ -292,6 +292,25 @@ double FractionTable::lookup(const Accelerator& a, Precision p) const {
 
 namespace {
 
+// "0.6", "0.10.2", "0.4.1.post2", "1.0.0rc4": digits separated by single dots, then at most a
+// PEP 440 pre-, post- or dev-release tag (a, b, rc, post, dev with its number).
+bool is_release_number(const std::string& v) {
+  size_t i = 0;
+  while (i < v.size() && (std::isdigit(static_cast<unsigned char>(v[i])) ||
+                          (v[i] == '.' && i > 0 && v[i - 1] != '.' && i + 1 < v.size() &&
+                           std::isdigit(static_cast<unsigned char>(v[i + 1])))))
+    ++i;
+  if (i == 0) return false;
+  std::string tag = v.substr(i);
+  if (!tag.empty() && tag.front() == '.') tag.erase(0, 1);
+  const size_t digits = tag.find_first_of("0123456789");
+  const std::string word = tag.substr(0, digits);
+  const bool numbered = digits != std::string::npos &&
+                        tag.find_first_not_of("0123456789", digits) == std::string::npos;
+  return tag.empty() || (numbered && (word == "a" || word == "b" || word == "rc" ||
+                                      word == "post" || word == "dev"));
+}
+
 // The profile `name` selects among those of one platform; nullptr when the engine has no profile
 // on that platform or none at or below the version asked (`versions` collects the known keys).
 const EngineProfile* find_engine(const std::vector<EngineProfile>& engines, const std::string& n,
@@ -314,8 +333,22 @@ const EngineProfile* find_engine(const std::vector<EngineProfile>& engines, cons
   }
   if (!first || at == std::string::npos) return first;
   // The newest profile at or below the version asked ("vllm@0.10.2" -> vllm@0.6 when the
-  // profiles are 0.6 and 0.11): figures change with releases, not within them.
+  // profiles are 0.6 and 0.11): figures change with releases, not within them. Only a release
+  // number is a version, and none of a major version past the newest profile's: what it
+  // changed is unknown ("-1", "0.6abc", "" and "99" are refused).
   const std::string asked = n.substr(at + 1);
+  if (!is_release_number(asked)) return nullptr;
+  const EngineProfile* newest = nullptr;
+  for (const auto& e : engines)
+    if (e.name == id && e.platform == platform &&
+        (!newest || version_less(newest->version, e.version)))
+      newest = &e;
+  // The newest profile covers the later releases of its major version (the validation cases
+  // run vLLM 0.20 on the 0.14 profile, TensorRT-LLM 1.2 on 1.0), not a later major one.
+  const std::string& last = newest->through.empty() ? newest->version : newest->through;
+  const std::string major = last.substr(0, last.find('.'));
+  if (version_less(major, asked) && asked != major && asked.rfind(major + ".", 0) != 0)
+    return nullptr;
   const EngineProfile* best = nullptr;
   for (const auto& e : engines)
     if (e.name == id && e.platform == platform && !version_less(asked, e.version) &&

@@ -50,6 +50,7 @@ CompareAnswer answer_compare(const Catalog& catalog, const cost::PriceBook& pric
     constraints.max_gpus = q.max_gpus;
   }
   // Vendor filters apply to the rows too: an excluded accelerator is not scored.
+  require_some_allowed(space.accelerators, constraints.domestic_only, constraints.vendors);
   space.accelerators = filter_vendors(space.accelerators, constraints.domestic_only, constraints.vendors);
   SearchOptions options;
   options.cost.basis = cost::parse_pricing_basis(q.pricing);

@@ -75,6 +75,7 @@ std::unique_ptr<const InferenceAnswer> answer_inference(const Catalog& catalog, 
   space.fabric = a->fabric ? &*a->fabric : nullptr;
   space.accelerators = accelerators_named(catalog, q.gpus);
   // The vendor filters bind every section of the answer (all-GPU and offload plans alike).
+  require_some_allowed(space.accelerators, q.domestic_only, q.vendors);
   space.accelerators = filter_vendors(space.accelerators, q.domestic_only, q.vendors);
   for (const auto& n : catalog.nodes()) space.nodes.push_back(&n);
   if (q.serving != "both" && q.serving != "aggregated" && q.serving != "disaggregated")

@@ -2,6 +2,10 @@
 
 #include <algorithm>
 
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include "memwall/core/error.h"
 #include "memwall/core/text.h"
 
 namespace memwall::plan {
@@ -46,6 +50,24 @@ std::vector<const Accelerator*> filter_vendors(const std::vector<const Accelerat
   std::copy_if(accelerators.begin(), accelerators.end(), std::back_inserter(out),
                [&](const Accelerator* a) { return vendor_allowed(*a, domestic_only, vendors); });
   return out;
+}
+
+void require_some_allowed(const std::vector<const Accelerator*>& accelerators, bool domestic_only,
+                          const std::vector<std::string>& vendors) {
+  if (std::any_of(accelerators.begin(), accelerators.end(), [&](const Accelerator* a) {
+        return vendor_allowed(*a, domestic_only, vendors);
+      }))
+    return;
+  std::vector<std::string> given;
+  if (domestic_only) given.push_back("--domestic-only");
+  if (!vendors.empty()) given.push_back(fmt::format("--vendors {}", fmt::join(vendors, ",")));
+  std::vector<std::string> names;
+  for (const Accelerator* a : accelerators)
+    if (std::find(names.begin(), names.end(), a->vendor) == names.end()) names.push_back(a->vendor);
+  throw InputError(fmt::format("{}: these filters exclude every one of the {} accelerators asked "
+                               "(vendors {}); allowed: filters that keep at least one",
+                               fmt::join(given, " with "), accelerators.size(),
+                               fmt::join(names, ", ")));
 }
 
 }  // namespace memwall::plan

@@ -28,4 +28,9 @@ std::vector<const Accelerator*> filter_vendors(const std::vector<const Accelerat
                                                bool domestic_only,
                                                const std::vector<std::string>& vendors);
 
+// InputError when the filters keep none of `accelerators` (e.g. --domestic-only with --vendors
+// nvidia), rather than an empty answer.
+void require_some_allowed(const std::vector<const Accelerator*>& accelerators, bool domestic_only,
+                          const std::vector<std::string>& vendors);
+
 }  // namespace memwall::plan

@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <string>
 
+#include <fmt/format.h>
+
 #include "memwall/core/error.h"
 #include "memwall/core/precision.h"
 #include "memwall/serve/trace.h"
@@ -44,6 +46,16 @@ ServingOptions to_options(const SimulateRequest& a) {
     w.arrival = {ArrivalKind::closed_loop, 0, 1, static_cast<int>(*a.concurrency)};
   } else {
     w.arrival.rate_per_s = require_positive(*a.rate, "rate");
+    // Event times are doubles: over a run of 1e9 s (32 years) their resolution is 2^-52 x 1e9 s
+    // = 2.2e-7 s, already a fifth of a microsecond-scale step; a rate spreading the requests
+    // wider than that is no serving load (1e-300 printed every latency as 0.000).
+    constexpr double kMaxRunSpanS = 1e9;
+    if (w.arrival.rate_per_s * kMaxRunSpanS < double(a.requests))
+      throw InputError("rate", fmt::format("{:g}", w.arrival.rate_per_s),
+                       fmt::format("at least requests / 1e9 s = {:g} requests/s for {} requests "
+                                   "(a longer run loses the microsecond resolution of its event "
+                                   "times)",
+                                   double(a.requests) / kMaxRunSpanS, a.requests));
     if (a.arrival == "gamma") {
       w.arrival.kind = ArrivalKind::gamma;
       w.arrival.cv = require_positive(a.cv, "cv");

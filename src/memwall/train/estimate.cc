@@ -42,10 +42,15 @@ void check_configuration(const TrainSetup& setup, const TrainConfig& c) {
   require_at_least(c.global_batch, 1, "global-batch");
   require_at_least(c.seq, 1, "seq");
   if (c.zero < 0 || c.zero > 3) throw InputError("zero", std::to_string(c.zero), "0, 1, 2, 3");
+  // Beyond any real cluster or batch: 16M GPUs, 64M-token sequences, 2^40 sequences.
   constexpr long long kHuge = 1LL << 40;
-  if (c.gpus > (1 << 24) || c.global_batch > kHuge || c.seq > (1LL << 26) ||
-      c.micro_batch > kHuge)
-    throw InputError("a size is beyond any real cluster or batch (gpus <= 16M, seq <= 64M)");
+  if (c.gpus > (1 << 24))
+    throw InputError("gpus", std::to_string(c.gpus), "1 to 16777216 (beyond any real cluster)");
+  if (c.seq > (1LL << 26)) throw InputError("seq", std::to_string(c.seq), "1 to 67108864 tokens");
+  if (c.global_batch > kHuge)
+    throw InputError("global-batch", std::to_string(c.global_batch), "1 to 2^40 sequences");
+  if (c.micro_batch > kHuge)
+    throw InputError("micro-batch", std::to_string(c.micro_batch), "1 to 2^40 sequences");
   if (c.precision != Precision::bf16 && c.precision != Precision::fp16 &&
       c.precision != Precision::fp8_e4m3 && c.precision != Precision::fp8_e5m2)
     throw InputError("precision", std::string(to_string(c.precision)), "bf16, fp16, fp8");
@@ -53,6 +58,10 @@ void check_configuration(const TrainSetup& setup, const TrainConfig& c) {
   const ModelSpec& m = setup.model;
   const long long mp = 1LL * c.tp * c.cp * c.pp;
   const int dp = c.data_parallel();
+  if (c.dp == 0 && c.gpus % mp != 0)
+    throw InfeasibleError(fmt::format(
+        "TP x CP x PP = {} x {} x {} = {} does not divide the {} GPUs (DP would be {} / {})", c.tp,
+        c.cp, c.pp, mp, c.gpus, c.gpus, mp));
   if (dp < 1 || mp * dp != c.gpus)
     throw InfeasibleError(fmt::format(
         "TP x CP x PP x DP = {} x {} x {} x {} = {} does not equal the {} GPUs", c.tp, c.cp, c.pp,

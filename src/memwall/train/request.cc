@@ -151,6 +151,9 @@ Answer answer(const Catalog& catalog, const Request& r) {
                                                : std::string()));
   std::optional<TrainRun> run;
   if (r.tokens) {
+    // The bound plan train's --tokens has (plan/train_search.cc parse_token_count).
+    if (!(*r.tokens > 0 && *r.tokens <= 1e16))
+      throw InputError("tokens", fmt::format("{:g}", *r.tokens), "a positive count up to 1e16");
     run = train_run(setup, e, *r.tokens, r.price_per_gpu_hour);
   } else if (r.price_per_gpu_hour) {
     require_positive(*r.price_per_gpu_hour, "price-per-gpu-hour");

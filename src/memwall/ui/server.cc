@@ -292,8 +292,14 @@ void Server::run(const std::string& host, int port, const std::function<void(int
   auto& http = impl_->http;
   impl_->loopback = is_loopback(host);
   const int bound = port == 0 ? http.bind_to_any_port(host.c_str()) : (http.bind_to_port(host.c_str(), port) ? port : -1);
+  // Any free port binds on a local address, so a failure with port 0 is the address's.
+  if (bound <= 0 && port == 0)
+    throw InputError("--host", host,
+                     "an address of this machine to listen on (this one cannot be bound)");
   if (bound <= 0)
-    throw InputError("--port", std::to_string(port), "a TCP port not in use on " + host + " (another server holds it)");
+    throw InputError("--port", std::to_string(port),
+                     "a TCP port not in use on " + host + " (another server holds it, or " + host +
+                         " is not an address of this machine)");
   // Listening again on a listening socket only changes its backlog (Linux listen(2)).
   if (impl_->socket >= 0) ::listen(impl_->socket, kListenBacklog);
   if (on_ready) on_ready(bound);

@@ -1,5 +1,7 @@
 #include "memwall/validate/case.h"
 
+#include <fmt/format.h>
+
 #include <cmath>
 
 #include "memwall/core/error.h"
@@ -41,6 +43,10 @@ CaseResult start_result(const Json& c) {
   r.regime.kind = r.kind;
   auto v = c.find("value");
   if (v != c.end() && v->is_number()) r.measured = v->get<double>();
+  // Every metric a case measures (time, throughput, bandwidth, memory) is >= 0.
+  if (r.measured < 0 || !std::isfinite(r.measured))
+    throw InputError("case " + r.id + ": value", fmt::format("{:g}", r.measured),
+                     "a measured value >= 0");
   return r;
 }
 
