@@ -37,6 +37,10 @@ void register_validate(CLI::App& app, GlobalOptions& g, Runner& run);
 // "a,b,,c" -> {a, b, c}: the comma-separated list options (--gpus, --vendors ...).
 std::vector<std::string> split_list(const std::string& s);
 
+// Writes `text` to the file `path` named by `option` (--out, --report, --timeseries): InputError
+// naming the option when the file cannot be opened or the write or its flush fails (a full disk).
+void write_output_file(const std::string& option, const std::string& path, std::string_view text);
+
 // The catalog a command works on: the built-in one, or a copy extended by the --catalog files.
 // Not copyable (it may point into itself).
 class CommandCatalog {

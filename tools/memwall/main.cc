@@ -1,9 +1,13 @@
 // memwall: what hardware an LLM workload needs, how fast it runs, what it costs, and why a live
 // cluster is slower than it should be. This file only dispatches; see commands.h.
+#include <cerrno>
 #include <cstdio>
+#include <cstring>
 #include <exception>
+#include <fstream>
 #include <iostream>
 #include <sstream>
+#include <system_error>
 
 #include <fmt/format.h>
 
@@ -24,6 +28,13 @@ std::vector<std::string> split_list(const std::string& s) {
   return out;
 }
 
+void write_output_file(const std::string& option, const std::string& path, std::string_view text) {
+  std::ofstream out(path, std::ios::binary | std::ios::trunc);
+  if (out) out.write(text.data(), static_cast<std::streamsize>(text.size())).flush();
+  if (!out)
+    throw InputError(option, path, fmt::format("a writable file path ({})", std::strerror(errno)));
+}
+
 void add_global_options(CLI::App& sub, GlobalOptions& g) {
   sub.add_flag("--json", g.json, "Print one JSON object on stdout and nothing else there");
   sub.add_option("--catalog", g.catalog_files,
@@ -34,6 +45,25 @@ void add_global_options(CLI::App& sub, GlobalOptions& g) {
   sub.add_option("--lang", g.lang, "Language of messages: en or zh (default: from LC_ALL, LC_MESSAGES or LANG)");
 }
 
+namespace {
+
+// Exit status of a command whose output could not be written (stdout on a full disk).
+constexpr int kExitOutputFailed = 1;
+
+// Commands print to stdout through fmt::print and std::cout (synchronised with C stdio), so a full
+// disk may show only in the final flush; the exit status is decided after it.
+int with_output_flushed(int code) {
+  std::cout.flush();
+  errno = 0;
+  const bool flushed = std::fflush(stdout) == 0;
+  const int error = errno;
+  if (flushed && !std::ferror(stdout) && std::cout.good()) return code;
+  std::cerr << "memwall: cannot write the output to stdout: "
+            << (error ? std::strerror(error) : "write error") << "\n";
+  return kExitOutputFailed;
+}
+
+}  // namespace
 }  // namespace memwall::cli
 
 int main(int argc, char** argv) {
@@ -79,13 +109,16 @@ int main(int argc, char** argv) {
     lang = *asked;
   }
   try {
-    return run ? run() : kExitBadInput;
+    return cli::with_output_flushed(run ? run() : kExitBadInput);
   } catch (const InputError& e) {
     std::cerr << "memwall: " << i18n::localize(std::string("bad input: ") + e.what(), lang) << "\n";
     return kExitBadInput;
   } catch (const InfeasibleError& e) {
     std::cerr << "memwall: " << i18n::localize(std::string("cannot run: ") + e.what(), lang) << "\n";
     return kExitInfeasible;
+  } catch (const std::system_error& e) {  // fmt::print's "cannot write to file: ..."
+    std::cerr << "memwall: " << e.what() << "\n";
+    return cli::kExitOutputFailed;
   } catch (const std::bad_alloc&) {
     std::cerr << "memwall: out of memory (input too large?)\n";
     return kExitBadInput;
