@@ -19,6 +19,7 @@
 #include "memwall/catalog/catalog.h"
 #include "memwall/core/document.h"
 #include "memwall/core/error.h"
+#include "memwall/core/text.h"
 #include "memwall/core/precision.h"
 #include "memwall/core/version.h"
 #include "memwall/hw/hw_io.h"
@@ -471,8 +472,19 @@ PYBIND11_MODULE(memwall, m) {
       "memwall.InfeasibleError (a RuntimeError). See docs/python.md.";
   m.attr("__version__") = std::string(memwall::version());
   m.attr("__commit__") = std::string(memwall::build_commit());
-  py::register_exception<InputError>(m, "InputError", PyExc_ValueError);
-  py::register_exception<InfeasibleError>(m, "InfeasibleError", PyExc_RuntimeError);
+  // Python str must be valid UTF-8, and a message may quote bytes of a binary file, so messages
+  // are repaired before they cross (pybind11's register_exception would raise UnicodeDecodeError).
+  static py::exception<InputError> input_error(m, "InputError", PyExc_ValueError);
+  static py::exception<InfeasibleError> infeasible_error(m, "InfeasibleError", PyExc_RuntimeError);
+  py::register_exception_translator([](std::exception_ptr p) {
+    try {
+      if (p) std::rethrow_exception(p);
+    } catch (const InputError& e) {
+      input_error(to_valid_utf8(e.what()).c_str());
+    } catch (const InfeasibleError& e) {
+      infeasible_error(to_valid_utf8(e.what()).c_str());
+    }
+  });
 
   const auto none = py::none();
   // Catalog: one entry by id or alias, in the catalog file format (`memwall catalog show --json`).

@@ -336,5 +336,52 @@ class SimulateTest(unittest.TestCase):
             memwall.simulate("llama-3.1-8b", "h100", rate="fast")
 
 
+
+class HostileFileTest(unittest.TestCase):
+    """Files no reader may hang, crash or exhaust memory on: memwall's InputError, with its message."""
+
+    def setUp(self):
+        import tempfile
+
+        self.dir = tempfile.mkdtemp(prefix="memwall-py-")
+
+    def tearDown(self):
+        import shutil
+
+        shutil.rmtree(self.dir)
+
+    def write(self, name, data):
+        path = os.path.join(self.dir, name)
+        with open(path, "wb") as f:
+            f.write(data)
+        return path
+
+    def test_yaml_alias_bomb_raises_input_error(self):
+        # Nine levels of nine aliases: 9^9 leaves from about 300 bytes.
+        lines = ["a: &a [lol, lol, lol, lol, lol, lol, lol, lol, lol]"]
+        for prev, cur in zip("abcdefgh", "bcdefghi"):
+            lines.append(f"{cur}: &{cur} [" + ", ".join([f"*{prev}"] * 9) + "]")
+        for key in ("accelerators", "description"):
+            path = self.write(f"bomb-{key}.yaml", ("\n".join(lines) + f"\n{key}: *i\n").encode())
+            with self.assertRaisesRegex(memwall.InputError, "YAML aliases expand the document"):
+                memwall.accelerators(catalog=[path])
+
+    def test_binary_file_raises_input_error_with_its_message(self):
+        path = self.write("garbage.json", b'{"accelerators": [\x91\xff\xfe\x00]}')
+        with self.assertRaisesRegex(memwall.InputError, "not valid JSON") as ctx:
+            memwall.models(catalog=[path])
+        self.assertIn("\ufffd", str(ctx.exception))  # the invalid bytes, replaced
+
+    def test_fifo_directory_and_device_raise_input_error(self):
+        fifo = os.path.join(self.dir, "fifo")
+        os.mkfifo(fifo)
+        for path, kind in ((fifo, "a FIFO"), (self.dir, "a directory"),
+                           ("/dev/zero", "a character device")):
+            with self.assertRaisesRegex(memwall.InputError, f"this is {kind}"):
+                memwall.infer(path, "h100", input=512, output=128)
+            with self.assertRaisesRegex(memwall.InputError, f"this is {kind}"):
+                memwall.infer("llama-3.1-8b", "h100", input=512, output=128, calibration=path)
+
+
 if __name__ == "__main__":
     unittest.main()

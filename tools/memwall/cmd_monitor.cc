@@ -5,7 +5,9 @@
 #include <unistd.h>
 
 #include <atomic>
+#include <cerrno>
 #include <csignal>
+#include <cstring>
 #include <fstream>
 #include <iostream>
 #include <memory>
@@ -148,7 +150,12 @@ int run_live(MonitorOptions& o, const GlobalOptions& g, const CLI::App& sub) {
   monitor::run_session(
       [&] { return source->sample(); }, session, g_stop,
       [&](const auto& pass) {
-        if (record.is_open()) monitor::write_jsonl(record, pass);
+        if (record.is_open()) {
+          monitor::write_jsonl(record, pass);  // flushes, so a full disk shows at once
+          if (!record)
+            throw InputError("--record", o.record,
+                             fmt::format("a writable file path ({})", std::strerror(errno)));
+        }
         if (server) server->publish(pass);
         if (keep && samples.size() + pass.size() <= monitor::kMaxRecordingSamples)
           samples.insert(samples.end(), pass.begin(), pass.end());

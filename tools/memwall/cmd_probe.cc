@@ -4,7 +4,6 @@
 // that `memwall infer/train --calibration FILE` read.
 #include <cmath>
 #include <ctime>
-#include <fstream>
 #include <iostream>
 #include <memory>
 #include <optional>
@@ -212,10 +211,7 @@ int run_probe(const ProbeOptions& o, const GlobalOptions& g) {
                                          gpu_spec ? &*gpu_spec : nullptr, record);
     // The profile must be one `--calibration` accepts.
     (void)perf::apply_calibration(e, profile->document, o.out);
-    std::ofstream f(o.out);
-    if (!f) throw InputError("--out", o.out, "a writable file path");
-    f << profile->document.dump(2) << "\n";
-    if (!f) throw InputError("--out", o.out, "a writable file path (write failed)");
+    write_output_file("--out", o.out, profile->document.dump(2) + "\n");
   }
 
   if (g.json) {

@@ -4,7 +4,6 @@
 #include <fmt/format.h>
 
 #include <cmath>
-#include <fstream>
 #include <iostream>
 #include <memory>
 
@@ -273,11 +272,8 @@ void register_simulate(CLI::App& app, GlobalOptions& g, Runner& run) {
       const Catalog catalog = Catalog::with_user_files(g.catalog_files);
       const serve::ServingOptions o = serve::to_options(to_request(*a));
       const serve::ServingRun result = serve::simulate_serving(catalog, o);
-      if (!a->timeseries.empty()) {
-        std::ofstream out(a->timeseries, std::ios::binary);
-        if (!out) throw InputError("--timeseries", a->timeseries, "a writable file");
-        out << serve::timeseries_csv(result.result);
-      }
+      if (!a->timeseries.empty())
+        write_output_file("--timeseries", a->timeseries, serve::timeseries_csv(result.result));
       if (g.json) {
         std::cout << serve::to_json(result).dump(2) << "\n";
       } else {

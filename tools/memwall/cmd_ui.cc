@@ -1,6 +1,5 @@
 // memwall ui: serves the single-page web app and its JSON API on a local port, or writes a static
 // HTML report with the default answers preloaded. Parses options and calls memwall::ui.
-#include <fstream>
 #include <iostream>
 
 #include <fmt/format.h>
@@ -23,10 +22,7 @@ struct UiOptions {
 int run_ui(const UiOptions& o, const GlobalOptions& g) {
   const CommandCatalog catalog(g);
   if (!o.report.empty()) {
-    std::ofstream out(o.report, std::ios::binary);
-    if (!out) throw InputError("--report", o.report, "a writable file path");
-    out << ui::static_report(ui::default_answers(*catalog));
-    if (!out) throw InputError("--report", o.report, "a writable file path");
+    write_output_file("--report", o.report, ui::static_report(ui::default_answers(*catalog)));
     std::cerr << "memwall ui: wrote " << o.report << "\n";
     return 0;
   }

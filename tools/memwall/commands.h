@@ -42,6 +42,9 @@ std::vector<std::string> split_list(const std::string& s);
 // Refuses a list option given with no item (--gpus "" would otherwise mean "all"); `what` names
 // the items, e.g. "accelerator ids or aliases".
 CLI::Validator non_empty_list(const std::string& what);
+// Writes `text` to the file `path` named by `option` (--out, --report, --timeseries): InputError
+// naming the option when the file cannot be opened or the write or its flush fails (a full disk).
+void write_output_file(const std::string& option, const std::string& path, std::string_view text);
 
 // The catalog a command works on: the built-in one, or a copy extended by the --catalog files.
 // Not copyable (it may point into itself).

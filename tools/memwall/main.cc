@@ -1,14 +1,18 @@
 // memwall: what hardware an LLM workload needs, how fast it runs, what it costs, and why a live
 // cluster is slower than it should be. This file only dispatches; see commands.h.
+#include <cerrno>
 #include <charconv>
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <exception>
+#include <fstream>
 #include <iostream>
 #include <limits>
 #include <sstream>
+#include <system_error>
 
 #include <fmt/format.h>
 
@@ -38,6 +42,13 @@ CLI::Validator non_empty_list(const std::string& what) {
                    : std::string();
       },
       "");
+}
+
+void write_output_file(const std::string& option, const std::string& path, std::string_view text) {
+  std::ofstream out(path, std::ios::binary | std::ios::trunc);
+  if (out) out.write(text.data(), static_cast<std::streamsize>(text.size())).flush();
+  if (!out)
+    throw InputError(option, path, fmt::format("a writable file path ({})", std::strerror(errno)));
 }
 
 void add_global_options(CLI::App& sub, GlobalOptions& g) {
@@ -121,6 +132,36 @@ std::string conversion_message(const std::string& what) {
       .what();
 }
 
+namespace {
+
+// Exit status of a command whose output could not be written (stdout on a full disk).
+constexpr int kExitOutputFailed = 1;
+
+// Commands print to stdout through fmt::print and std::cout (synchronised with C stdio), so a full
+// disk may show only in the final flush; the exit status is decided after it.
+int with_output_flushed(int code) {
+  // errno is cleared before the first flush: with std::cout synchronised with stdio, that flush
+  // is the write that fails, and its errno is the reason.
+  errno = 0;
+  std::cout.flush();
+  const bool flushed = std::fflush(stdout) == 0;
+  int error = errno;
+  if (flushed && !std::ferror(stdout) && std::cout.good()) return code;
+  if (error == 0) {
+    // The write that failed came earlier (output larger than the buffer) and its errno is gone:
+    // one more byte to the failed stream asks the system again for the reason.
+    std::clearerr(stdout);
+    std::fputc('\n', stdout);
+    errno = 0;
+    std::fflush(stdout);
+    error = errno;
+  }
+  std::cerr << "memwall: cannot write the output to stdout: "
+            << (error ? std::strerror(error) : "write error") << "\n";
+  return kExitOutputFailed;
+}
+
+}  // namespace
 }  // namespace memwall::cli
 
 int main(int argc, char** argv) {
@@ -174,13 +215,16 @@ int main(int argc, char** argv) {
     lang = *asked;
   }
   try {
-    return run ? run() : kExitBadInput;
+    return cli::with_output_flushed(run ? run() : kExitBadInput);
   } catch (const InputError& e) {
     std::cerr << "memwall: " << i18n::localize(std::string("bad input: ") + e.what(), lang) << "\n";
     return kExitBadInput;
   } catch (const InfeasibleError& e) {
     std::cerr << "memwall: " << i18n::localize(std::string("cannot run: ") + e.what(), lang) << "\n";
     return kExitInfeasible;
+  } catch (const std::system_error& e) {  // fmt::print's "cannot write to file: ..."
+    std::cerr << "memwall: " << e.what() << "\n";
+    return cli::kExitOutputFailed;
   } catch (const std::bad_alloc&) {
     std::cerr << "memwall: out of memory (input too large?)\n";
     return kExitBadInput;

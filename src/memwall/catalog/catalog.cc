@@ -36,27 +36,6 @@ bool ends_with(std::string_view s, std::string_view suffix) {
   return s.size() >= suffix.size() && to_lower(s.substr(s.size() - suffix.size())) == suffix;
 }
 
-template <class T>  // Accelerator or Host: an id and aliases
-bool names_match(const T& a, std::string_view name) {
-  if (same_name(a.id, name)) return true;
-  return std::any_of(a.aliases.begin(), a.aliases.end(),
-                     [&](const std::string& alias) { return same_name(alias, name); });
-}
-
-template <class T>
-T* find_by_id(std::vector<T>& v, std::string_view id) {
-  for (auto& x : v)
-    if (same_name(x.id, id)) return &x;
-  return nullptr;
-}
-
-template <class T>
-const T* find_by_id(const std::vector<T>& v, std::string_view id) {
-  for (const auto& x : v)
-    if (same_name(x.id, id)) return &x;
-  return nullptr;
-}
-
 template <class T>
 std::vector<std::string> ids(const std::vector<T>& v) {
   std::vector<std::string> out;
@@ -64,13 +43,53 @@ std::vector<std::string> ids(const std::vector<T>& v) {
   return out;
 }
 
+// Every name of an entry: its id, and its aliases where the kind has them.
 template <class T>
-void add_or_replace(std::vector<T>& v, T x) {
-  if (T* old = find_by_id(v, x.id)) {
-    *old = std::move(x);
+std::vector<std::string> names_of(const T& x) {
+  std::vector<std::string> names{x.id};
+  if constexpr (requires { x.aliases; })
+    names.insert(names.end(), x.aliases.begin(), x.aliases.end());
+  return names;
+}
+
+template <class T>
+const T* find_named(const std::vector<T>& v, const std::unordered_map<std::string, size_t>& index,
+                    std::string_view name) {
+  const auto it = index.find(to_lower(name));
+  return it == index.end() ? nullptr : &v[it->second];
+}
+
+// Adds `x`, or replaces the entry with its id (keeping that entry's aliases when `x` gives none).
+// Every id and alias must name exactly one entry.
+template <class T>
+void add_named(std::vector<T>& v, std::unordered_map<std::string, size_t>& index, T x,
+               const char* what) {
+  const auto found = index.find(to_lower(x.id));
+  const bool replaces = found != index.end() && same_name(v[found->second].id, x.id);
+  const size_t pos = replaces ? found->second : v.size();
+  if constexpr (requires { x.aliases; })
+    if (replaces && x.aliases.empty()) x.aliases = v[pos].aliases;
+  const auto names = names_of(x);
+  std::vector<std::string> keys;
+  for (const auto& name : names) {
+    std::string key = to_lower(name);
+    const auto it = index.find(key);
+    if (it != index.end() && !(replaces && it->second == pos))
+      throw InputError(
+          fmt::format("{} '{}': the name '{}' already names {} '{}'; choose another "
+                      "alias",
+                      what, x.id, name, what, v[it->second].id));
+    if (std::find(keys.begin(), keys.end(), key) != keys.end())
+      throw InputError(fmt::format("{} '{}': the name '{}' is given twice", what, x.id, name));
+    keys.push_back(std::move(key));
+  }
+  if (replaces) {
+    for (const auto& name : names_of(v[pos])) index.erase(to_lower(name));
+    v[pos] = std::move(x);
   } else {
     v.push_back(std::move(x));
   }
+  for (auto& key : keys) index.emplace(std::move(key), pos);
 }
 
 std::string entry_id(const Json& e) {
@@ -209,67 +228,33 @@ void Catalog::add_accelerator_entry(const Json& e, const std::string& where) {
   add_from_here(accelerator_from_json(merged, where));
 }
 
-namespace {
-
-// Every id and alias must name exactly one entry of `v` (`old`: the entry `x` replaces).
-template <class T>
-void check_names(const std::vector<T>& v, const T* old, const T& x, const char* what) {
-  std::vector<std::string> names = x.aliases;
-  names.push_back(x.id);
-  for (const auto& name : names)
-    for (const auto& other : v)
-      if (&other != old && names_match(other, name))
-        throw InputError(fmt::format("{} '{}': the name '{}' already names {} '{}'; choose another "
-                                     "alias",
-                                     what, x.id, name, what, other.id));
-  for (size_t i = 0; i < names.size(); ++i)
-    for (size_t j = 0; j < i; ++j)
-      if (same_name(names[i], names[j]))
-        throw InputError(fmt::format("{} '{}': the name '{}' is given twice", what, x.id, names[i]));
-}
-
-}  // namespace
-
 void Catalog::add(Accelerator a) {
-  Accelerator* old = find_by_id(accelerators_, a.id);
-  if (old && a.aliases.empty()) a.aliases = old->aliases;
-  check_names(accelerators_, old, a, "accelerator");
-  if (old) {
-    *old = std::move(a);
-  } else {
-    accelerators_.push_back(std::move(a));
-  }
+  add_named(accelerators_, accelerator_index_, std::move(a), "accelerator");
 }
-
 void Catalog::add(Node n) {
-  add_or_replace(nodes_, std::move(n));
+  add_named(nodes_, node_index_, std::move(n), "node");
 }
 void Catalog::add(Fabric f) {
-  add_or_replace(fabrics_, std::move(f));
+  add_named(fabrics_, fabric_index_, std::move(f), "fabric");
 }
 void Catalog::add(ModelSpec m) {
-  add_or_replace(models_, std::move(m));
+  add_named(models_, model_index_, std::move(m), "model");
 }
 void Catalog::add(Host h) {
-  Host* old = find_by_id(hosts_, h.id);
-  if (old && h.aliases.empty()) h.aliases = old->aliases;
-  check_names(hosts_, old, h, "host");
-  add_or_replace(hosts_, std::move(h));
+  add_named(hosts_, host_index_, std::move(h), "host");
 }
 
 const Accelerator* Catalog::find_accelerator(std::string_view name) const {
-  for (const auto& a : accelerators_)
-    if (names_match(a, name)) return &a;
-  return nullptr;
+  return find_named(accelerators_, accelerator_index_, name);
 }
 const Node* Catalog::find_node(std::string_view name) const {
-  return find_by_id(nodes_, name);
+  return find_named(nodes_, node_index_, name);
 }
 const Fabric* Catalog::find_fabric(std::string_view name) const {
-  return find_by_id(fabrics_, name);
+  return find_named(fabrics_, fabric_index_, name);
 }
 const ModelSpec* Catalog::find_model(std::string_view name) const {
-  return find_by_id(models_, name);
+  return find_named(models_, model_index_, name);
 }
 const ModelSpec* Catalog::find_model_by_hf_repo(std::string_view repo) const {
   for (const std::string_view prefix : {"https://huggingface.co/", "huggingface.co/", "hf.co/"})
@@ -290,9 +275,7 @@ const ModelSpec* Catalog::find_model_by_hf_repo(std::string_view repo) const {
 }
 
 const Host* Catalog::find_host(std::string_view name) const {
-  for (const auto& h : hosts_)
-    if (names_match(h, name)) return &h;
-  return nullptr;
+  return find_named(hosts_, host_index_, name);
 }
 
 std::vector<std::string> Catalog::accelerator_names() const {

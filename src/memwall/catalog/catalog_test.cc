@@ -263,6 +263,21 @@ TEST(Catalog, UserJsonReplacesByIdKeepingAliases) {
   EXPECT_DOUBLE_EQ(Catalog::builtin().accelerator("l4").memory_bandwidth->value(), 300e9);
 }
 
+// A replacement that gives new aliases frees the old ones: they name nothing, and may name another.
+TEST(Catalog, ReplacedAliasesAreFreed) {
+  const std::string first = write_temp("alias-a.json", R"({"accelerators": [
+    {"id": "my-npu", "aliases": ["npu1"], "memory_gb": 64, "mem_bw_gbps": 1600}]})");
+  const std::string second = write_temp("alias-b.json", R"({"accelerators": [
+    {"id": "MY-NPU", "aliases": ["npu2"], "memory_gb": 32, "mem_bw_gbps": 800},
+    {"id": "other-npu", "aliases": ["NPU1"], "memory_gb": 16, "mem_bw_gbps": 400}]})");
+  const Catalog c = Catalog::with_user_files({first, second});
+  EXPECT_EQ(c.accelerators().size(), Catalog::builtin().accelerators().size() + 2);
+  EXPECT_EQ(c.accelerator("npu2").id, "MY-NPU");
+  EXPECT_EQ(c.accelerator("my-npu").id, "MY-NPU");
+  EXPECT_EQ(c.accelerator("npu1").id, "other-npu");
+  EXPECT_DOUBLE_EQ(c.accelerator("npu2").memory_bandwidth->value(), 800e9);
+}
+
 // Every driver-reported total is quoted in the row's memory evidence, and none exceeds the board.
 TEST(Catalog, ReportedMemoryTotalsAreQuotedAndBelowTheBoard) {
   int rows = 0;

@@ -532,13 +532,17 @@ std::string id_from_origin(const Json& config, const std::string& origin) {
     const auto slash = name.find_last_of('/');
     if (slash != std::string::npos) name = name.substr(slash + 1);
   }
+  // ASCII punctuation and spaces become '-'; bytes of non-ASCII letters pass, then the whole is made
+  // valid UTF-8 (the 100-byte cut may split a character).
   std::string id;
-  for (char c : name.substr(0, 100))
-    id += static_cast<char>(std::isalnum(static_cast<unsigned char>(c)) || c == '.' || c == '-' ||
-                                    c == '_'
-                                ? std::tolower(static_cast<unsigned char>(c))
-                                : '-');
-  return id.empty() ? "imported" : id;
+  for (char c : name.substr(0, 100)) {
+    const auto u = static_cast<unsigned char>(c);
+    id += u >= 0x80 ? c
+                    : static_cast<char>(std::isalnum(u) || c == '.' || c == '-' || c == '_'
+                                            ? std::tolower(u)
+                                            : '-');
+  }
+  return id.empty() ? "imported" : to_valid_utf8(id);
 }
 
 // MoE layer placement: HF qwen2_moe/qwen3_moe make layer i sparse when (i+1) % step == 0 and i is

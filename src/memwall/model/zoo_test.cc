@@ -219,6 +219,14 @@ TEST(HfImport, UnknownFieldIsNamedInAWarning) {
   EXPECT_EQ(m.id, "x");
 }
 
+// A non-ASCII file name keeps its letters (only ASCII punctuation and spaces become '-').
+TEST(HfImport, NonAsciiFileNameKeepsItsLetters) {
+  const Json c = load_document(fixture("llama-3.1-8b.config.json"));
+  EXPECT_EQ(import_hf_config(c, "dir/\u6a21\u578b A.json").id, "\u6a21\u578b-a");
+  // Invalid UTF-8 in the name cannot reach JSON or Python text.
+  EXPECT_EQ(import_hf_config(c, "dir/m\xff.json").id, "m\xef\xbf\xbd");
+}
+
 TEST(HfImport, MissingOrBadFieldsAreInputErrors) {
   Json c = load_document(fixture("llama-3.1-8b.config.json"));
   c.erase("hidden_size");

@@ -3,8 +3,9 @@
 #include <fmt/format.h>
 
 #include <algorithm>
-#include <fstream>
+#include <sstream>
 
+#include "memwall/core/document.h"
 #include "memwall/core/error.h"
 
 namespace memwall::monitor {
@@ -34,8 +35,7 @@ std::vector<GpuSample> read_jsonl(std::istream& in, const std::string& origin) {
 }
 
 std::vector<GpuSample> read_jsonl_file(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw InputError("--replay", path, "a readable JSON-lines recording");
+  std::istringstream in(read_input_file(path, "--replay", kMaxRecordingBytes));
   auto samples = read_jsonl(in, path);
   if (samples.empty())
     throw InputError("--replay", path, "a recording with at least one sample (the file is empty)");

@@ -14,6 +14,8 @@ namespace memwall::monitor {
 // Bounds against corrupt or hostile files: a line longer than this, or more samples, is refused.
 inline constexpr size_t kMaxRecordingLineBytes = 64 * 1024;
 inline constexpr size_t kMaxRecordingSamples = 1'000'000;
+// Room for the sample limit at the about 550 bytes a sample that `monitor --record` writes.
+inline constexpr size_t kMaxRecordingBytes = size_t{1} << 30;
 
 // Writes one line per sample and flushes, so a recording cut short stays readable.
 void write_jsonl(std::ostream& out, const std::vector<GpuSample>& samples);

@@ -53,6 +53,9 @@ TEST(MonitorRecording, ParserErrorsNameLineFieldAndValue) {
       {R"({"index":0})", "'time_s' is missing"},
       {R"({"time_s":1,"index":0,"throttle_reasons":-4})", "throttle_reasons: value '-4'"},
       {R"({"time_s":1,"index":0,"temperature_c":1e300})", "temperature_c: value '1e+300'"},
+      {R"({"time_s":1,"index":0,"memory_used_bytes":1e15,"memory_total_bytes":1e10})",
+       "memory_used_bytes: value '1e+15' is not allowed; allowed: bytes at most "
+       "memory_total_bytes (1e+10)"},
       {R"([1,2])", "a JSON object"},
       {R"({"time_s":1,"index":0)", "not valid JSON"},
   };

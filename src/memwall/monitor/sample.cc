@@ -143,6 +143,10 @@ GpuSample sample_from_json(const Json& j, const std::string& where) {
       s.*field->member = number_in(v, where, key, 0, field->max, field->allowed);
     }
   }
+  // A device cannot hold more than its capacity (NVML's nvmlMemory_t: used <= total).
+  if (s.memory_used_bytes && s.memory_total_bytes && *s.memory_used_bytes > *s.memory_total_bytes)
+    throw InputError(where + ": memory_used_bytes", fmt::format("{:g}", *s.memory_used_bytes),
+                     fmt::format("bytes at most memory_total_bytes ({:g})", *s.memory_total_bytes));
   return s;
 }
 

@@ -4,7 +4,6 @@
 
 #include <cctype>
 #include <cmath>
-#include <fstream>
 #include <sstream>
 #include <unordered_map>
 
@@ -231,11 +230,7 @@ std::vector<Request> parse_trace(std::string_view text, const std::string& origi
 }
 
 std::vector<Request> load_trace(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw InputError("--trace", path, "a readable CSV or JSON-lines file");
-  std::ostringstream text;
-  text << in.rdbuf();
-  return parse_trace(text.str(), path);
+  return parse_trace(read_input_file(path, "--trace", kMaxTraceBytes), path);
 }
 
 }  // namespace memwall::serve

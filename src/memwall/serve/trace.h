@@ -15,6 +15,8 @@ namespace memwall::serve {
 // the whole prompt is the shared prefix). A CSV without a header has them in that order.
 // Any malformed line raises InputError naming `origin` and the line number.
 std::vector<Request> parse_trace(std::string_view text, const std::string& origin);
+// A policy bound, not a format one: at about 16 bytes a row, 1 GiB of CSV is some 67 M requests.
+inline constexpr size_t kMaxTraceBytes = size_t{1} << 30;
 std::vector<Request> load_trace(const std::string& path);
 
 }  // namespace memwall::serve

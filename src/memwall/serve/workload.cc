@@ -4,10 +4,10 @@
 
 #include <algorithm>
 #include <cmath>
-#include <fstream>
 #include <limits>
 #include <sstream>
 
+#include "memwall/core/document.h"
 #include "memwall/core/error.h"
 
 namespace memwall::serve {
@@ -135,12 +135,8 @@ LengthDistribution LengthDistribution::parse(const std::string& spec, const std:
       return lognormal(parse_number(parts[0], field), parse_number(parts[1], field));
     if (kind == "empirical") {
       if (args[0] == '@') {
-        std::ifstream in(args.substr(1), std::ios::binary);
-        if (!in) throw InputError(field, args.substr(1), "a readable file of token counts");
-        std::ostringstream text;
-        text << in.rdbuf();
-        if (text.str().size() > (64u << 20)) throw InputError(field, args, "a file under 64 MiB");
-        return empirical(parse_token_list(text.str(), field));
+        return empirical(
+            parse_token_list(read_input_file(args.substr(1), field, kMaxDocumentBytes), field));
       }
       return empirical(parse_token_list(args, field));
     }
