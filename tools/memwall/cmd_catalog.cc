@@ -255,6 +255,11 @@ void show_accelerator(const Accelerator& a) {
       v = "not supported";
     } else if (v != kUnknown) {
       v += " " + unit;
+      if (auto acc = a.peak_accumulate.find(key); acc != a.peak_accumulate.end())
+        v += fmt::format(" ({} accumulate)", acc->second);
+      if (auto f32 = a.fp32_accumulate_peak.find(key); f32 != a.fp32_accumulate_peak.end())
+        v += fmt::format("; {:g} {} with fp32 accumulate, the rate GEMMs are timed at",
+                         f32->second.value() / kTera, unit);
     }
     fmt::print("    {:<20}{}\n", key, v);
   }

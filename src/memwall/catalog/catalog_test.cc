@@ -79,6 +79,36 @@ TEST(Catalog, BuiltinHasEveryReferenceAcceleratorWithItsValues) {
   }
 }
 
+// GeForce tensor cores run FP16-accumulate at twice the FP32-accumulate rate; vLLM-class engines
+// accumulate in fp32, so GEMMs are timed at the FP32-accumulate peaks (Ada whitepaper v2.1
+// Appendix A; RTX Blackwell whitepaper Table 3; GA102 whitepaper), and BF16 is a real path on the
+// 3090 and 5090 (seed audit 3, D2/D3).
+TEST(Catalog, GeForceGemmsAreTimedAtTheirFp32AccumulateRates) {
+  const Catalog& c = Catalog::builtin();
+  const Accelerator& rtx4090 = c.accelerator("rtx-4090");
+  EXPECT_DOUBLE_EQ(rtx4090.peak(Precision::fp16)->value(), 165.2e12);
+  EXPECT_DOUBLE_EQ(rtx4090.peak(Precision::bf16)->value(), 165.2e12);
+  EXPECT_DOUBLE_EQ(rtx4090.peak(Precision::fp8_e4m3)->value(), 330.3e12);
+  EXPECT_DOUBLE_EQ(rtx4090.dense_peak.at("fp8")->value(), 660.6e12);  // the FP16-accumulate figure
+  EXPECT_EQ(rtx4090.peak_accumulate.at("fp8"), "fp16");
+  EXPECT_EQ(rtx4090.peak_accumulate.at("bf16"), "fp32");
+  const Accelerator& rtx5090 = c.accelerator("rtx-5090");
+  EXPECT_DOUBLE_EQ(rtx5090.peak(Precision::bf16)->value(), 209.5e12);
+  EXPECT_DOUBLE_EQ(rtx5090.peak(Precision::fp16)->value(), 209.5e12);
+  EXPECT_DOUBLE_EQ(rtx5090.peak(Precision::fp8_e4m3)->value(), 419e12);
+  const Accelerator& rtx3090 = c.accelerator("rtx-3090");
+  EXPECT_DOUBLE_EQ(rtx3090.peak(Precision::bf16)->value(), 71.2e12);
+  EXPECT_DOUBLE_EQ(rtx3090.peak(Precision::fp16)->value(), 71.2e12);
+  // An FP32-accumulate rate needs an FP16-accumulate figure beside it, never above it.
+  Json bad = Json::parse(R"({"id": "x", "tflops": {"fp16": 100},
+                             "tflops_accumulate": {"fp16": "fp16"},
+                             "tflops_fp32_accumulate": {"fp16": 200}})");
+  EXPECT_THROW(accelerator_from_json(bad, "test"), InputError);
+  bad["tflops_accumulate"]["fp16"] = "fp32";
+  bad["tflops_fp32_accumulate"]["fp16"] = 50;
+  EXPECT_THROW(accelerator_from_json(bad, "test"), InputError);
+}
+
 TEST(Catalog, H100DatasheetValues) {
   const Accelerator& h100 = Catalog::builtin().accelerator("h100");
   EXPECT_EQ(h100.id, "nvidia-h100-sxm");

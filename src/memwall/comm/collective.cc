@@ -755,7 +755,9 @@ std::vector<Upgrade> upgrades(const Cluster& c, Collective op, Bytes bytes, cons
       }
       case LinkKind::leaf_uplink:
       case LinkKind::spine_uplink:
-        if (!fabric) break;
+        // Already non-blocking (1:1 at both tiers): there is nothing to change.
+        if (!fabric || (c.fabric->oversubscription <= 1 && c.fabric->core_oversubscription <= 1))
+          break;
         fabric->oversubscription = 1.0;
         fabric->core_oversubscription = 1.0;
         add(fmt::format("1:1 instead of {:g}:1 oversubscription", c.fabric->oversubscription *

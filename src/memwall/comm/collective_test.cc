@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <fstream>
 #include <sstream>
@@ -195,6 +196,28 @@ TEST(Collective, NvlsAcrossManyNodesNamesTheNetworkWhenItLimits) {
   EXPECT_EQ(two.algorithm, "nvls");
   EXPECT_NE(two.bottleneck.find("in-switch"), std::string::npos) << two.bottleneck;
   EXPECT_NEAR(two.algorithm_bandwidth.value(), one.algorithm_bandwidth.value(), 0.02 * one.algorithm_bandwidth.value());
+}
+
+// A what-if must change something: a 1:1 fabric is not offered "1:1 instead of 1:1" (seed audit
+// 3, D13: 100000 HGX H100 nodes on ib-ndr, all-to-all of 1 GiB).
+TEST(Collective, NoWhatIfOffersTheOversubscriptionAFabricAlreadyHas) {
+  const Node& node = builtin_node("hgx-h100");
+  const Fabric& ndr = builtin_fabric("ib-ndr");
+  ASSERT_LE(ndr.oversubscription, 1.0);
+  ASSERT_LE(ndr.core_oversubscription, 1.0);
+  const int m = 100000;
+  const Explanation x =
+      explain(Cluster{&node, &ndr, m}, Collective::all_to_all, Bytes(1 << 30), Group{8 * m, 1, 0});
+  ASSERT_FALSE(x.upgrades.empty());
+  for (const Upgrade& u : x.upgrades)
+    EXPECT_EQ(u.change.find("oversubscription"), std::string::npos) << u.change;
+  Fabric half = ndr;
+  half.oversubscription = 2.0;
+  const Explanation y =
+      explain(Cluster{&node, &half, m}, Collective::all_to_all, Bytes(1 << 30), Group{8 * m, 1, 0});
+  EXPECT_TRUE(std::any_of(y.upgrades.begin(), y.upgrades.end(), [](const Upgrade& u) {
+    return u.change == "1:1 instead of 2:1 oversubscription";
+  }));
 }
 
 TEST(Collective, OversubscriptionSlowsCrossLeafTrafficOnly) {

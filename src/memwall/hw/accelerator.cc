@@ -6,7 +6,10 @@ namespace memwall {
 
 std::optional<FlopsPerSecond> Accelerator::peak(Precision p) const {
   if (!supports(p)) return std::nullopt;
-  auto it = dense_peak.find(std::string(info(p).peak_key));
+  const std::string key(info(p).peak_key);
+  if (auto acc = fp32_accumulate_peak.find(key); acc != fp32_accumulate_peak.end())
+    return acc->second;
+  auto it = dense_peak.find(key);
   if (it == dense_peak.end()) return std::nullopt;
   return it->second;
 }

@@ -42,6 +42,12 @@ struct Accelerator {
   std::map<std::string, std::optional<FlopsPerSecond>> dense_peak;
   std::vector<std::string> unsupported_precisions;  // columns the hardware has no path for
   std::string dense_method;  // how the dense peaks were derived from the vendor's figures
+  // The accumulate mode each tensor figure of `dense_peak` is ("fp16" | "fp32"), by column, where
+  // the vendor states it. GeForce parts run FP16-accumulate at twice their FP32-accumulate rate.
+  std::map<std::string, std::string> peak_accumulate;
+  // The FP32-accumulate dense rate of a column whose `dense_peak` figure is FP16-accumulate: what
+  // vLLM-class engines run (their GEMMs accumulate in fp32), so what peak() times GEMMs at.
+  std::map<std::string, FlopsPerSecond> fp32_accumulate_peak;
 
   std::string scaleup_interconnect;  // e.g. "NVLink 4.0 (18 links)"
   std::optional<BytesPerSecond> scaleup_bandwidth_per_direction;  // per device
@@ -65,7 +71,8 @@ struct Accelerator {
   std::optional<double> memory_datasheet_figure() const;
   // What software can allocate from: the driver-reported total where known, else `memory`.
   std::optional<Bytes> runtime_memory() const { return memory_reported ? memory_reported : memory; }
-  // Dense peak for the matmul precision; nullopt when unknown or unsupported.
+  // Dense peak for the matmul precision, at FP32 accumulate where the catalog gives that rate;
+  // nullopt when unknown or unsupported.
   std::optional<FlopsPerSecond> peak(Precision p) const;
   bool supports(Precision p) const;
 };

@@ -21,9 +21,9 @@ constexpr std::array<std::string_view, 8> kPeakKeys = {"fp32", "tf32", "fp16", "
                                                        "fp8",  "int8", "int4", "fp4"};
 
 // clang-format off
-constexpr std::array<std::string_view, 33> kFields = {
+constexpr std::array<std::string_view, 35> kFields = {
     "id", "aliases", "extends", "vendor", "name", "arch", "form_factor", "memory_type",
-    "confidence", "memory_gb", "memory_unit", "memory_unit_basis", "memory_reported_mib", "mem_bw_gbps", "tflops", "tflops_basis", "unsupported_precisions",
+    "confidence", "memory_gb", "memory_unit", "memory_unit_basis", "memory_reported_mib", "mem_bw_gbps", "tflops", "tflops_basis", "tflops_accumulate", "tflops_fp32_accumulate", "unsupported_precisions",
     "dense_method", "scaleup_interconnect", "scaleup_bw_gbps", "scaleup_bw_direction",
     "scaleup_bw_per_direction_gbps_derived", "pcie", "host_bandwidth_per_direction_gbps", "tdp_w",
     "compute_units", "year", "price_usd", "price_usd_range", "price_source", "sources", "notes",
@@ -175,6 +175,33 @@ Accelerator accelerator_from_json(const Json& e, const std::string& where) {
       a.dense_peak[key] = v ? std::optional(FlopsPerSecond(*v * kTera)) : std::nullopt;
     }
   }
+  if (!is_null_or_missing(e, "tflops_accumulate")) {
+    const Json& t = e.at("tflops_accumulate");
+    const std::string field = w + ".tflops_accumulate";
+    if (!t.is_object()) throw InputError(field, shown(t), "an object of precision: fp16 | fp32");
+    for (const auto& [key, value] : t.items()) {
+      if (!contains(kPeakKeys, key)) throw InputError(field, key, join(kPeakKeys));
+      if (!value.is_string() || (value != "fp16" && value != "fp32"))
+        throw InputError(field + "." + key, shown(value), "\"fp16\" or \"fp32\"");
+      a.peak_accumulate[key] = value.get<std::string>();
+    }
+  }
+  if (!is_null_or_missing(e, "tflops_fp32_accumulate")) {
+    const Json& t = e.at("tflops_fp32_accumulate");
+    const std::string field = w + ".tflops_fp32_accumulate";
+    if (!t.is_object()) throw InputError(field, shown(t), "an object of precision: TFLOP/s");
+    for (const auto& [key, value] : t.items()) {
+      // Only beside an FP16-accumulate figure of the same column, and never above it.
+      auto acc = a.peak_accumulate.find(key);
+      auto dense = a.dense_peak.find(key);
+      if (acc == a.peak_accumulate.end() || acc->second != "fp16" || dense == a.dense_peak.end() ||
+          !dense->second)
+        throw InputError(field, key,
+                         "a column whose tflops figure is known and tflops_accumulate is fp16");
+      const auto v = opt_positive(value, field + "." + key, dense->second->value() / kTera);
+      if (v) a.fp32_accumulate_peak[key] = FlopsPerSecond(*v * kTera);
+    }
+  }
   a.unsupported_precisions = string_list(e, "unsupported_precisions", w);
   for (const auto& p : a.unsupported_precisions)
     if (!contains(kPeakKeys, p))
@@ -253,6 +280,12 @@ Json accelerator_to_json(const Accelerator& a) {
   j["memory_type"] = text(a.memory_type);
   j["mem_bw_gbps"] = json_in_unit(a.memory_bandwidth, kGiga);
   j["tflops"] = t;
+  if (!a.peak_accumulate.empty()) j["tflops_accumulate"] = a.peak_accumulate;
+  if (!a.fp32_accumulate_peak.empty()) {
+    Json f = Json::object();
+    for (const auto& [key, value] : a.fp32_accumulate_peak) f[key] = to_unit(value.value(), kTera);
+    j["tflops_fp32_accumulate"] = f;
+  }
   j["unsupported_precisions"] = a.unsupported_precisions;
   j["dense_method"] = text(a.dense_method);
   j["scaleup_interconnect"] = text(a.scaleup_interconnect);

@@ -74,6 +74,19 @@ TEST(Deployment, PrecisionTheDeviceLacksIsInfeasible) {
   EXPECT_DOUBLE_EQ(make(llama2_7b(), a100_80(), o).weight_bytes_per_element, 4.5 / 8);
 }
 
+// The RTX 3090 and 5090 run BF16 (RTX Blackwell whitepaper Table 3): the default weights are
+// bf16, with no "no bf16 path" assumption (seed audit 3, D3).
+TEST(Deployment, GeForce3090And5090HaveABf16Path) {
+  for (const char* gpu : {"rtx-3090", "rtx-5090"}) {
+    DeploymentOptions o;
+    o.model = "llama-3.1-8b";
+    o.gpu = gpu;
+    const Deployment d = make_deployment(Catalog::builtin(), o);
+    EXPECT_EQ(d.weight, Precision::bf16) << gpu;
+    for (const auto& a : d.assumptions) EXPECT_EQ(a.find("no bf16 path"), std::string::npos) << a;
+  }
+}
+
 // The FP8 recipe defaults to the model's FP8 checkpoint (DeepSeek-V3's is block-scaled), is named
 // in the assumptions, and is refused for a deployment whose GEMMs are not FP8.
 TEST(Deployment, Fp8RecipeDefaultsToTheCheckpointsAndNeedsFp8Gemms) {

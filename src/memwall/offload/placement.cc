@@ -53,7 +53,10 @@ double cpu_share(const Placement& p, std::string_view name) {
   if (p.cpu_only) return 1.0;
   const double layer_cpu = 1.0 - double(p.gpu_layers) / p.layers;
   if (is_head_op(name)) return head_on_gpu(p) ? 0.0 : 1.0;
-  if (is_attention_op(name)) return p.kv_on_host ? 1.0 : (p.stream ? 0.0 : layer_cpu);
+  // KV in DRAM: FlexGen delegates only decode attention (mha_gen) to the CPU; the prompt's
+  // attention runs on the GPU, which then writes the KV home (flex_opt.py SelfAttention.forward).
+  if (is_attention_op(name))
+    return p.kv_on_host ? (name == "attention_decode" ? 1.0 : 0.0) : (p.stream ? 0.0 : layer_cpu);
   if (is_expert_op(name) && p.experts_on_cpu) return 1.0;
   return layer_cpu;
 }
@@ -122,7 +125,15 @@ Fit place(const infer::Deployment& d, const HostSetup& h, Strategy s, int gpu_la
   split("head_weights", b.head, head_on_gpu(p) ? 1.0 : 0.0, head_on_gpu(p) ? "gpu" : "cpu");
   const double kv_gpu =
       p.cpu_only || p.kv_on_host ? 0.0 : (p.stream || p.experts_on_cpu ? 1.0 : gpu_frac);
-  split("kv_cache", kv, kv_gpu, kv_gpu >= 1 ? "gpu" : (kv_gpu <= 0 ? "cpu" : "gpu + cpu"));
+  split("kv_cache", kv, kv_gpu,
+        kv_gpu >= 1 ? "gpu"
+                    : (kv_gpu <= 0 ? (p.kv_on_host ? "cpu (prefill: gpu)" : "cpu") : "gpu + cpu"));
+  if (p.kv_on_host) {
+    // The prompt's attention runs on the GPU: one layer's prompt KV is there until it is written
+    // home (the write is timed in turn with the compute, so one layer's buffer is enough).
+    const Bytes staged = b.kv_per_token * (double(w.batch) * double(w.input_tokens) / p.layers);
+    p.classes.push_back({"kv_prefill_buffer", staged, Bytes(0), Bytes(0), "gpu"});
+  }
   split("activations", act, p.cpu_only ? 0.0 : 1.0, p.cpu_only ? "cpu" : "gpu");
   if (p.stream && gpu_frac < 1) {
     // Two layers' weights in flight: the one computing and the next arriving (double buffer).
@@ -185,6 +196,7 @@ StepSplit time_step(const infer::Deployment& d, const HostSetup& h, const Placem
   const HostLinkModel link = host_link_model(h, e);
   const double link_bw = link.achievable.value();
   const int64_t step_tokens = batch.prefill_tokens + batch.decode_sequences;
+  const double kv_bytes_per_token = infer::kv_bytes_per_token_per_device(d).value();
   const double disk_share = [&] {
     Bytes host_w(0), disk_w(0);
     for (const auto& t : p.classes)
@@ -203,13 +215,19 @@ StepSplit time_step(const infer::Deployment& d, const HostSetup& h, const Placem
     const double tg = t.time.time.value() * n;
     const double share = cpu_share(p, t.op.name);
     const double on_gpu = tg * (1.0 - share);
-    wall[t.time.compute_bound ? kGpuFlops : kHbm] += on_gpu;
+    const Wall gpu_wall = t.time.compute_bound ? kGpuFlops : kHbm;
+    const double op_bytes = t.op.cost.bytes_moved().value() * n;
+    wall[gpu_wall] += on_gpu;
     s.gpu += Seconds(on_gpu);
+    s.gpu_bytes += Bytes(op_bytes * (1.0 - share));
     if (share <= 0) continue;
     const double weights = t.op.weight_bytes.value() * n * share;
     s.disk_bytes += Bytes(weights * disk_share);
-    if (p.stream && !(p.kv_on_host && is_attention_op(t.op.name))) {
+    if (p.stream) {
+      // A streamed operator runs on the GPU from its copy in GPU memory: its own bound counts.
       gpu_streamed += tg * share;
+      wall[gpu_wall] += tg * share;
+      s.gpu_bytes += Bytes(op_bytes * share);
       stream_bytes += weights;
       continue;
     }
@@ -226,7 +244,8 @@ StepSplit time_step(const infer::Deployment& d, const HostSetup& h, const Placem
       const double alt = tg * share + weights / link_bw;
       if (alt < tc) {
         s.gpu += Seconds(tg * share);
-        wall[t.time.compute_bound ? kGpuFlops : kHbm] += tg * share;
+        s.gpu_bytes += Bytes(op_bytes * share);
+        wall[gpu_wall] += tg * share;
         s.transfer += Seconds(weights / link_bw);
         s.transfer_bytes += Bytes(weights);
         wall[kLink] += weights / link_bw;
@@ -243,7 +262,6 @@ StepSplit time_step(const infer::Deployment& d, const HostSetup& h, const Placem
     s.transfer_bytes += Bytes(stream_bytes);
     const double exposed = std::max(0.0, xfer - gpu_streamed);
     s.transfer += Seconds(exposed);
-    wall[kHbm] += gpu_streamed;
     wall[kLink] += exposed;
   }
   // Hand-overs of activations between GPU and CPU, each a copy and a synchronisation.
@@ -258,8 +276,12 @@ StepSplit time_step(const infer::Deployment& d, const HostSetup& h, const Placem
       bytes += 2.0 * moe_layers * T * hid * 2;  // bf16 hidden states out and back
     }
     if (p.kv_on_host) {
-      crossings += 2.0 * m.layers;
-      bytes += 2.0 * m.layers * T * double(m.heads) * m.head_dim * 2;
+      // Every new token's K/V goes to its home in DRAM, one copy per layer (the prompt's from
+      // the GPU's prefill attention); a decode step's queries go to the CPU's attention and its
+      // outputs come back (bf16).
+      const double Sd = double(batch.decode_sequences);
+      crossings += m.layers * (Sd > 0 ? 3.0 : 1.0);
+      bytes += kv_bytes_per_token * T + 2.0 * m.layers * Sd * double(m.heads) * m.head_dim * 2;
     }
     if (!p.stream && p.gpu_layers < p.layers) {
       crossings += 2.0;
@@ -315,6 +337,14 @@ Estimate evaluate(const infer::Deployment& d, const HostSetup& h, const Fit& f,
   r.decode.time = r.tpot * double(steps);
   r.decode.bound = out.decode.bound;
   r.decode.model_flops = model_flops(d.model, double(w.batch * steps), double(mean_ctx));
+  // MBU: what the GPU's own memory moves for the operators it runs, per second of the whole
+  // step, over its datasheet bandwidth (docs/offload.md); host copies into it are not counted.
+  const double peak_bw = d.ceilings.memory_peak.value();
+  if (!p.cpu_only && peak_bw > 0) {
+    r.prefill.mbu = out.prefill.gpu_bytes.value() / out.prefill.total.value() / peak_bw;
+    if (steps > 0) r.decode.mbu = out.decode.gpu_bytes.value() / out.decode.total.value() / peak_bw;
+    r.mbu = steps > 0 ? r.decode.mbu : r.prefill.mbu;
+  }
   if (!p.cpu_only && peak > 0) {
     r.prefill.mfu = r.prefill.model_flops.value() / (r.prefill.time.value() * peak);
     if (steps > 0) r.decode.mfu = r.decode.model_flops.value() / (r.decode.time.value() * peak);
@@ -326,8 +356,8 @@ Estimate evaluate(const infer::Deployment& d, const HostSetup& h, const Fit& f,
   m.capacity = p.cpu_only ? Bytes(0) : infer::device_capacity(d.gpu);
   m.runtime_reserve = m.capacity * (1.0 - d.memory_utilization);
   for (const auto& t : p.classes) {
-    if (t.name == "kv_cache")
-      m.kv_used = t.gpu;
+    if (t.name == "kv_cache" || t.name == "kv_prefill_buffer")
+      m.kv_used += t.gpu;
     else if (t.name == "activations")
       m.activations = t.gpu;
     else
@@ -492,6 +522,7 @@ Json to_json(const Estimate& e, const HostSetup& h) {
                 {"overhead_s", s.overhead.value()},
                 {"transfer_bytes", s.transfer_bytes.value()},
                 {"disk_bytes", s.disk_bytes.value()},
+                {"gpu_memory_bytes", s.gpu_bytes.value()},
                 {"bound", s.bound}};
   };
   return Json{{"strategy", to_string(p.strategy)},

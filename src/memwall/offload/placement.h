@@ -9,8 +9,9 @@
 //   experts         KTransformers (and llama.cpp -ot exps=CPU): routed experts in DRAM, computed
 //                   by the CPU; attention, shared experts, dense layers and KV on the GPU; two
 //                   hand-overs per MoE layer (Chen et al., KTransformers, SOSP 2025).
-//   kv              KV cache in DRAM, attention computed by the CPU (FlexGen's CPU delegation,
-//                   Sheng et al., ICML 2023 §4.2); weights on the GPU.
+//   kv              KV cache in DRAM, decode attention computed by the CPU (FlexGen's CPU
+//                   delegation, Sheng et al., ICML 2023 §4.2); the prompt's attention on the
+//                   GPU, its KV written home over the link; weights on the GPU.
 //   weights-stream  weights that do not fit stream from DRAM (or NVMe) to the GPU every step,
 //                   the next layer's copy overlapping this layer's compute (FlexGen §4.2, vLLM
 //                   --cpu-offload-gb, DeepSpeed ZeRO-Inference).
@@ -56,7 +57,7 @@ struct Placement {
   int layers = 0;
   int gpu_layers = 0;           // layers whose non-expert weights are on the GPU
   bool experts_on_cpu = false;  // routed experts in DRAM, computed by the CPU
-  bool kv_on_host = false;      // KV in DRAM, attention on the CPU
+  bool kv_on_host = false;      // KV in DRAM, decode attention on the CPU
   bool stream = false;          // CPU-side weights stream to the GPU instead of CPU compute
   bool cpu_only = false;
   std::vector<TensorClass> classes;
@@ -67,6 +68,7 @@ struct Placement {
 struct StepSplit {
   Seconds gpu, cpu, transfer, disk, overhead, total;
   Bytes transfer_bytes, disk_bytes;
+  Bytes gpu_bytes;    // GPU-memory traffic of the operators the GPU runs (streamed ones included)
   std::string bound;  // HBM bandwidth | GPU FLOP/s | DRAM bandwidth | CPU FLOP/s | PCIe | ...
 };
 

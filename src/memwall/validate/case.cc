@@ -16,8 +16,9 @@ double CaseResult::abs_pct_error() const {
 
 double CaseResult::signed_pct_error() const {
   if (!predicted || measured == 0) return std::nan("");
-  const bool time = unit == "s" || unit == "ms" || unit == "us";
-  return (*predicted - measured) / std::fabs(measured) * (time ? -100.0 : 100.0);
+  // Costs, where lower is better: times and GPU-hours (a training run's hardware time).
+  const bool cost = unit == "s" || unit == "ms" || unit == "us" || unit == "GPU-hours";
+  return (*predicted - measured) / std::fabs(measured) * (cost ? -100.0 : 100.0);
 }
 
 bool has(const std::string& text, const char* word) { return text.find(word) != std::string::npos; }

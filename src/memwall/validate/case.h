@@ -25,8 +25,9 @@ struct CaseResult {
   uncertainty::Regime regime;       // what dominated the prediction (set by the predictor)
   std::optional<uncertainty::Interval> held_out;  // 80 % interval fitted without its source
   double abs_pct_error() const;     // |predicted - measured| / measured x 100
-  // (predicted - measured) / measured x 100, negated for times (unit s, ms, us), so that > 0 always
-  // means optimistic: more throughput or less time than measured (too little hardware bought).
+  // (predicted - measured) / measured x 100, negated for costs (unit s, ms, us, GPU-hours), so
+  // that > 0 always means optimistic: more throughput or less time than measured (too little
+  // hardware bought).
   double signed_pct_error() const;
   std::vector<std::string> workload;  // regimes_of() (runner.h): inference workload regimes
 };
