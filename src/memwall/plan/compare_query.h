@@ -23,7 +23,7 @@ struct CompareQuery {
   std::vector<std::string> gpus, vendors;  // empty: all
   bool domestic_only = false;
   std::optional<int> max_gpus;
-  std::string pricing = "auto";
+  std::string pricing = "owned";
   std::optional<double> price_per_gpu_hour, electricity, pue, life_years;
 };
 
