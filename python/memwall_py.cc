@@ -603,7 +603,7 @@ PYBIND11_MODULE(memwall, m) {
         arg("power_cap_kw") = none, arg("vendors") = none, arg("domestic_only") = false,
         arg("max_gpus") = none, arg("objective") = "cost", arg("top") = 10, arg("gpus") = none,
         arg("weight_precisions") = "bf16,fp8,int4", arg("kv_precisions") = "bf16,fp8",
-        arg("fabric") = "ib-ndr", arg("serving") = "both", arg("pricing") = "auto",
+        arg("fabric") = "ib-ndr", arg("serving") = "both", arg("pricing") = "owned",
         arg("price_per_gpu_hour") = none, arg("capex") = none, arg("electricity") = none,
         arg("pue") = none, arg("life_years") = none, arg("hosting_per_kw_month") = none,
         arg("idle_power_fraction") = none, arg("tco_years") = 3.0, arg("verify") = 0,

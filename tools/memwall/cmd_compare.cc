@@ -98,8 +98,8 @@ void register_compare(CLI::App& app, GlobalOptions& g, Runner& run) {
       ->check(non_empty_list("vendor names"));
   sub->add_flag("--domestic-only", o.query.domestic_only, "Only Chinese domestic accelerators (" + plan::domestic_vendor_names() + ")");
   sub->add_option("--max-gpus", o.query.max_gpus, "At most this many devices per plan");
-  sub->add_option("--pricing", o.query.pricing, "auto, cloud, owned")->capture_default_str();
-  sub->add_option("--price-per-gpu-hour", o.query.price_per_gpu_hour, "Cloud $ per device-hour (all)");
+  sub->add_option("--pricing", o.query.pricing, "owned or cloud, one basis for every row")->capture_default_str();
+  sub->add_option("--price-per-gpu-hour", o.query.price_per_gpu_hour, "Cloud $ per device-hour (all; with --pricing cloud)");
   sub->add_option("--electricity", o.query.electricity, "$ per kWh");
   sub->add_option("--pue", o.query.pue, "Power usage effectiveness");
   sub->add_option("--life-years", o.query.life_years, "Amortisation life, years");

@@ -52,7 +52,7 @@ struct PlanInferOptions {
   std::string kv_precisions = "bf16,fp8";
   std::string fabric = "ib-ndr";
   std::string serving = "both";  // aggregated, disaggregated, both
-  std::string pricing = "auto";
+  std::string pricing = "owned";
   std::optional<double> price_per_gpu_hour, capex, electricity, pue, life_years, hosting,
       idle_power_fraction;
   double tco_years = 3;
@@ -78,9 +78,11 @@ std::optional<double> value_of(const std::optional<Q>& q) {
 }
 
 void add_cost_options(CLI::App* sub, PlanInferOptions& o) {
-  sub->add_option("--pricing", o.pricing, "auto (owned when capex is known, else cloud), cloud, owned")
+  sub->add_option("--pricing", o.pricing,
+                  "owned (card + host + network + power x PUE + hosting) or cloud (rental); one "
+                  "basis for every row, unknown where a row has no figure on it")
       ->capture_default_str();
-  sub->add_option("--price-per-gpu-hour", o.price_per_gpu_hour, "Cloud $ per device-hour (all candidates)");
+  sub->add_option("--price-per-gpu-hour", o.price_per_gpu_hour, "Cloud $ per device-hour (all candidates; with --pricing cloud)");
   sub->add_option("--capex", o.capex, "Purchase $ per device (all candidates)");
   sub->add_option("--electricity", o.electricity, "$ per kWh (default: data/prices/facility.json)");
   sub->add_option("--pue", o.pue, "Power usage effectiveness (>= 1)");
@@ -282,6 +284,7 @@ int run_plan_infer(const PlanInferOptions& o, const GlobalOptions& g) {
                                                           : plan::to_string(p.options.objective),
              r.plans.size(), static_cast<long>(r.plans.size()) - disaggregated, disaggregated, r.shapes,
              r.configurations, r.pool_pairs, seconds);
+  fmt::print("  {}\n", cost::boundary_text(p.options.cost.basis));
   if (p.confidence)
     fmt::print("  --confidence {:g}: {} plan(s) removed whose SLA fails at the pessimistic end of their "
                "{:g} % interval\n",
@@ -702,6 +705,9 @@ void register_plan(CLI::App& app, GlobalOptions& g, Runner& run) {
   add_cost_options(train_cmd, t.cost);
   train_cmd->callback([&run, &g] { run = [&g] { return run_plan_train(t, g); }; });
 
+  // The README scenario takes the quality policy too (--quality any: every precision, as before
+  // the quality floor).
+  add_quality_options(sub, defaults.quality, defaults.min_recovery);
   sub->footer(plan::kPlanDefinitions);
   sub->callback([sub, &run, &g] {
     if (!sub->get_subcommands().empty()) return;

@@ -39,18 +39,27 @@ std::string cite(const std::string& what, const SourcedValue& v) {
 
 std::string to_string(PricingBasis b) {
   switch (b) {
-    case PricingBasis::automatic: return "auto";
     case PricingBasis::cloud: return "cloud";
     case PricingBasis::owned: return "owned";
   }
-  return "auto";
+  return "owned";
 }
 
 PricingBasis parse_pricing_basis(const std::string& s) {
-  if (s == "auto") return PricingBasis::automatic;
   if (s == "cloud") return PricingBasis::cloud;
   if (s == "owned") return PricingBasis::owned;
-  throw InputError("--pricing", s, "auto, cloud, owned");
+  throw InputError("--pricing", s, "owned, cloud");
+}
+
+std::string boundary_text(PricingBasis b) {
+  const std::string price =
+      b == PricingBasis::owned
+          ? "priced owned (card + host + network + power x PUE + hosting)"
+          : "priced cloud (rental $/GPU-hour, host, power and facility in the price)";
+  return "Every row " + price +
+         "; kW = the node's wall power share x PUE, TOK/J = tokens per joule of that wall power "
+         "before PUE; a card in no catalog node has no host: its " +
+         (b == PricingBasis::owned ? "$ and power are" : "power is") + " unknown.";
 }
 
 void CostOverrides::validate() const {
@@ -62,6 +71,9 @@ void CostOverrides::validate() const {
   check(hosting_usd_per_kw_month, "--hosting-per-kw-month", 0.0, 1e5);
   check(idle_power_fraction, "--idle-power-fraction", 0.0, 1.0);
   check(tco_years, "--tco-years", 0.01, 30.0);
+  if (price_per_gpu_hour && basis == PricingBasis::owned)
+    throw InputError("--price-per-gpu-hour", std::to_string(*price_per_gpu_hour),
+                     "a cloud rental price, used with --pricing cloud (the default is owned)");
 }
 
 Watts board_power(Watts tdp, double utilisation, double idle_fraction) {
@@ -144,21 +156,7 @@ DeviceHourCost device_hour_cost(const Accelerator& a, const PriceBook& book,
     out.unknown.push_back("TDP of " + a.id + (node ? " (or wall power of " + node->id + ")" : ""));
   }
 
-  // Resolve the basis: explicit, or owned when it can be priced, else cloud.
-  const bool rental_known = o.price_per_gpu_hour || p.cloud_usd_per_gpu_hour.known() ||
-                            (np && np->cloud_usd_per_node_hour.known());
-  PricingBasis basis = o.basis;
-  if (basis == PricingBasis::automatic) {
-    if (o.price_per_gpu_hour) {
-      basis = PricingBasis::cloud;
-    } else if (capex >= 0 && full_w > 0) {
-      basis = PricingBasis::owned;
-    } else if (rental_known) {
-      basis = PricingBasis::cloud;
-    } else {
-      basis = PricingBasis::owned;  // reported with its unknowns
-    }
-  }
+  const PricingBasis basis = o.basis;
   out.basis = basis;
 
   price_power(full_w, utilisation, book, o, out);
@@ -279,6 +277,22 @@ DeploymentCost deployment_cost(const Accelerator& a, int devices, double generat
     out.tco = *out.per_hour * hours;
   }
   return out;
+}
+
+void without_host(DeploymentCost& c, const std::string& accelerator_id) {
+  const std::string why = "host, network and wall power of " + accelerator_id +
+                          " (the catalog has no node of it; add one with --catalog)";
+  c.device.unknown.push_back(why);
+  c.device.board_power.reset();
+  c.device.facility_power.reset();
+  c.facility_power.reset();
+  c.tokens_per_joule.reset();
+  if (c.device.basis == PricingBasis::cloud) return;
+  c.device.total.reset();
+  c.per_hour.reset();
+  c.usd_per_million_tokens.reset();
+  c.capex_total.reset();
+  c.tco.reset();
 }
 
 namespace {

@@ -15,18 +15,21 @@
 
 namespace memwall::cost {
 
+// One basis for every row of a ranking (docs/cost.md "One boundary per ranking"): a row that has
+// no figure on it is priced unknown, never on the other basis.
 enum class PricingBasis {
-  automatic,  // owned when capex and TDP are known, else cloud when a rental price is known
-  cloud,      // on-demand $/GPU-hour (power and facility included in the price)
-  owned,      // capex / life + energy + hosting
+  cloud,  // on-demand $/GPU-hour (host, power and facility included in the price)
+  owned,  // capex of card + host + network / life + energy at the wall x PUE + hosting
 };
 std::string to_string(PricingBasis b);
 PricingBasis parse_pricing_basis(const std::string& s);  // InputError naming --pricing
+// The boundary every row of a ranking is priced and powered on, in words, for a table header.
+std::string boundary_text(PricingBasis b);
 
 // Command-line overrides; each replaces the price-book figure for every accelerator.
 struct CostOverrides {
-  PricingBasis basis = PricingBasis::automatic;
-  std::optional<double> price_per_gpu_hour;  // $/device-hour (forces cloud unless basis=owned)
+  PricingBasis basis = PricingBasis::owned;
+  std::optional<double> price_per_gpu_hour;  // $/device-hour (with basis = cloud)
   std::optional<double> capex_usd;           // $ per device
   std::optional<double> electricity_usd_per_kwh;
   std::optional<double> pue;
@@ -34,7 +37,7 @@ struct CostOverrides {
   std::optional<double> hosting_usd_per_kw_month;
   std::optional<double> idle_power_fraction;
   double tco_years = 3.0;  // horizon of the reported total cost of ownership
-  void validate() const;   // InputError for non-finite, negative or out-of-range values
+  void validate() const;   // InputError for out-of-range values, or a rental price when owned
 };
 
 inline constexpr double kHoursPerYear = 8760.0;
@@ -98,6 +101,12 @@ std::optional<Dollars> owned_tco(const DeviceHourCost& d, double years);
 DeploymentCost deployment_cost(const Accelerator& a, int devices, double generated_tokens_per_s,
                                double utilisation, const PriceBook& book, const CostOverrides& o,
                                const Node* node = nullptr);
+
+// A card in no catalog node has no host, network or wall power: in a ranking (docs/cost.md "One
+// boundary per ranking") its owned $ figures and its power become unknown, naming why; a cloud
+// rental (host included in the price) keeps its $ figures. Callers that add a host themselves
+// (offload plans, cost/host_cost.h) do not call this.
+void without_host(DeploymentCost& c, const std::string& accelerator_id);
 
 // Two pools of one deployment (disaggregated serving: the decode pool `a` generates the tokens,
 // the prefill pool `b` only serves prompts): devices, $/hour, capex, TCO and power add; $ per

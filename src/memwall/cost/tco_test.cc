@@ -72,14 +72,37 @@ TEST(Cost, DollarsPerMillionTokensAndTco) {
   EXPECT_NEAR(owned.tco->value(), 8 * 27500.0 + 8 * (0.105 + 0.7 * 150 * 12 / 8760.0) * 3 * 8760, 1e-6);
 }
 
-TEST(Cost, AutomaticBasisPrefersOwnedThenCloudAndOverridesWin) {
+// One basis for every row (docs/cost.md "One boundary per ranking"): owned unless asked; a rental
+// price is a cloud figure and is refused on the owned basis rather than switching the row.
+TEST(Cost, OneBasisOwnedByDefaultAndARentalPriceNeedsCloud) {
   const PriceBook b = book_with(27500, 3.0);
   CostOverrides o;
   EXPECT_EQ(device_hour_cost(device("gpu-x", 700), b, o, 1).basis, PricingBasis::owned);
+  EXPECT_THROW(parse_pricing_basis("auto"), InputError);
   o.price_per_gpu_hour = 2.0;
+  EXPECT_THROW(o.validate(), InputError);
+  o.basis = PricingBasis::cloud;
+  o.validate();
   const auto c = device_hour_cost(device("gpu-x", 700), b, o, 1);
   EXPECT_EQ(c.basis, PricingBasis::cloud);
   EXPECT_DOUBLE_EQ(c.total->value(), 2.0);
+}
+
+// Without a node a card has no host: owned $ and power become unknown, a rental keeps its $.
+TEST(Cost, WithoutHostOwnedIsUnknownAndCloudKeepsItsRental) {
+  const PriceBook b = book_with(27500, 3.0);
+  CostOverrides o;
+  auto owned = deployment_cost(device("gpu-x", 700), 1, 1000.0, 1.0, b, o);
+  ASSERT_TRUE(owned.usd_per_million_tokens.has_value());
+  without_host(owned, "gpu-x");
+  EXPECT_FALSE(owned.usd_per_million_tokens.has_value());
+  EXPECT_FALSE(owned.tokens_per_joule.has_value());
+  EXPECT_NE(owned.device.unknown.back().find("no node"), std::string::npos);
+  o.basis = PricingBasis::cloud;
+  auto cloud = deployment_cost(device("gpu-x", 700), 1, 1000.0, 1.0, b, o);
+  without_host(cloud, "gpu-x");
+  EXPECT_NEAR(*cloud.usd_per_million_tokens, 3.0 / 3.6, 1e-9);
+  EXPECT_FALSE(cloud.facility_power.has_value());
 }
 
 TEST(Cost, UnknownPricesStayUnknownAndAreNamed) {

@@ -52,6 +52,9 @@ struct Node {
   std::string cpu_socket_link;  // e.g. "UPI (Ice Lake-SP)", "xGMI (EPYC Genoa)"
   std::string nic_model;        // e.g. "ConnectX-7"
   std::vector<std::string> unconfirmed;  // fields whose value is reported but not vendor-confirmed
+  // What running on this node risks beyond the accelerator's own stack, e.g. a patched driver
+  // (empty: none); plans on it carry it as a software risk (RISK column, --risk-averse).
+  std::string risk;
 
   int devices_per_socket() const { return sockets > 0 ? (devices + sockets - 1) / sockets : devices; }
   bool peer_to_peer() const { return topology != IntraNodeTopology::pcie_via_cpu; }

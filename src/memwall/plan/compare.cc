@@ -31,6 +31,8 @@ Comparison compare_accelerators(const ModelSpec& model, const InferenceWorkload&
       e.scaling_efficiency = best.scaling_efficiency;
       e.tokens_per_joule = best.cost.tokens_per_joule;
       e.usd_per_million_tokens = best.cost.usd_per_million_tokens;
+      e.billed_devices = best.cost.billed_devices;
+      e.node = best.shape.node ? best.shape.node->id : "";
       e.plan_summary = best.prefill ? fmt::format("{}, decode batch {}", best.describe(), best.point.batch)
                                     : fmt::format("{} x {} replicas, batch {}", best.shape.describe(),
                                                   best.replicas, best.point.batch);

@@ -24,7 +24,7 @@ struct CompareQuery {
   std::vector<std::string> gpus, vendors;  // empty: all
   bool domestic_only = false;
   std::optional<int> max_gpus;
-  std::string pricing = "auto";
+  std::string pricing = "owned";
   std::optional<double> price_per_gpu_hour, electricity, pue, life_years;
   std::string quality = "near-lossless";  // as InferenceQuery: every chip at the same quality floor
   std::optional<double> min_recovery;

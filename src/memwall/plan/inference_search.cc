@@ -31,6 +31,17 @@ std::vector<const Accelerator*> accelerators_named(const Catalog& catalog,
 }
 namespace {
 
+// Every row of one ranking on one boundary (docs/cost.md "One boundary per ranking"): a card in
+// no node has no host, so its owned price and its wall power are unknown rather than board-only.
+cost::DeploymentCost ranked_cost(const Accelerator& a, int devices, double generated_tokens_per_s,
+                                 double utilisation, const cost::PriceBook& book,
+                                 const cost::CostOverrides& o, const Node* node) {
+  cost::DeploymentCost c =
+      cost::deployment_cost(a, devices, generated_tokens_per_s, utilisation, book, o, node);
+  if (!node) cost::without_host(c, a.id);
+  return c;
+}
+
 double gb(Bytes b) { return b.value() / 1e9; }
 
 // The most devices one plan may deploy: the bound train applies to --gpus (train/estimate.cc,
@@ -497,11 +508,12 @@ InferenceSearchResult search_inference(const ModelSpec& model, const InferenceWo
                        RejectionStage::catalog);
                 continue;
               }
-              const SoftwareFit fit = software_fit(*a, wp, kp, constraints, support, ecosystem);
+              SoftwareFit fit = software_fit(*a, wp, kp, constraints, support, ecosystem);
               if (!fit.feasible) {
                 reject(fit.why);
                 continue;
               }
+              if (node && !node->risk.empty()) fit.risks.push_back(node->id + ": " + node->risk);
               shape.engine = fit.engine;
               ReplicaModel rm;
               try {
@@ -546,8 +558,8 @@ InferenceSearchResult search_inference(const ModelSpec& model, const InferenceWo
                 }
                 if (c.link && (c.prefill || max_batch >= 1)) {
                   c.software = fit;
-                  c.at0 = cost::deployment_cost(*a, 1, 0.0, 0.0, prices, options.cost, node);
-                  c.at1 = cost::deployment_cost(*a, 1, 0.0, 1.0, prices, options.cost, node);
+                  c.at0 = ranked_cost(*a, 1, 0.0, 0.0, prices, options.cost, node);
+                  c.at1 = ranked_cost(*a, 1, 0.0, 1.0, prices, options.cost, node);
                   pools[{wp, kp}].push_back(std::move(c));
                 }
               }
@@ -623,7 +635,7 @@ InferenceSearchResult search_inference(const ModelSpec& model, const InferenceWo
                 plan.tokens_per_s_per_user = 1.0 / plan.point.tpot.value();
                 const infer::StepBatch busy = decode_batch(best, context);
                 const double activity = rm.activity ? rm.activity(busy) : 1.0;
-                plan.cost = cost::deployment_cost(*a, plan.devices, plan.generated_tokens_per_s,
+                plan.cost = ranked_cost(*a, plan.devices, plan.generated_tokens_per_s,
                                                   activity, prices, options.cost, node);
                 plan.software = fit;
                 if (rm.communication_share) {
@@ -736,11 +748,11 @@ InferenceSearchResult search_inference(const ModelSpec& model, const InferenceWo
       pool.kv_transfer_p99 = pt.transfer_p99;
       pool.link = std::min(pc.link->bandwidth, d.link->bandwidth);
       pool.link_latency = std::max(pc.link->latency, d.link->latency);
-      pool.cost = cost::deployment_cost(*pc.shape.accelerator, pt.prefill_replicas * pc.shape.devices(), 0.0,
+      pool.cost = ranked_cost(*pc.shape.accelerator, pt.prefill_replicas * pc.shape.devices(), 0.0,
                                         pt.prefill_utilisation * pc.prefill->activity, prices, options.cost,
                                         pc.shape.node);
       const cost::DeploymentCost decode_cost =
-          cost::deployment_cost(*d.shape.accelerator, pt.decode_replicas * d.shape.devices(),
+          ranked_cost(*d.shape.accelerator, pt.decode_replicas * d.shape.devices(),
                                 pt.generated_tokens_per_s, d.activity(pt.decode_batch, context), prices, options.cost,
                                 d.shape.node);
       plan.cost = cost::combine(decode_cost, pool.cost);

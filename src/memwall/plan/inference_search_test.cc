@@ -15,12 +15,23 @@ namespace {
 
 struct Fixture {
   std::vector<Accelerator> accels;
+  // One 8-device server per accelerator for the tests of cost: an owned plan buys servers (a card in
+  // no node has no owned price; docs/cost.md "One boundary per ranking"); the host is free here.
+  std::vector<Node> nodes;
   ModelSpec model;
   cost::PriceBook prices;
   Fixture() {
     accels.push_back(make("fast-gpu", "NVIDIA", 80, 3.35, 989, 700, 30000));
     accels.push_back(make("cheap-gpu", "NVIDIA", 24, 1.0, 165, 450, 1600));
     accels.push_back(make("npu", "Huawei", 64, 1.6, 300, 400, 16000));
+    for (const auto& a : accels) {
+      Node n;
+      n.id = a.id + "-server";
+      n.accelerator = a.id;
+      n.device_link_bandwidth_per_direction = BytesPerSecond(100e9);
+      n.nic_bandwidth_per_direction = BytesPerSecond(50e9);
+      nodes.push_back(n);
+    }
     model.id = "toy-8b";
     model.layers = 32;
     model.hidden = 4096;
@@ -54,6 +65,12 @@ struct Fixture {
     for (const auto& a : accels) s.accelerators.push_back(&a);
     s.weight_precisions = {Precision::bf16};
     s.kv_precisions = {Precision::bf16};
+    return s;
+  }
+  // The same with the servers, for tests of what plans cost.
+  SearchSpace priced_space() const {
+    SearchSpace s = space();
+    for (const auto& n : nodes) s.nodes.push_back(&n);
     return s;
   }
 };
@@ -142,10 +159,10 @@ TEST(InferenceSearch, PlansAreRankedAndConstraintsHold) {
   Fixture f;
   Constraints c;
   c.domestic_only = true;
-  const auto r = search_inference(f.model, chat(50, 2.0), f.space(), c, {}, toy_factory(), f.prices);
+  const auto r = search_inference(f.model, chat(50, 2.0), f.priced_space(), c, {}, toy_factory(), f.prices);
   ASSERT_FALSE(r.plans.empty());
   for (const Plan& p : r.plans) EXPECT_EQ(p.shape.accelerator->vendor, "Huawei");
-  const auto all = search_inference(f.model, chat(50, 2.0), f.space(), {}, {}, toy_factory(), f.prices);
+  const auto all = search_inference(f.model, chat(50, 2.0), f.priced_space(), {}, {}, toy_factory(), f.prices);
   for (size_t i = 1; i < all.plans.size(); ++i) {
     ASSERT_TRUE(all.plans[i - 1].objective && all.plans[i].objective);
     EXPECT_LE(*all.plans[i - 1].objective, *all.plans[i].objective);
@@ -161,7 +178,7 @@ TEST(InferenceSearch, TighterTtftNeverLowersCost) {
   Fixture f;
   double previous = 0;
   for (double ttft : {4.0, 2.0, 1.0, 0.5, 0.3}) {
-    const auto r = search_inference(f.model, chat(300, ttft), f.space(), {}, {}, toy_factory(), f.prices);
+    const auto r = search_inference(f.model, chat(300, ttft), f.priced_space(), {}, {}, toy_factory(), f.prices);
     if (r.plans.empty()) break;
     const double best = *r.plans.front().objective;
     EXPECT_GE(best, previous - 1e-12) << "ttft " << ttft;

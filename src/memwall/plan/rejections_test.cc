@@ -32,22 +32,23 @@ TEST(Rejections, TheFurthestStageThenTheSmallestShortfallBinds) {
   EXPECT_EQ(binding_rejection({&fp8}).reason, fp8.reason);
 }
 
-// The default scenario (Qwen2.5-72B, 300 chat users): the RTX 5090 fails on memory (its int4
-// weights miss one card by 10.75 GiB), not on its unknown bf16 peak; the MLU370-X8 fails on the SLA
-// (TPOT 118.1 ms at batch 1 with bf16 KV), not on its missing fp8 KV path. `compare` says the same.
+// The default scenario (Qwen2.5-72B, 300 chat users): the A10 fails on memory (its int4 weights
+// miss one card by 19.17 GiB), not on an unsupported precision of another candidate; the
+// MLU370-X8 fails on the SLA (TPOT 118.1 ms at batch 1 with bf16 KV), not on its missing fp8 KV
+// path. `compare` says the same.
 // Every precision is searched (quality "any"), as the reasons compete across precisions.
 TEST(Rejections, PlanAndCompareNameTheBindingReasonOfTheDefaultScenario) {
   InferenceQuery q;
   q.quality = "any";
   q.concurrency = 300;
-  q.gpus = {"5090", "mlu370"};
+  q.gpus = {"a10", "mlu370"};
   q.offload = false;
   const auto a = answer_inference(Catalog::builtin(), cost::PriceBook::builtin(), q);
   ASSERT_TRUE(a->result.plans.empty());
   const auto why = binding_rejections(a->result.rejected);
-  const std::string rtx = why.at("nvidia-rtx-5090"), mlu = why.at("cambricon-mlu370-x8");
+  const std::string rtx = why.at("nvidia-a10"), mlu = why.at("cambricon-mlu370-x8");
   EXPECT_NE(rtx.find("does not fit"), std::string::npos) << rtx;
-  EXPECT_NE(rtx.find("by 10.75 GiB"), std::string::npos) << rtx;
+  EXPECT_NE(rtx.find("by 19.17 GiB"), std::string::npos) << rtx;
   EXPECT_NE(mlu.find("misses the SLA: TPOT 118.1 ms > 50.0 ms at batch 1"), std::string::npos)
       << mlu;
 
@@ -58,7 +59,7 @@ TEST(Rejections, PlanAndCompareNameTheBindingReasonOfTheDefaultScenario) {
   ASSERT_EQ(cmp.rows.size(), 2u);
   EXPECT_EQ(cmp.rows[0].evidence.infeasible_reason, rtx);
   EXPECT_EQ(cmp.rows[1].evidence.infeasible_reason, mlu);
-  EXPECT_EQ(cmp.rows[0].accelerator, &c.accelerator("5090"));
+  EXPECT_EQ(cmp.rows[0].accelerator, &c.accelerator("a10"));
 }
 
 }  // namespace

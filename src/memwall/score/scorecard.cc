@@ -67,9 +67,13 @@ std::vector<ScorecardRow> build_scorecard(const std::vector<Evidence>& evidence,
 
     if (e.feasible && e.tokens_per_joule && best_tpj > 0) {
       r.energy.score = 10.0 * *e.tokens_per_joule / best_tpj;
-      r.energy.basis = fmt::format("{:.2f} tokens/J (board power)", *e.tokens_per_joule);
+      // The plan's power boundary (docs/cost.md "One boundary per ranking"): the wall power of
+      // every device it buys, so a 1-GPU plan on a rack-scale node counts the whole rack.
+      r.energy.basis = fmt::format("{:.2f} tokens/J (wall power of the {} device(s) bought in {}, "
+                                   "before PUE)",
+                                   *e.tokens_per_joule, e.billed_devices, e.node);
     } else {
-      r.energy.basis = e.feasible ? "TDP unknown" : "no feasible plan";
+      r.energy.basis = e.feasible ? "wall power unknown" : "no feasible plan";
       if (e.feasible) r.flags.emplace_back(std::string_view("power unknown"));
     }
 

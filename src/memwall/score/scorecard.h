@@ -24,8 +24,10 @@ struct Evidence {
   int devices = 0;              // devices of the best plan (all replicas)
   int devices_per_replica = 0;
   std::optional<double> scaling_efficiency;  // 1 - exposed communication share of a decode step
-  std::optional<double> tokens_per_joule;
+  std::optional<double> tokens_per_joule;  // of the wall power of every device bought, before PUE
   std::optional<double> usd_per_million_tokens;
+  int billed_devices = 0;  // devices bought (whole servers or racks: >= devices)
+  std::string node;        // the node they are bought in ("" without one)
   std::string plan_summary;  // "TP4 x 3 replicas, fp8 weights ..."
 };
 

@@ -98,5 +98,19 @@ TEST(Scorecard, UnknownSpecsAreFlaggedNotScored) {
   EXPECT_FALSE(rows[0].flags.empty());
 }
 
+// D6 of seed-audit-3: a 1-GPU plan on an NVL72 rack is powered as the whole rack it buys, and the
+// energy basis says so instead of "(board power)".
+TEST(Scorecard, EnergyNamesThePowerBoundaryOfWhatThePlanBuys) {
+  const Accelerator gb200 = make("nvidia-gb200-per-gpu", "NVIDIA", 186, 8);
+  Evidence e = need(&gb200, 16, 0.3);
+  e.feasible = true;
+  e.tokens_per_joule = 0.23;
+  e.billed_devices = 72;
+  e.node = "gb200-nvl72";
+  const auto rows = build_scorecard({e}, EcosystemBook::builtin());
+  EXPECT_EQ(rows[0].energy.basis,
+            "0.23 tokens/J (wall power of the 72 device(s) bought in gb200-nvl72, before PUE)");
+}
+
 }  // namespace
 }  // namespace memwall::score
