@@ -19,7 +19,7 @@ const VIEWS = ["infer", "train", "plan", "simulate", "net", "compare"];
 const TERMS = new Set(["GiB", "MiB", "KiB", "TiB", "PiB", "FLOP", "FLOPs", "MFU", "MBU", "HFU", "TTFT", "TPOT", "SLA",
   "ZeRO", "NVLink", "NVSwitch", "PCIe", "token", "tokens", "max", "kWh", "AllReduce", "AllGather", "ReduceScatter",
   "AllToAll", "ShareGPT", "Alpaca", "Roofline", "JSON", "memwall", "npm", "HGX", "CLI", "TFLOP",
-  "PFLOP", "GFLOP", "Simple", "CPU", "GPU", "TDP", "NVMe", "vllm", "FILE", "sglang", "lmdeploy", "mindie", "trtllm", "tgi", "HBM", "XDR", "NDR", "MWh", "GWh", "kWh"]);
+  "PFLOP", "GFLOP", "Simple", "CPU", "GPU", "TDP", "PUE", "NVMe", "vllm", "FILE", "sglang", "lmdeploy", "mindie", "trtllm", "tgi", "HBM", "XDR", "NDR", "MWh", "GWh", "kWh"]);
 const failures = [];
 const fail = (what) => { failures.push(what); console.error("FAIL: " + what); };
 
