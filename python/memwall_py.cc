@@ -340,8 +340,10 @@ py::object plan_infer_py(const std::string& model, const std::optional<double>& 
                          int verify, int64_t verify_requests,
                          const std::optional<double>& confidence,
                          const std::string& quality, const std::optional<double>& min_recovery,
+                         const std::optional<std::string>& calibration,
                          const std::optional<Files>& catalog) {
   plan::InferenceQuery a;
+  a.calibration = calibration;
   a.model = model;
   a.rate = rate;
   a.concurrency = concurrency;
@@ -425,6 +427,10 @@ const std::map<std::string, SimulateSetter>& simulate_fields() {
       MEMWALL_FIELD(kv_precision),   MEMWALL_FIELD(fp8_recipe),
       MEMWALL_FIELD(sla),
       MEMWALL_FIELD(engine),         MEMWALL_FIELD(engine_version),
+      // --calibration FILE, as the CLI spells it.
+      {"calibration", [](serve::SimulateRequest& r, py::handle v) {
+         r.calibration_file = v.cast<std::optional<std::string>>();
+       }},
       MEMWALL_FIELD(engine_limits),  MEMWALL_FIELD(scheduler_steps),
       MEMWALL_FIELD(host_kv_cache_gib),
       MEMWALL_FIELD(prefix_hit_rate), MEMWALL_FIELD(prefix_pool),
@@ -608,7 +614,7 @@ PYBIND11_MODULE(memwall, m) {
         arg("pue") = none, arg("life_years") = none, arg("hosting_per_kw_month") = none,
         arg("idle_power_fraction") = none, arg("tco_years") = 3.0, arg("verify") = 0,
         arg("verify_requests") = 0, arg("confidence") = none, arg("quality") = "near-lossless",
-        arg("min_recovery") = none, arg("catalog") = none);
+        arg("min_recovery") = none, arg("calibration") = none, arg("catalog") = none);
 
   m.def(
       "simulate",

@@ -284,6 +284,28 @@ class PlanTest(unittest.TestCase):
             self.assertIn(plan["accelerator"],
                           (memwall.accelerator("h100")["id"], memwall.accelerator("a100")["id"]))
 
+    def test_calibration_is_applied_as_the_cli_applies_it(self):
+        import tempfile
+        with tempfile.NamedTemporaryFile("w", suffix=".json", delete=False) as f:
+            f.write('{"engines": {"vllm": {"step_overhead_us": 5000}}}')
+        # The planner runs vLLM on the H100 (the support matrix), which the profile slows.
+        args = dict(model="llama-3.1-8b", concurrency=8, gpus=["h100"], serving="aggregated",
+                    top=1)
+        py = memwall.plan_infer(calibration=f.name, **args)
+        cli = cli_json("plan", "infer", "--model", "llama-3.1-8b", "--concurrency", "8",
+                       "--gpus", "h100", "--serving", "aggregated", "--top", "1",
+                       "--calibration", f.name)
+        self.assertAlmostEqual(py["plans"][0]["tpot_s"], cli["plans"][0]["tpot_s"], places=12)
+        plain = memwall.plan_infer(**args)
+        self.assertGreater(py["plans"][0]["tpot_s"], plain["plans"][0]["tpot_s"] + 0.004)
+        sim = memwall.simulate("llama-3.1-8b", "h100", engine="vllm", rate=2, requests=50,
+                               dataset="fixed:256,64", calibration=f.name)
+        sim_cli = cli_json("simulate", "--model", "llama-3.1-8b", "--gpu", "h100", "--engine",
+                           "vllm", "--rate", "2", "--requests", "50", "--dataset", "fixed:256,64",
+                           "--calibration", f.name)
+        self.assertAlmostEqual(sim["tpot_s"]["mean"], sim_cli["tpot_s"]["mean"], places=12)
+        os.unlink(f.name)
+
     def test_confidence_removes_plans_and_rows_have_intervals(self):
         args = dict(model="llama-3.1-8b", concurrency=32, input=512, output=128,
                     gpus=["h100", "a100"], serving="aggregated", top=3)

@@ -92,6 +92,9 @@ void register_compare(CLI::App& app, GlobalOptions& g, Runner& run) {
   sub->add_option("--input", o.query.input, "Prompt lengths (as plan infer)")->capture_default_str();
   sub->add_option("--output", o.query.output, "Output lengths (as plan infer)")->capture_default_str();
   sub->add_option("--sla", o.query.sla, "ttft_p99=S,tpot_p99=S[,e2e_p99=S]")->capture_default_str();
+  sub->add_option("--calibration", o.query.calibration,
+                  "Calibration profile every chip's plans are timed with (memwall calibrate --out)")
+      ->check(CLI::ExistingFile);
   sub->add_option("--gpus", o.gpus, "Only these accelerators (comma list)")
       ->check(non_empty_list("accelerator ids or aliases"));
   sub->add_option("--vendors", o.vendors, "Only these vendors (comma list)")

@@ -37,6 +37,7 @@ namespace {
 
 struct PlanInferOptions {
   std::string model = "qwen2.5-72b";
+  std::string calibration;  // a calibration profile (memwall calibrate / probe); "": built-in
   std::optional<double> rate;
   std::optional<double> concurrency;
   std::string input = "sharegpt", output = "sharegpt";
@@ -165,6 +166,7 @@ plan::InferenceQuery query_from(const PlanInferOptions& o) {
   if (o.confidence > 0) q.confidence = o.confidence;
   q.quality = o.quality;
   q.min_recovery = o.min_recovery;
+  if (!o.calibration.empty()) q.calibration = o.calibration;
   return q;
 }
 
@@ -666,6 +668,10 @@ void register_plan(CLI::App& app, GlobalOptions& g, Runner& run) {
                     "validation errors, docs/validate.md); prints how many plans it removes")
       ->check(CLI::Range(0.01, 0.99));
   add_quality_options(infer, o.quality, o.min_recovery);
+  infer->add_option("--calibration", o.calibration,
+                    "Calibration profile every candidate is timed with (memwall calibrate --out,\n"
+                    "memwall probe --out; docs/calibrate.md)")
+      ->check(CLI::ExistingFile);
   infer->add_option("--verify", o.verify, "Re-check the top N plans in the serving simulator (0: off)")
       ->capture_default_str();
   infer->add_option("--verify-requests", o.verify_requests,

@@ -32,6 +32,7 @@ struct SimulateArgs {
   int scheduler_steps = 1;
   std::string engine = "default";
   std::optional<std::string> engine_version;
+  std::optional<std::string> calibration;
   bool engine_limits = false;
   int64_t concurrency = 0, requests = 1000, max_waiting = 0;
   std::optional<int64_t> token_budget, max_len, kv_capacity_tokens;
@@ -94,6 +95,7 @@ serve::SimulateRequest to_request(const SimulateArgs& a) {
   r.memory_utilization = a.memory_utilization;
   r.engine = a.engine;
   r.engine_version = a.engine_version;
+  r.calibration_file = a.calibration;
   r.engine_limits = a.engine_limits;
   r.scheduler_steps = a.scheduler_steps;
   if (!a.weight_precision.empty()) r.weight_precision = a.weight_precision;
@@ -244,6 +246,9 @@ void register_simulate(CLI::App& app, GlobalOptions& g, Runner& run) {
   sub->add_option("--engine", a->engine,
                   "Engine profile (data/engines): default, vllm, sglang, trtllm, ... (as infer)");
   sub->add_option("--engine-version", a->engine_version, "Version of the engine's profile");
+  sub->add_option("--calibration", a->calibration,
+                  "Calibration profile the iterations are timed with (memwall calibrate --out)")
+      ->check(CLI::ExistingFile);
   sub->add_flag("--engine-limits", a->engine_limits,
                 "Use the engine's max sequences, max batched tokens and chunked prefill instead "
                 "of --max-batch, --token-budget and continuous/chunked, and its KV admission "

@@ -10,6 +10,7 @@
 #include "memwall/catalog/catalog.h"
 #include "memwall/core/version.h"
 #include "memwall/validate/breakdown.h"
+#include "memwall/validate/calibrate_on.h"
 #include "memwall/validate/runner.h"
 
 namespace memwall::cli {
@@ -20,10 +21,17 @@ struct ValidateOptions {
   std::string kind;
   bool markdown = false;
   bool fit_uncertainty = false;
+  int calibrate_on = 0;  // 0: off
 };
 
 int run_validate(const ValidateOptions& o, const GlobalOptions& g) {
   const Catalog catalog = Catalog::with_user_files(g.catalog_files);
+  if (o.calibrate_on > 0) {
+    const Json cases = o.file.empty() ? validate::builtin_cases("dev-cases.json") : load_document(o.file);
+    const validate::CalibrateOnReport r = validate::calibrate_on(cases, catalog, o.calibrate_on);
+    std::cout << (g.json ? validate::to_json(r).dump(2) + "\n" : validate::to_text(r));
+    return 0;
+  }
   // No file: the repository's own published cases, compiled into the binary.
   const validate::Report r =
       o.file.empty() ? validate::run_cases(validate::builtin_cases("dev-cases.json"), catalog, o.kind)
@@ -66,6 +74,10 @@ void register_validate(CLI::App& app, GlobalOptions& g, Runner& run) {
       ->check(CLI::ExistingFile);
   sub->add_option("--kind", o->kind, "Only this kind: inference, training, microbench, memory")
       ->check(CLI::IsMember({"inference", "training", "microbench", "memory", "offload"}));
+  sub->add_option("--calibrate-on", o->calibrate_on,
+                  "Within each publication and (accelerator, engine, precision) group of the\n"
+                  "inference cases, fit the engine parameters on the first K cases (memwall\n"
+                  "calibrate) and predict the rest; report both errors (docs/validate.md)");
   sub->add_flag("--markdown", o->markdown, "Print the report as Markdown (validation/REPORT.md)");
   sub->add_flag("--fit-uncertainty", o->fit_uncertainty,
                 "Fit the uncertainty model on these cases and print it (the content of\n"

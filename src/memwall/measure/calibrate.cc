@@ -18,6 +18,15 @@
 namespace memwall::measure {
 namespace {
 
+// The spreads of the fit (docs/calibrate.md "How"). A measurement scatters around memwall's model
+// by about the dev set's median error, 6 % (validation/REPORT.md, inference (all)). A built-in
+// share is known to about 15 % across publications of the same engine on the same GPU (the p90 of
+// that set is 19 %, its 80 % interval about x/÷ 1.2); host and kernel times, set from one or two
+// sources each (data/engines), to about half their value.
+constexpr double kMeasurementSd = 0.06;
+constexpr double kSharePriorSd = 0.15;
+constexpr double kHostPriorSd = 0.5;
+
 // The engine parameters a calibration fits (perf/efficiency.h apply_calibration keys), their
 // bounds (those apply_calibration accepts, narrowed to what a real engine can have), the scale a
 // step is measured in, and the run that identifies each.
@@ -26,24 +35,33 @@ struct ParameterSpec {
   double lo, hi;
   double min_scale;  // a step of 1 in the solver's units is max(|value|, min_scale)
   const char* identify;
+  // The prior's spread around the built-in value: relative (x the value) for the shares, in units
+  // of the scale for the host and kernel times.
+  double prior_sd;
+  bool relative_prior;
 };
 
 constexpr ParameterSpec kParameters[] = {
     {"compute_in_situ_fraction", 0.05, 1.0, 1.0,
      "every run is memory-bound (small batches, short prompts): add one run at batch >= 64 or "
-     "with a prompt of >= 4k tokens"},
+     "with a prompt of >= 4k tokens",
+     kSharePriorSd, true},
     {"memory_stream_fraction", 0.05, 1.0, 1.0,
      "no run is bound by streaming weights and KV: add one decode-heavy run at batch <= 8 with "
-     ">= 128 output tokens"},
+     ">= 128 output tokens",
+     kSharePriorSd, true},
     {"step_overhead_us", 0.0, 1e5, 50.0,
      "the host's time per iteration hides under GPU work in every run: add one run at batch 1 "
-     "with a short prompt"},
+     "with a short prompt",
+     kHostPriorSd, false},
     {"step_overhead_us_per_sequence", 0.0, 1e3, 5.0,
      "no run holds many sequences at once: add one run with >= 64 sequences in flight "
-     "(concurrency or offline)"},
+     "(concurrency or offline)",
+     kHostPriorSd, false},
     {"kernel_overhead_us", 0.0, 1e3, 2.0,
      "no run has steps short enough for per-kernel launch cost to show: add one run at batch 1 "
-     "on a small model"},
+     "on a small model",
+     kHostPriorSd, false},
 };
 constexpr size_t kCount = std::size(kParameters);
 
@@ -113,36 +131,40 @@ double median_of(std::vector<double> v) {
 
 struct Group {
   std::string key, display;
-  std::vector<const Record*> records;
+  std::vector<Observation> observations;
   std::set<std::string> accelerators, precisions;
-  std::vector<double> before;  // per parameter, from the first record's accelerator
+  std::vector<double> before;  // per parameter, from the first observation's accelerator
 };
+
+std::vector<double> before_values(const perf::EngineProfile& p, const Accelerator& a) {
+  std::vector<double> out;
+  for (const auto& s : kParameters) out.push_back(before_value(s, p, a));
+  return out;
+}
 
 class Fitter {
  public:
-  Fitter(const Group& g, const Catalog& catalog) : g_(g), catalog_(catalog) {}
+  explicit Fitter(const Group& g) : g_(g) {}
 
-  // log(predicted / measured) per record at `values` (one per kParameters entry).
+  // log(predicted / measured) per observation at `values` (one per kParameters entry).
   std::vector<double> residuals(const std::vector<double>& values) const {
     Json settings = Json::object();
     for (size_t j = 0; j < kCount; ++j) settings[kParameters[j].name] = values[j];
     const Json doc = {{"engines", {{g_.key, settings}}}};
-    PredictOptions o;
-    o.efficiency = std::make_shared<const perf::Efficiency>(
+    const auto efficiency = std::make_shared<const perf::Efficiency>(
         perf::apply_calibration(perf::default_efficiency(), doc, "calibration fit"));
     std::vector<double> r;
-    r.reserve(g_.records.size());
-    for (const Record* rec : g_.records) {
-      const Prediction p = predict(*rec, catalog_, o);
-      // A record that stops being predictable at these values counts as a large miss.
-      r.push_back(p.si ? std::log(*p.si / rec->measured.si) : 3.0);
+    r.reserve(g_.observations.size());
+    for (const Observation& ob : g_.observations) {
+      const std::optional<double> p = ob.predict(efficiency);
+      // An observation that stops being predictable at these values counts as a large miss.
+      r.push_back(p && *p > 0 ? std::log(*p / ob.measured) : 3.0);
     }
     return r;
   }
 
  private:
   const Group& g_;
-  const Catalog& catalog_;
 };
 
 std::string profile_precision(const Record& r) {
@@ -151,13 +173,13 @@ std::string profile_precision(const Record& r) {
   return w + "/" + kv;
 }
 
-GroupFit fit_group(const Group& g, const Catalog& catalog, const CalibrateOptions& o) {
+GroupFit fit_group(const Group& g, const CalibrateOptions& o) {
   GroupFit out;
   out.engine_key = g.key;
   out.display = g.display;
   out.accelerators.assign(g.accelerators.begin(), g.accelerators.end());
   out.precisions.assign(g.precisions.begin(), g.precisions.end());
-  const Fitter fit(g, catalog);
+  const Fitter fit(g);
   std::vector<double> theta = g.before;
   const std::vector<double> r0 = fit.residuals(theta);
   const size_t n = r0.size();
@@ -189,33 +211,25 @@ GroupFit fit_group(const Group& g, const Catalog& catalog, const CalibrateOption
     }
     out.parameters.push_back(fp);
   }
-  // At least one degree of freedom is left for the residuals' spread: with n records, the n - 1
-  // parameters that move the predictions most are fitted, the rest kept.
-  if (!free.empty() && free.size() >= n) {
-    std::vector<size_t> order(free.size());
-    for (size_t k = 0; k < order.size(); ++k) order[k] = k;
-    std::sort(order.begin(), order.end(),
-              [&](size_t a, size_t b) { return elasticities[a] > elasticities[b]; });
-    std::vector<size_t> kept;
-    for (size_t k = 0; k < order.size(); ++k) {
-      if (k + 1 < n) {
-        kept.push_back(free[order[k]]);
-        continue;
-      }
-      FittedParameter& fp = out.parameters[free[order[k]]];
-      fp.identified = false;
-      fp.why_not = fmt::format("kept: {} record(s) fit at most {} parameter(s), and the others "
-                               "move the predictions more; add records of other batches and "
-                               "lengths",
-                               n, n - 1);
+  // Maximum a posteriori fit: the records' log errors, each with the spread one measurement has
+  // around memwall's model (kMeasurementSd, soft-L1 beyond it), against a prior at the built-in
+  // value with the spread the built-in profiles have between publications (ParameterSpec::
+  // prior_sd). A few records move a parameter only as far as they outweigh that spread, so two
+  // measurements cannot drag a share fitted on dozens; many records override it.
+  auto prior_sd = [&](size_t j) {  // in the solver's units (value / scale)
+    return kParameters[j].relative_prior ? kParameters[j].prior_sd * g.before[j] / scale(j)
+                                         : kParameters[j].prior_sd;
+  };
+  auto total_cost = [&](const std::vector<double>& res, const std::vector<double>& t) {
+    double c = robust_cost(res) / (kMeasurementSd * kMeasurementSd);
+    for (size_t j : free) {
+      const double z = (t[j] - g.before[j]) / scale(j) / prior_sd(j);
+      c += z * z;
     }
-    std::sort(kept.begin(), kept.end());
-    free = kept;
-  }
-
-  // Levenberg-Marquardt on iteratively reweighted (soft-L1) least squares, bounded by projection.
+    return c;
+  };
   std::vector<double> r = r0;
-  double cost = robust_cost(r);
+  double cost = total_cost(r, theta);
   double lambda = 1e-2;
   std::vector<std::vector<double>> jac;  // n x free
   std::vector<double> weights(n, 1.0);
@@ -232,21 +246,29 @@ GroupFit fit_group(const Group& g, const Catalog& catalog, const CalibrateOption
     }
     for (size_t i = 0; i < n; ++i) weights[i] = 1 / std::sqrt(1 + r[i] * r[i] / (kRobustScale * kRobustScale));
   };
-  auto normal = [&](std::vector<std::vector<double>>& a, std::vector<double>& b) {
+  // Normal equations of the data (noise sd `noise`) and the prior, in the solver's units.
+  auto normal = [&](double noise, std::vector<std::vector<double>>& a, std::vector<double>& b) {
     const size_t p = free.size();
     a.assign(p, std::vector<double>(p, 0));
     b.assign(p, 0);
+    const double inv = 1 / (noise * noise);
     for (size_t i = 0; i < n; ++i)
       for (size_t u = 0; u < p; ++u) {
-        b[u] -= weights[i] * jac[i][u] * r[i];
-        for (size_t v = 0; v < p; ++v) a[u][v] += weights[i] * jac[i][u] * jac[i][v];
+        b[u] -= inv * weights[i] * jac[i][u] * r[i];
+        for (size_t v = 0; v < p; ++v) a[u][v] += inv * weights[i] * jac[i][u] * jac[i][v];
       }
+    for (size_t u = 0; u < p; ++u) {
+      const size_t j = free[u];
+      const double ps = prior_sd(j);
+      a[u][u] += 1 / (ps * ps);
+      b[u] -= (theta[j] - g.before[j]) / scale(j) / (ps * ps);
+    }
   };
   for (int it = 0; it < o.max_iterations && !free.empty(); ++it) {
     jacobian();
     std::vector<std::vector<double>> a;
     std::vector<double> b;
-    normal(a, b);
+    normal(kMeasurementSd, a, b);
     bool improved = false;
     for (int tries = 0; tries < 8 && !improved; ++tries) {
       auto damped = a;
@@ -259,7 +281,7 @@ GroupFit fit_group(const Group& g, const Catalog& catalog, const CalibrateOption
         t[j] = std::clamp(t[j] + delta[k] * scale(j), kParameters[j].lo, kParameters[j].hi);
       }
       const std::vector<double> rt = fit.residuals(t);
-      const double ct = robust_cost(rt);
+      const double ct = total_cost(rt, t);
       if (ct < cost) {
         improved = true;
         const double gain = (cost - ct) / std::max(cost, 1e-300);
@@ -267,7 +289,7 @@ GroupFit fit_group(const Group& g, const Catalog& catalog, const CalibrateOption
         r = rt;
         cost = ct;
         lambda = std::max(lambda / 3, 1e-7);
-        if (gain < 1e-7) it = o.max_iterations;
+        if (gain < 1e-9) it = o.max_iterations;
       } else {
         lambda *= 4;
       }
@@ -275,8 +297,9 @@ GroupFit fit_group(const Group& g, const Catalog& catalog, const CalibrateOption
     if (!improved) break;
   }
 
-  // Uncertainty: the covariance of the weighted least-squares fit at the solution,
-  // s^2 (J^T W J)^-1, with s^2 the residuals' weighted variance over n - p degrees of freedom.
+  // Uncertainty: the posterior covariance (J^T W J / s^2 + prior^-2)^-1 at the solution, with s
+  // the larger of the assumed measurement spread and the records' own residual spread, so an
+  // interval is never narrower than what the measurements scatter by.
   double ss = 0;
   for (size_t i = 0; i < n; ++i) ss += r[i] * r[i];
   const size_t dof = n > free.size() ? n - free.size() : 0;
@@ -285,17 +308,11 @@ GroupFit fit_group(const Group& g, const Catalog& catalog, const CalibrateOption
     jacobian();
     std::vector<std::vector<double>> a, cov;
     std::vector<double> b;
-    normal(a, b);
-    double wss = 0, wsum = 0;
-    for (size_t i = 0; i < n; ++i) {
-      wss += weights[i] * r[i] * r[i];
-      wsum += weights[i];
-    }
-    const double s2 = dof > 0 ? wss / double(dof) * double(n) / std::max(wsum, 1e-12) : 0;
+    normal(std::max(kMeasurementSd, out.residual_sd_log), a, b);
     if (invert(a, cov)) {
       for (size_t k = 0; k < free.size(); ++k) {
         const size_t j = free[k];
-        const double sd = std::sqrt(std::max(0.0, s2 * cov[k][k])) * scale(j);
+        const double sd = std::sqrt(std::max(0.0, cov[k][k])) * scale(j);
         // 80 % two-sided normal interval: z = 1.2816.
         out.parameters[j].low = std::max(kParameters[j].lo, theta[j] - 1.2816 * sd);
         out.parameters[j].high = std::min(kParameters[j].hi, theta[j] + 1.2816 * sd);
@@ -313,14 +330,13 @@ GroupFit fit_group(const Group& g, const Catalog& catalog, const CalibrateOption
 
   std::vector<double> abs_b, abs_a, sgn_b, sgn_a;
   for (size_t i = 0; i < n; ++i) {
-    const Record& rec = *g.records[i];
+    const Observation& ob = g.observations[i];
     Residual res;
-    res.id = rec.id;
-    const double to_unit = rec.measured.value / rec.measured.si;
-    res.measured = rec.measured.value;
-    res.before = std::exp(r0[i]) * rec.measured.si * to_unit;
-    res.after = std::exp(r[i]) * rec.measured.si * to_unit;
-    const double sign = is_latency(rec.measured.metric) ? -1 : 1;
+    res.id = ob.id;
+    res.measured = ob.measured;
+    res.before = std::exp(r0[i]) * ob.measured;
+    res.after = std::exp(r[i]) * ob.measured;
+    const double sign = ob.lower_is_better ? -1 : 1;
     res.error_before = sign * (std::exp(r0[i]) - 1);
     res.error_after = sign * (std::exp(r[i]) - 1);
     abs_b.push_back(std::fabs(res.error_before));
@@ -337,6 +353,26 @@ GroupFit fit_group(const Group& g, const Catalog& catalog, const CalibrateOption
 }
 
 }  // namespace
+
+GroupFit fit_engine(const perf::EngineProfile& profile, const Accelerator& accelerator,
+                    std::vector<Observation> observations, const CalibrateOptions& o) {
+  Group g;
+  g.key = profile.key();
+  g.display = profile.display;
+  g.before = before_values(profile, accelerator);
+  g.accelerators.insert(accelerator.id);
+  g.observations = std::move(observations);
+  if (g.observations.empty())
+    throw InputError("calibrate: no observation to fit " + g.key + " on");
+  return fit_group(g, o);
+}
+
+Json engine_settings(const GroupFit& g) {
+  Json settings = Json::object();
+  for (const auto& p : g.parameters)
+    if (p.identified) settings[p.name] = p.after;
+  return settings;
+}
 
 CalibrationFit calibrate(const std::vector<Record>& records, const Catalog& catalog,
                          const CalibrateOptions& o) {
@@ -355,12 +391,23 @@ CalibrationFit calibrate(const std::vector<Record>& records, const Catalog& cata
     }
     const infer::Deployment d = infer::make_deployment(catalog, deployment_options(r, {}));
     Group& g = groups[d.engine_profile->key()];
-    if (g.records.empty()) {
+    if (g.observations.empty()) {
       g.key = d.engine_profile->key();
       g.display = d.engine_profile->display;
-      for (const auto& s : kParameters) g.before.push_back(before_value(s, *d.engine_profile, d.gpu));
+      g.before = before_values(*d.engine_profile, d.gpu);
     }
-    g.records.push_back(&r);
+    Observation ob;
+    ob.id = id;
+    ob.measured = r.measured.value;
+    ob.lower_is_better = is_latency(r.measured.metric);
+    const double to_unit = r.measured.value / r.measured.si;
+    ob.predict = [&r, &catalog, to_unit](const std::shared_ptr<const perf::Efficiency>& e) {
+      PredictOptions po;
+      po.efficiency = e;
+      const Prediction q = predict(r, catalog, po);
+      return q.si ? std::optional<double>(*q.si * to_unit) : std::nullopt;
+    };
+    g.observations.push_back(std::move(ob));
     g.accelerators.insert(d.gpu.id);
     g.precisions.insert(profile_precision(r));
   }
@@ -370,17 +417,14 @@ CalibrationFit calibrate(const std::vector<Record>& records, const Catalog& cata
   CalibrationFit f;
   Json engines = Json::object(), fitted_on = Json::object();
   for (auto& [key, g] : groups) {
-    GroupFit gf = fit_group(g, catalog, o);
+    GroupFit gf = fit_group(g, o);
     if (&g == &groups.begin()->second) gf.unpredicted = unpredicted;
-    Json settings = Json::object();
     Json params = Json::object();
-    for (const auto& p : gf.parameters) {
-      if (!p.identified) continue;
-      settings[p.name] = p.after;
-      params[p.name] = {{"before", p.before}, {"after", p.after},
-                        {"interval_80", {p.low.value_or(p.after), p.high.value_or(p.after)}}};
-    }
-    if (!settings.empty()) engines[key] = settings;
+    for (const auto& p : gf.parameters)
+      if (p.identified)
+        params[p.name] = {{"before", p.before}, {"after", p.after},
+                          {"interval_80", {p.low.value_or(p.after), p.high.value_or(p.after)}}};
+    if (const Json settings = engine_settings(gf); !settings.empty()) engines[key] = settings;
     fitted_on[key] = {{"engine", gf.display},
                       {"accelerators", gf.accelerators},
                       {"precisions", gf.precisions},

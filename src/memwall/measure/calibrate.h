@@ -5,6 +5,8 @@
 // with --calibration, and it records what it was fitted on.
 #pragma once
 
+#include <functional>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -12,6 +14,7 @@
 #include "memwall/catalog/catalog.h"
 #include "memwall/core/document.h"
 #include "memwall/measure/record.h"
+#include "memwall/perf/efficiency.h"
 
 namespace memwall::measure {
 
@@ -55,6 +58,23 @@ struct CalibrationFit {
   std::vector<GroupFit> groups;
   Json profile;  // {"engines": {...}, "fitted_on": {...}}
 };
+
+// One measured number as the fitter sees it: the value and memwall's prediction of it under
+// given parameters (in the same unit). Records (below) and the published cases of validate
+// (--calibrate-on) both become observations.
+struct Observation {
+  std::string id;
+  double measured = 0;           // > 0
+  bool lower_is_better = false;  // times and GPU-hours: the signed error is negated
+  std::function<std::optional<double>(const std::shared_ptr<const perf::Efficiency>&)> predict;
+};
+
+// Fits the parameters of one engine profile (as resolved on `accelerator`, which gives the
+// built-in values) to observations that all run on it. InputError for none.
+GroupFit fit_engine(const perf::EngineProfile& profile, const Accelerator& accelerator,
+                    std::vector<Observation> observations, const CalibrateOptions& o = {});
+// The calibration-file settings of a fit: engines.<key>.{parameter: value} of what was fitted.
+Json engine_settings(const GroupFit& g);
 
 // InputError when no record can be predicted or the records hold only training metrics.
 CalibrationFit calibrate(const std::vector<Record>& records, const Catalog& catalog,

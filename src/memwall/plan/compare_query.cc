@@ -61,7 +61,12 @@ CompareAnswer answer_compare(const Catalog& catalog, const cost::PriceBook& pric
   options.cost.validate();
 
   a.comparison = compare_accelerators(a.model, w, space, constraints, options,
-                                      estimator_factory(fabric), prices, ecosystem);
+                                      estimator_factory(
+                                          fabric, q.calibration
+                                                      ? std::make_shared<const perf::Efficiency>(
+                                                            perf::load_calibration(*q.calibration))
+                                                      : nullptr),
+                                      prices, ecosystem);
   const auto& rows = a.comparison.rows;
   for (size_t i = 0; i < rows.size(); ++i) {
     const bool planned = i < a.comparison.best_plans.size() && a.comparison.best_plans[i].shape.accelerator;

@@ -25,6 +25,8 @@ struct CompareQuery {
   bool domestic_only = false;
   std::optional<int> max_gpus;
   std::string pricing = "owned";
+  // A calibration profile (memwall calibrate, memwall probe) every chip's plans are timed with.
+  std::optional<std::string> calibration;
   std::optional<double> price_per_gpu_hour, electricity, pue, life_years;
   std::string quality = "near-lossless";  // as InferenceQuery: every chip at the same quality floor
   std::optional<double> min_recovery;

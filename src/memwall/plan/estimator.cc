@@ -23,12 +23,13 @@ infer::DeploymentOptions deployment_options(const ReplicaShape& s) {
   return o;
 }
 
-ReplicaModelFactory estimator_factory(std::optional<Fabric> fabric) {
-  return [fabric](const ModelSpec& model, const ReplicaShape& s) {
+ReplicaModelFactory estimator_factory(std::optional<Fabric> fabric,
+                                      std::shared_ptr<const perf::Efficiency> efficiency) {
+  return [fabric, efficiency](const ModelSpec& model, const ReplicaShape& s) {
     const infer::DeploymentOptions o = deployment_options(s);
     const std::optional<Node> node = s.node ? std::optional<Node>(*s.node) : std::nullopt;
     auto d = std::make_shared<const infer::Deployment>(
-        infer::make_deployment(model, *s.accelerator, node, fabric, o));
+        infer::make_deployment(model, *s.accelerator, node, fabric, o, efficiency));
     ReplicaModel m;
     m.kv_capacity_tokens = infer::plan_engine_memory(*d).kv_capacity_tokens;
     m.max_batch = [d](double context_tokens) {

@@ -3,6 +3,7 @@
 // (infer memory plan) and for iteration times (infer::step_cost).
 #pragma once
 
+#include <memory>
 #include <optional>
 
 #include "memwall/hw/fabric.h"
@@ -15,7 +16,9 @@ namespace memwall::plan {
 // its plan names (the generic default profile when none is known).
 infer::DeploymentOptions deployment_options(const ReplicaShape& s);
 
-// `fabric` joins nodes when a replica spans more than one (pipeline stages across nodes).
-ReplicaModelFactory estimator_factory(std::optional<Fabric> fabric);
+// `fabric` joins nodes when a replica spans more than one (pipeline stages across nodes);
+// `efficiency`: the parameters to time with (a calibration profile); null: the built-in ones.
+ReplicaModelFactory estimator_factory(std::optional<Fabric> fabric,
+                                      std::shared_ptr<const perf::Efficiency> efficiency = nullptr);
 
 }  // namespace memwall::plan

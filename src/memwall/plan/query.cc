@@ -118,7 +118,10 @@ std::unique_ptr<const InferenceAnswer> answer_inference(const Catalog& catalog, 
   a->options.support = &a->support;
   a->options.ecosystem = &a->ecosystem;
 
-  const auto factory = estimator_factory(a->fabric);
+  const auto factory = estimator_factory(
+      a->fabric, q.calibration ? std::make_shared<const perf::Efficiency>(
+                                     perf::load_calibration(*q.calibration))
+                               : nullptr);
   const auto start = std::chrono::steady_clock::now();
   a->result = search_inference(a->model, w, space, constraints, a->options, factory, prices);
   a->search_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();

@@ -39,6 +39,8 @@ struct InferenceQuery {
   bool risk_averse = false;
   std::string engine;                   // kEngineIds; empty: any engine
   std::vector<std::string> catalog_files;  // user files whose "support"/"ecosystem" keys extend the built-ins
+  // A calibration profile (memwall calibrate, memwall probe) every candidate is timed with.
+  std::optional<std::string> calibration;
   int top = 10;
   bool offload = true;           // also one-GPU plans with the model partly in host memory
   int verify = 0;                // re-check this many top plans in the serving simulator

@@ -22,6 +22,7 @@ ServingOptions to_options(const SimulateRequest& a) {
     o.deployment.memory_utilization = require_fraction(*a.memory_utilization, "memory-utilization");
   o.deployment.engine = a.engine;
   o.deployment.engine_version = a.engine_version;
+  o.deployment.calibration_file = a.calibration_file;
   o.deployment.scheduler_steps = a.scheduler_steps;
   o.engine_limits = a.engine_limits;
   if (a.weight_precision)

@@ -51,6 +51,7 @@ struct SimulateRequest {
   std::optional<double> memory_utilization;  // unset: the engine's default (infer/deployment.h)
   std::string engine = "default";          // engine profile (data/engines), as `infer --engine`
   std::optional<std::string> engine_version;
+  std::optional<std::string> calibration_file;  // a calibration profile (memwall calibrate)
   int scheduler_steps = 1;  // iterations per scheduler call (vLLM 0.6 --num-scheduler-steps)
   // true: the engine's limits (max sequences, max batched tokens, chunked prefill or whole
   // prompts) replace max_batch, token_budget and a continuous/chunked scheduler

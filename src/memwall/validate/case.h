@@ -4,12 +4,14 @@
 
 #include <cstdint>
 #include <exception>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
 
 #include "memwall/catalog/catalog.h"
 #include "memwall/core/document.h"
+#include "memwall/perf/efficiency.h"
 #include "memwall/uncertainty/model.h"
 
 namespace memwall::validate {
@@ -30,10 +32,15 @@ struct CaseResult {
   // hardware bought).
   double signed_pct_error() const;
   std::vector<std::string> workload;  // regimes_of() (runner.h): inference workload regimes
+  // What an inference prediction ran on, for calibrating by group (calibrate_on.h): the resolved
+  // engine profile's key ("vllm@0.8"), the accelerator id and "weights/KV" precisions.
+  std::string engine_profile, accelerator, precisions;
 };
 
 // One predictor per kind; each fills `predicted` or `skipped_reason`.
-CaseResult predict_inference_case(const Json& c, const Catalog& catalog);
+// `efficiency`: the parameters to predict with (a calibration); null: the built-in ones.
+CaseResult predict_inference_case(const Json& c, const Catalog& catalog,
+                                  std::shared_ptr<const perf::Efficiency> efficiency = nullptr);
 CaseResult predict_training_case(const Json& c, const Catalog& catalog);
 CaseResult predict_microbench_case(const Json& c, const Catalog& catalog);
 CaseResult predict_memory_case(const Json& c, const Catalog& catalog);

@@ -58,7 +58,8 @@ std::string engine_of(const std::string& framework) {
 
 }  // namespace
 
-CaseResult predict_inference_case(const Json& c, const Catalog& catalog) {
+CaseResult predict_inference_case(const Json& c, const Catalog& catalog,
+                                  std::shared_ptr<const perf::Efficiency> efficiency) {
   CaseResult r = start_result(c);
   try {
     const Json& hw = c.at("hardware");
@@ -106,7 +107,11 @@ CaseResult predict_inference_case(const Json& c, const Catalog& catalog) {
         throw InputError("config.num_scheduler_steps", std::to_string(*steps), "1 to 1024");
       o.scheduler_steps = static_cast<int>(*steps);
     }
+    o.efficiency = std::move(efficiency);
     const infer::Deployment d = infer::make_deployment(catalog, o);
+    r.engine_profile = d.engine_profile->key();
+    r.accelerator = d.gpu.id;
+    r.precisions = fmt::format("{}/{}", to_string(d.weight), to_string(d.kv));
     if (!o.memory_utilization)
       note += fmt::format("Engine memory fraction not stated: the engine's default {} assumed. ",
                           d.memory_utilization);

@@ -1,0 +1,159 @@
+#include "memwall/validate/calibrate_on.h"
+
+#include <cmath>
+#include <map>
+#include <memory>
+
+#include <fmt/format.h>
+
+#include "memwall/core/error.h"
+#include "memwall/measure/calibrate.h"
+#include "memwall/perf/efficiency.h"
+#include "memwall/validate/runner.h"
+
+namespace memwall::validate {
+namespace {
+
+const perf::EngineProfile* profile_of(const std::string& key) {
+  for (const auto& p : perf::default_efficiency().engines)
+    if (p.key() == key) return &p;
+  return nullptr;
+}
+
+bool lower_is_better(const CaseResult& r) {
+  return r.unit == "s" || r.unit == "ms" || r.unit == "us" || r.unit == "GPU-hours";
+}
+
+CalibrateOnRow summarise(const std::string& dim, const std::string& value,
+                         const std::vector<const CaseResult*>& before,
+                         const std::vector<const CaseResult*>& after) {
+  CalibrateOnRow row{dim, value, static_cast<int>(before.size())};
+  std::vector<double> ab, sb, aa, sa;
+  for (const CaseResult* c : before) {
+    ab.push_back(c->abs_pct_error());
+    sb.push_back(c->signed_pct_error());
+  }
+  for (const CaseResult* c : after) {
+    aa.push_back(c->abs_pct_error());
+    sa.push_back(c->signed_pct_error());
+  }
+  row.median_abs_before = median(ab);
+  row.p90_abs_before = percentile90(ab);
+  row.median_signed_before = median(sb);
+  row.median_abs_after = median(aa);
+  row.p90_abs_after = percentile90(aa);
+  row.median_signed_after = median(sa);
+  return row;
+}
+
+}  // namespace
+
+CalibrateOnReport calibrate_on(const Json& cases, const Catalog& catalog, int k) {
+  if (k < 1 || k > 1000) throw InputError("--calibrate-on", std::to_string(k), "1 to 1000 cases");
+  if (!cases.is_array()) throw InputError("cases", cases.type_name(), "a JSON array of case objects");
+  CalibrateOnReport out;
+  out.k = k;
+  // The uncalibrated prediction of every inference case, grouped in file order.
+  std::vector<std::pair<const Json*, CaseResult>> predicted;
+  std::map<std::string, std::vector<size_t>> groups;
+  std::vector<std::string> order;
+  for (const Json& c : cases) {
+    if (!c.is_object() || str_field(c, "kind") != "inference") continue;
+    CaseResult r = predict_case(c, catalog);
+    if (!r.predicted || !(r.measured > 0) || r.engine_profile.empty()) continue;
+    const std::string key =
+        r.source + " | " + r.accelerator + " | " + r.engine_profile + " | " + r.precisions;
+    if (!groups.count(key)) order.push_back(key);
+    groups[key].push_back(predicted.size());
+    predicted.emplace_back(&c, std::move(r));
+  }
+  out.groups = static_cast<int>(groups.size());
+  for (const std::string& key : order) {
+    const std::vector<size_t>& idx = groups[key];
+    if (idx.size() <= static_cast<size_t>(k)) continue;
+    const CaseResult& first = predicted[idx.front()].second;
+    const perf::EngineProfile* profile = profile_of(first.engine_profile);
+    const Accelerator* acc = catalog.find_accelerator(first.accelerator);
+    if (!profile || !acc) continue;
+    std::vector<measure::Observation> obs;
+    for (size_t i = 0; i < static_cast<size_t>(k); ++i) {
+      const auto& [c, r] = predicted[idx[i]];
+      measure::Observation ob;
+      ob.id = r.id;
+      ob.measured = r.measured;
+      ob.lower_is_better = lower_is_better(r);
+      ob.predict = [c = c, &catalog](const std::shared_ptr<const perf::Efficiency>& e) {
+        return predict_inference_case(*c, catalog, e).predicted;
+      };
+      obs.push_back(std::move(ob));
+    }
+    const measure::GroupFit fit = measure::fit_engine(*profile, *acc, std::move(obs));
+    const Json settings = measure::engine_settings(fit);
+    std::string fitted;
+    for (const auto& p : fit.parameters)
+      if (p.identified) fitted += fmt::format("{}{} {:.4g} -> {:.4g}", fitted.empty() ? "" : ", ", p.name, p.before, p.after);
+    out.fits.push_back(fmt::format("{}: {} of {} cases fitted: {}", key, k, idx.size(),
+                                   fitted.empty() ? "nothing identified" : fitted));
+    ++out.groups_fitted;
+    const auto efficiency = std::make_shared<const perf::Efficiency>(perf::apply_calibration(
+        perf::default_efficiency(), Json{{"engines", {{fit.engine_key, settings}}}},
+        "calibrate-on fit"));
+    for (size_t i = static_cast<size_t>(k); i < idx.size(); ++i) {
+      const auto& [c, r] = predicted[idx[i]];
+      CaseResult after = settings.empty() ? r : predict_inference_case(*c, catalog, efficiency);
+      after.source = r.source;
+      if (!after.predicted) continue;  // the fit made it inexpressible: not compared
+      out.before.push_back(r);
+      out.after.push_back(std::move(after));
+    }
+  }
+  std::vector<const CaseResult*> all_b, all_a;
+  std::map<std::string, std::pair<std::vector<const CaseResult*>, std::vector<const CaseResult*>>> by_source;
+  for (size_t i = 0; i < out.before.size(); ++i) {
+    all_b.push_back(&out.before[i]);
+    all_a.push_back(&out.after[i]);
+    by_source[out.before[i].source].first.push_back(&out.before[i]);
+    by_source[out.before[i].source].second.push_back(&out.after[i]);
+  }
+  out.rows.push_back(summarise("all", "all", all_b, all_a));
+  for (const auto& [src, p] : by_source) out.rows.push_back(summarise("source", src, p.first, p.second));
+  return out;
+}
+
+std::string to_text(const CalibrateOnReport& r) {
+  std::string out = fmt::format(
+      "inference, calibrated on the first {} case(s) of each (publication, accelerator, engine, "
+      "precision) group and predicting the rest: {} groups, {} with more than {} cases, {} cases "
+      "held out\n",
+      r.k, r.groups, r.groups_fitted, r.k, r.before.size());
+  out += fmt::format("{:<10} {:<44} {:>5}  {:>24}  {:>24}\n", "dimension", "value", "cases",
+                     "uncalibrated med/p90/sgn", "calibrated med/p90/sgn");
+  for (const auto& row : r.rows)
+    out += fmt::format("{:<10} {:<44} {:>5}  {:>7.1f} {:>7.1f} {:>+8.1f}  {:>7.1f} {:>7.1f} {:>+8.1f}\n",
+                       row.dimension, row.value.substr(0, 44), row.cases, row.median_abs_before,
+                       row.p90_abs_before, row.median_signed_before, row.median_abs_after,
+                       row.p90_abs_after, row.median_signed_after);
+  out += "fits:\n";
+  for (const auto& f : r.fits) out += "  " + f + "\n";
+  return out;
+}
+
+Json to_json(const CalibrateOnReport& r) {
+  Json rows = Json::array();
+  for (const auto& row : r.rows)
+    rows.push_back({{"dimension", row.dimension}, {"value", row.value}, {"cases", row.cases},
+                    {"uncalibrated", {{"median_abs_pct_error", row.median_abs_before},
+                                      {"p90_abs_pct_error", row.p90_abs_before},
+                                      {"median_signed_pct_error", row.median_signed_before}}},
+                    {"calibrated", {{"median_abs_pct_error", row.median_abs_after},
+                                    {"p90_abs_pct_error", row.p90_abs_after},
+                                    {"median_signed_pct_error", row.median_signed_after}}}});
+  Json cases = Json::array();
+  for (size_t i = 0; i < r.before.size(); ++i)
+    cases.push_back({{"id", r.before[i].id}, {"measured", r.before[i].measured},
+                     {"uncalibrated", *r.before[i].predicted}, {"calibrated", *r.after[i].predicted}});
+  return {{"calibrate_on", r.k}, {"groups", r.groups}, {"groups_fitted", r.groups_fitted},
+          {"rows", rows}, {"cases", cases}, {"fits", r.fits}};
+}
+
+}  // namespace memwall::validate
