@@ -101,14 +101,14 @@ TEST(ImportVllmServe, ConcurrencyRunToEveryRecordExactly) {
   EXPECT_EQ(e2e.measured.value, 1780.0);
   const Record& out = by_id(rs, "vllm@20261130-101500/output_throughput");
   EXPECT_EQ(out.measured.metric, Metric::output_throughput);
-  EXPECT_EQ(out.measured.value, 994.1747572815534);
+  EXPECT_EQ(out.measured.value, 2226.0869565217395);
   EXPECT_EQ(out.measured.unit, "tokens/s");
   const Record& total = by_id(rs, "vllm@20261130-101500/total_token_throughput");
   EXPECT_EQ(total.measured.metric, Metric::total_throughput);
-  EXPECT_EQ(total.measured.value, 8947.572815533981);
+  EXPECT_EQ(total.measured.value, 20034.782608695652);
   const Record& req = by_id(rs, "vllm@20261130-101500/request_throughput");
   EXPECT_EQ(req.measured.unit, "requests/s");
-  EXPECT_EQ(req.measured.value, 7.766990291262136);
+  EXPECT_EQ(req.measured.value, 17.39130434782609);
   // What was not imported is said, never dropped: the other percentiles, std, metadata.
   EXPECT_TRUE(has_note(notes, "p99.9_ttft_ms")) << notes.size();
   EXPECT_TRUE(has_note(notes, "std_tpot_ms"));
