@@ -103,6 +103,13 @@ Json lengths_from_list(const Json& list, const std::string& field,
                                  field, range, option, kListForms));
   }
   const std::string& t = *flag;
+  if (const auto n = number_of(t.rfind("fixed:", 0) == 0 ? std::string_view(t).substr(6) : t)) {
+    // A length stated beside the file's own list must be the list's.
+    if (lo != hi || double(lo) != *n)
+      throw InputError(option, t,
+                       fmt::format("the lengths {} lists ({}), or {}", field, range, kListForms));
+    return lo;
+  }
   if (t == "fixed") {
     const auto fixed = static_cast<int64_t>(std::llround(mean));
     if (lo != hi)
@@ -238,6 +245,10 @@ std::vector<std::string> import_formats() {
 std::vector<Record> import_text(const std::string& text, const std::string& where,
                                 const ImportOptions& o, const Catalog& catalog,
                                 std::vector<std::string>& notes) {
+  if (o.batch && o.format != "vllm-latency")
+    throw InputError("--batch", std::to_string(*o.batch),
+                     "no --batch with --format " + o.format +
+                         " (the file records its load; --batch is vllm-latency's --batch-size)");
   std::vector<Json> records;
   if (o.format == "vllm-serve")
     records = detail::import_vllm_serve(text, where, o, catalog, notes);

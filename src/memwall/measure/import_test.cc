@@ -169,6 +169,17 @@ TEST(ImportVllmServe, VaryingLengthsNeedToBeReadAsADistribution) {
   EXPECT_EQ(rs[0].workload.input->distribution, "lognormal");
   EXPECT_DOUBLE_EQ(rs[0].workload.input->mean, 250);
   EXPECT_DOUBLE_EQ(*rs[0].workload.input->cv, std::sqrt(12500.0) / 250);
+  // A length stated beside the list must be the list's.
+  o.input = "250";
+  EXPECT_NE(serve_refusal(run, o).find("--input: value '250' is not allowed; allowed: the lengths "
+                                       "run.json.input_lens lists (4 requests from 100 to 400"),
+            std::string::npos)
+      << serve_refusal(run, o);
+  run["input_lens"] = {300, 300, 300, 300};
+  o.input = "300";
+  rs = import_text(run.dump(), "run.json", o, Catalog::builtin(), notes);
+  EXPECT_EQ(rs[0].workload.input->mean, 300);
+  run["input_lens"] = {100, 200, 300, 400};
   // Bounds that leave a length out are refused with the range.
   o.input = "uniform:150,400";
   EXPECT_NE(serve_refusal(run, o).find("--input: value 'uniform:150,400' is not allowed"),
@@ -240,6 +251,10 @@ TEST(ImportVllmServe, RefusesWhatItCannotMapByName) {
   EXPECT_NE(refusal([&] {
               import_text("[1, 2]", "run.json", serve_options(), Catalog::builtin(), notes);
             }).find("a JSON object of results"),
+            std::string::npos);
+  o = serve_options();
+  o.batch = 8;  // the file records its load
+  EXPECT_NE(serve_refusal(concurrency_run(), o).find("--batch: value '8' is not allowed"),
             std::string::npos);
   o = serve_options();
   o.format = "vllm-bench";
