@@ -183,7 +183,7 @@ void serve_run(const Json& run, const std::string& where, const ImportOptions& o
     Json l = lengths_from_flag(flag, option,
                                fmt::format("{} holds no {} (run with --save-detailed to keep each "
                                            "request's), only a total ({}): give the lengths the "
-                                           "run used, e.g. {} 1024",
+                                           "run used: {} N, uniform:LO,HI or lognormal:MEAN,CV",
                                            where, list_key, mean, option));
     const double stated = l.is_number() ? l.get<double>() : l.at("mean").get<double>();
     if (file_mean && *file_mean != stated)
