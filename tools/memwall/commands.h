@@ -35,6 +35,7 @@ void register_monitor(CLI::App& app, GlobalOptions& g, Runner& run);
 void register_ui(CLI::App& app, GlobalOptions& g, Runner& run);
 void register_validate(CLI::App& app, GlobalOptions& g, Runner& run);
 void register_calibrate(CLI::App& app, GlobalOptions& g, Runner& run);
+void register_import(CLI::App& app, GlobalOptions& g, Runner& run);
 
 // "a,b,,c" -> {a, b, c}: the comma-separated list options (--gpus, --vendors ...).
 std::vector<std::string> split_list(const std::string& s);

@@ -183,6 +183,7 @@ int main(int argc, char** argv) {
   cli::register_catalog(app, g, run);
   cli::register_validate(app, g, run);
   cli::register_calibrate(app, g, run);
+  cli::register_import(app, g, run);
   cli::register_probe(app, g, run);
   cli::register_monitor(app, g, run);
   cli::register_ui(app, g, run);

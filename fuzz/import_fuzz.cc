@@ -1,0 +1,30 @@
+// Fuzzes the benchmark importers (src/memwall/measure/import.h): any text, read as each format,
+// must import to records or raise InputError, never crash, hang or read out of bounds.
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "memwall/catalog/catalog.h"
+#include "memwall/core/error.h"
+#include "memwall/measure/import.h"
+
+extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
+  const std::string text(reinterpret_cast<const char*>(data), size);
+  for (const auto& format : memwall::measure::import_formats()) {
+    memwall::measure::ImportOptions o;
+    o.format = format;
+    o.accelerator = "h100";
+    o.engine = "vllm";
+    o.input = "1024";
+    o.output = "128";
+    o.batch = 8;
+    if (format != "vllm-serve") o.model = "llama-3.1-8b";
+    std::vector<std::string> notes;
+    try {
+      (void)memwall::measure::import_text(text, "fuzz.json", o, memwall::Catalog::builtin(), notes);
+    } catch (const memwall::InputError&) {
+    }
+  }
+  return 0;
+}

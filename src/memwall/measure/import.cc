@@ -1,0 +1,269 @@
+#include "memwall/measure/import.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <charconv>
+#include <cmath>
+
+#include "memwall/core/error.h"
+#include "memwall/measure/import_common.h"
+
+namespace memwall::measure {
+namespace detail {
+namespace {
+
+// A whole or decimal number of a flag's text, the whole text.
+std::optional<double> number_of(std::string_view s) {
+  double v = 0;
+  const auto [end, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
+  if (ec != std::errc() || end != s.data() + s.size() || !std::isfinite(v)) return std::nullopt;
+  return v;
+}
+
+const char* kLengthForms = "N, fixed:N, uniform:LO,HI or lognormal:MEAN,CV (tokens per request)";
+const char* kListForms =
+    "fixed (the list's mean), uniform (its min and max), uniform:LO,HI (every length within) or "
+    "lognormal (its mean and cv)";
+
+int64_t whole_tokens(std::string_view s, const std::string& option, const std::string& text) {
+  const auto v = number_of(s);
+  if (!v || *v < 1 || *v > 1e8 || *v != std::floor(*v))
+    throw InputError(option, text, kLengthForms);
+  return static_cast<int64_t>(*v);
+}
+
+std::pair<int64_t, int64_t> bounds_of(std::string_view s, const std::string& option,
+                                      const std::string& text) {
+  const size_t comma = s.find(',');
+  if (comma == std::string_view::npos) throw InputError(option, text, kLengthForms);
+  const int64_t lo = whole_tokens(s.substr(0, comma), option, text);
+  const int64_t hi = whole_tokens(s.substr(comma + 1), option, text);
+  if (lo > hi) throw InputError(option, text, "uniform:LO,HI with LO <= HI");
+  return {lo, hi};
+}
+
+}  // namespace
+
+Json lengths_from_flag(const std::optional<std::string>& flag, const std::string& option,
+                       const std::string& why) {
+  if (!flag) throw InputError(fmt::format("{}: required: {}", option, why));
+  const std::string& t = *flag;
+  const std::string_view s(t);
+  if (s.rfind("uniform:", 0) == 0) {
+    const auto [lo, hi] = bounds_of(s.substr(8), option, t);
+    return {{"distribution", "uniform"}, {"mean", 0.5 * double(lo + hi)}, {"min", lo}, {"max", hi}};
+  }
+  if (s.rfind("lognormal:", 0) == 0) {
+    const std::string_view rest = s.substr(10);
+    const size_t comma = rest.find(',');
+    const auto mean =
+        comma == std::string_view::npos ? std::nullopt : number_of(rest.substr(0, comma));
+    const auto cv =
+        comma == std::string_view::npos ? std::nullopt : number_of(rest.substr(comma + 1));
+    if (!mean || !cv || *mean < 1 || *cv < 0 || *cv > 100)
+      throw InputError(option, t, kLengthForms);
+    return {{"distribution", "lognormal"}, {"mean", *mean}, {"cv", *cv}};
+  }
+  return whole_tokens(s.rfind("fixed:", 0) == 0 ? s.substr(6) : s, option, t);
+}
+
+Json lengths_from_list(const Json& list, const std::string& field,
+                       const std::optional<std::string>& flag, const std::string& option,
+                       bool skip_zeros, std::vector<std::string>& notes) {
+  if (!list.is_array())
+    throw InputError(field, list.dump().substr(0, 80), "a list of token counts");
+  std::vector<int64_t> v;
+  v.reserve(list.size());
+  size_t zeros = 0;
+  for (size_t i = 0; i < list.size(); ++i) {
+    const int64_t n = file_count(list[i], fmt::format("{}[{}]", field, i), 0);
+    if (n == 0 && skip_zeros) {
+      ++zeros;
+      continue;
+    }
+    if (n == 0)
+      throw InputError(fmt::format("{}[{}]", field, i), "0", "a length of at least 1 token");
+    v.push_back(n);
+  }
+  if (zeros > 0)
+    notes.push_back(
+        fmt::format("{}: {} entries of 0 tokens (failed requests) left out", field, zeros));
+  if (v.empty()) throw InputError(field, "[]", "at least one request's length");
+  const auto [lo_it, hi_it] = std::minmax_element(v.begin(), v.end());
+  const int64_t lo = *lo_it, hi = *hi_it;
+  double sum = 0;
+  for (int64_t n : v) sum += double(n);
+  const double mean = sum / double(v.size());
+  const std::string range =
+      fmt::format("{} requests from {} to {} tokens, mean {:.6g}", v.size(), lo, hi, mean);
+  if (!flag) {
+    if (lo == hi) return lo;
+    throw InputError(fmt::format("{}: the lengths vary ({}); say how to read them with {} {}",
+                                 field, range, option, kListForms));
+  }
+  const std::string& t = *flag;
+  if (const auto n = number_of(t.rfind("fixed:", 0) == 0 ? std::string_view(t).substr(6) : t)) {
+    // A length stated beside the file's own list must be the list's.
+    if (lo != hi || double(lo) != *n)
+      throw InputError(option, t,
+                       fmt::format("the lengths {} lists ({}), or {}", field, range, kListForms));
+    return lo;
+  }
+  if (t == "fixed") {
+    const auto fixed = static_cast<int64_t>(std::llround(mean));
+    if (lo != hi)
+      notes.push_back(
+          fmt::format("{}: {}: recorded as fixed {} ({} fixed)", field, range, fixed, option));
+    return fixed;
+  }
+  if (t == "uniform" || t.rfind("uniform:", 0) == 0) {
+    auto [a, b] =
+        t == "uniform" ? std::pair{lo, hi} : bounds_of(std::string_view(t).substr(8), option, t);
+    if (lo < a || hi > b)
+      throw InputError(option, t,
+                       fmt::format("bounds holding every length of {} ({})", field, range));
+    notes.push_back(fmt::format("{}: {}: recorded as uniform over [{}, {}] ({} {})", field, range,
+                                a, b, option, t));
+    return {{"distribution", "uniform"}, {"mean", 0.5 * double(a + b)}, {"min", a}, {"max", b}};
+  }
+  if (t == "lognormal") {
+    double ss = 0;
+    for (int64_t n : v) ss += (double(n) - mean) * (double(n) - mean);
+    const double cv = std::sqrt(ss / double(v.size())) / mean;  // population standard deviation
+    notes.push_back(
+        fmt::format("{}: {}: recorded as lognormal with that mean and cv {:.6g} ({} lognormal)",
+                    field, range, cv, option));
+    return {{"distribution", "lognormal"}, {"mean", mean}, {"cv", cv}};
+  }
+  throw InputError(option, t,
+                   std::string(kListForms) + ", since the file lists each request's length");
+}
+
+Json metric(const char* name, const char* statistic, double value, const char* unit) {
+  Json m = {{"name", name}};
+  if (std::string_view(statistic) != "value") m["statistic"] = statistic;
+  m["value"] = value;
+  m["unit"] = unit;
+  return m;
+}
+
+double file_number(const Json& v, const std::string& field) {
+  if (!v.is_number() || !std::isfinite(v.get<double>()) || v.get<double>() < 0)
+    throw InputError(field, v.dump().substr(0, 80), "a number >= 0");
+  return v.get<double>();
+}
+
+int64_t file_count(const Json& v, const std::string& field, int64_t lo) {
+  const bool whole =
+      v.is_number_integer() || (v.is_number_float() && std::isfinite(v.get<double>()) &&
+                                v.get<double>() == std::floor(v.get<double>()));
+  if (!whole || v.get<double>() < double(lo) || v.get<double>() > 1e15)
+    throw InputError(field, v.dump().substr(0, 80), fmt::format("a whole number from {}", lo));
+  return static_cast<int64_t>(v.get<double>());
+}
+
+Json record_base(const ImportOptions& o, const std::string& where,
+                 const std::optional<std::string>& file_model, const std::string& file_model_field,
+                 const std::string& engine_why, const Catalog& catalog,
+                 std::vector<std::string>& notes) {
+  // The model: --model, else the file's own name for it.
+  if (o.model && file_model && *o.model != *file_model)
+    notes.push_back(fmt::format("{}: {} '{}' replaced by --model {}", where, file_model_field,
+                                *file_model, *o.model));
+  const std::optional<std::string>& name = o.model ? o.model : file_model;
+  if (!name) throw InputError(fmt::format("--model: required: {} does not name the model", where));
+  const std::string model_field =
+      o.model ? std::string("--model") : where + ": " + file_model_field;
+  try {
+    if (!catalog.find_model(*name) && !catalog.find_model_by_hf_repo(*name))
+      (void)catalog.model(*name);
+  } catch (const InputError& e) {
+    throw InputError(fmt::format("{}: {}{}", model_field, e.what(),
+                                 o.model ? "" : " (give --model with a zoo id or a config.json)"));
+  }
+  if (!o.accelerator)
+    throw InputError(
+        fmt::format("--gpu: required: {} does not say which accelerator ran it", where));
+  if (!o.engine) throw InputError(fmt::format("--engine: required: {}", engine_why));
+  if (o.engine_version && o.engine_version->empty())
+    throw InputError("--engine-version", "", "a version such as 0.10.2");
+
+  Json stack = {{"engine", *o.engine}};
+  if (o.engine_version)
+    stack["version"] = *o.engine_version;
+  else
+    notes.push_back(
+        fmt::format("{}: no --engine-version: predicted with the {} profile's current version",
+                    where, *o.engine));
+  const std::pair<const char*, const std::optional<int>*> sizes[] = {
+      {"tp", &o.tp}, {"pp", &o.pp}, {"ep", &o.ep}, {"dp", &o.dp}};
+  for (const auto& [k, v] : sizes)
+    if (*v) stack[k] = **v;
+  const std::pair<const char*, const std::optional<std::string>*> precisions[] = {
+      {"weight_precision", &o.weight_precision},
+      {"activation_precision", &o.activation_precision},
+      {"kv_precision", &o.kv_precision}};
+  for (const auto& [k, v] : precisions)
+    if (*v) stack[k] = **v;
+  if (o.max_num_seqs) stack["max_num_seqs"] = *o.max_num_seqs;
+  if (o.max_num_batched_tokens) stack["max_num_batched_tokens"] = *o.max_num_batched_tokens;
+  if (o.memory_fraction) stack["memory_fraction"] = *o.memory_fraction;
+
+  const int64_t per_replica = int64_t(o.tp.value_or(1)) * o.pp.value_or(1) * o.dp.value_or(1);
+  Json hw = {{"accelerator", *o.accelerator},
+             {"count", o.devices ? int64_t(*o.devices) : per_replica}};
+  if (o.node) hw["node"] = *o.node;
+  if (o.fabric) hw["fabric"] = *o.fabric;
+  if (o.host_cpu) hw["host_cpu"] = *o.host_cpu;
+  return {{"model", *name}, {"hardware", hw}, {"stack", stack}};
+}
+
+std::vector<Record> checked(const std::vector<Json>& records, const std::string& where,
+                            const Catalog& catalog) {
+  if (records.empty()) throw InputError(where + ": no measurement memwall can import");
+  std::vector<Record> out;
+  out.reserve(records.size());
+  for (const Json& r : records) {
+    // A record's flags-given parts are named by the flag in the message, its id says which one.
+    try {
+      out.push_back(
+          parse_record(r, fmt::format("{}: record {}", where, r.value("id", "?")), catalog));
+    } catch (const InputError& e) {
+      throw InputError(fmt::format("{} (from the flags or the file)", e.what()));
+    }
+  }
+  return out;
+}
+
+}  // namespace detail
+
+std::vector<std::string> import_formats() {
+  return {"vllm-serve", "vllm-throughput", "vllm-latency"};
+}
+
+std::vector<Record> import_text(const std::string& text, const std::string& where,
+                                const ImportOptions& o, const Catalog& catalog,
+                                std::vector<std::string>& notes) {
+  if (o.batch && o.format != "vllm-latency")
+    throw InputError("--batch", std::to_string(*o.batch),
+                     "no --batch with --format " + o.format +
+                         " (the file records its load; --batch is vllm-latency's --batch-size)");
+  std::vector<Json> records;
+  if (o.format == "vllm-serve")
+    records = detail::import_vllm_serve(text, where, o, catalog, notes);
+  else if (o.format == "vllm-throughput")
+    records = detail::import_vllm_throughput(text, where, o, catalog, notes);
+  else if (o.format == "vllm-latency")
+    records = detail::import_vllm_latency(text, where, o, catalog, notes);
+  else
+    throw InputError::unknown_name("--format", o.format, import_formats());
+  return detail::checked(records, where, catalog);
+}
+
+std::vector<Record> import_file(const std::string& path, const ImportOptions& o,
+                                const Catalog& catalog, std::vector<std::string>& notes) {
+  return import_text(read_input_file(path, "file", kMaxDocumentBytes), path, o, catalog, notes);
+}
+
+}  // namespace memwall::measure

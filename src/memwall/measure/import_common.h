@@ -1,0 +1,60 @@
+// What the importers share (import.cc): the parts of a record the flags give, lengths from a flag
+// or from a file's per-request list, and the last check of every imported record by
+// parse_record. Internal to src/memwall/measure.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "memwall/catalog/catalog.h"
+#include "memwall/core/document.h"
+#include "memwall/measure/import.h"
+#include "memwall/measure/record.h"
+
+namespace memwall::measure::detail {
+
+// A record's model, hardware and stack from the flags and the file's own model name
+// (`file_model`, read from the file's field `file_model_field`; --model replaces it, with a note).
+// `engine_why` says why --engine is required (what the file holds instead).
+Json record_base(const ImportOptions& o, const std::string& where,
+                 const std::optional<std::string>& file_model, const std::string& file_model_field,
+                 const std::string& engine_why, const Catalog& catalog,
+                 std::vector<std::string>& notes);
+
+// Lengths from the flag `option` (--input, --output): "N", "fixed:N", "uniform:LO,HI",
+// "lognormal:MEAN,CV"; InputError "`option`: required: `why`" when the flag is not given.
+Json lengths_from_flag(const std::optional<std::string>& flag, const std::string& option,
+                       const std::string& why);
+
+// Lengths from the file's per-request list at `field`; `flag` (fixed | uniform | uniform:LO,HI |
+// lognormal) says how to read a list whose lengths vary. With `skip_zeros`, zero entries (failed
+// requests) are left out, with a note.
+Json lengths_from_list(const Json& list, const std::string& field,
+                       const std::optional<std::string>& flag, const std::string& option,
+                       bool skip_zeros, std::vector<std::string>& notes);
+
+// {"name": ..., "statistic": ..., "value": ..., "unit": ...} (statistic omitted when "value").
+Json metric(const char* name, const char* statistic, double value, const char* unit);
+
+// A number of the file at `field` (a finite number, >= 0); InputError naming it otherwise.
+double file_number(const Json& v, const std::string& field);
+// A whole number of the file at `field`, from `lo`; InputError naming it otherwise.
+int64_t file_count(const Json& v, const std::string& field, int64_t lo);
+
+// Every record as parse_record reads it (the importer's output is checked like any user file).
+std::vector<Record> checked(const std::vector<Json>& records, const std::string& where,
+                            const Catalog& catalog);
+
+// The importers, one per format (import_vllm.cc ...): JSON records, notes appended.
+std::vector<Json> import_vllm_serve(const std::string& text, const std::string& where,
+                                    const ImportOptions& o, const Catalog& catalog,
+                                    std::vector<std::string>& notes);
+std::vector<Json> import_vllm_throughput(const std::string& text, const std::string& where,
+                                         const ImportOptions& o, const Catalog& catalog,
+                                         std::vector<std::string>& notes);
+std::vector<Json> import_vllm_latency(const std::string& text, const std::string& where,
+                                      const ImportOptions& o, const Catalog& catalog,
+                                      std::vector<std::string>& notes);
+
+}  // namespace memwall::measure::detail

@@ -1,0 +1,337 @@
+#include "memwall/measure/import.h"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <fstream>
+#include <sstream>
+
+#include "memwall/core/error.h"
+#include "memwall/core/test_paths.h"
+#include "memwall/measure/predict.h"
+
+namespace memwall::measure {
+namespace {
+
+std::string fixture(const std::string& name) {
+  return memwall::test::source_dir() + "/src/memwall/measure/testdata/" + name;
+}
+
+std::string text_of(const std::string& name) {
+  std::ifstream f(fixture(name));
+  std::stringstream s;
+  s << f.rdbuf();
+  return s.str();
+}
+
+ImportOptions serve_options() {
+  ImportOptions o;
+  o.format = "vllm-serve";
+  o.accelerator = "h100";
+  o.engine = "vllm";
+  o.engine_version = "0.10.2";
+  o.input = "1024";
+  o.output = "128";
+  return o;
+}
+
+const Record& by_id(const std::vector<Record>& rs, const std::string& id) {
+  for (const auto& r : rs)
+    if (r.id == id) return r;
+  throw std::runtime_error("no record " + id);
+}
+
+bool has_note(const std::vector<std::string>& notes, const std::string& part) {
+  for (const auto& n : notes)
+    if (n.find(part) != std::string::npos) return true;
+  return false;
+}
+
+// The message of the InputError `f` raises, or "(accepted)".
+template <class F>
+std::string refusal(F f) {
+  try {
+    f();
+  } catch (const InputError& e) {
+    return e.what();
+  }
+  return "(accepted)";
+}
+
+std::string serve_refusal(const Json& run, const ImportOptions& o = serve_options()) {
+  std::vector<std::string> notes;
+  return refusal([&] { import_text(run.dump(), "run.json", o, Catalog::builtin(), notes); });
+}
+
+Json concurrency_run() {
+  return Json::parse(text_of("vllm_serve_concurrency.json"));
+}
+
+TEST(ImportVllmServe, ConcurrencyRunToEveryRecordExactly) {
+  std::vector<std::string> notes;
+  const auto rs = import_file(fixture("vllm_serve_concurrency.json"), serve_options(),
+                              Catalog::builtin(), notes);
+  // ttft, tpot, itl, e2el x mean, median, p90, p99 (no p95 in the file) + three throughputs.
+  ASSERT_EQ(rs.size(), 19u);
+  const Record& ttft = by_id(rs, "vllm@20261130-101500/mean_ttft_ms");
+  EXPECT_EQ(ttft.model.id, "llama-3.1-8b");
+  EXPECT_EQ(ttft.model.as_given, "meta-llama/Llama-3.1-8B-Instruct");
+  EXPECT_EQ(ttft.hardware.accelerator, "nvidia-h100-sxm");
+  EXPECT_EQ(ttft.hardware.count, 1);
+  EXPECT_EQ(*ttft.stack.engine, "vllm");
+  EXPECT_EQ(*ttft.stack.version, "0.10.2");
+  EXPECT_EQ(ttft.workload.mode, Mode::concurrency);
+  EXPECT_EQ(*ttft.workload.concurrency, 32);
+  EXPECT_EQ(*ttft.workload.requests, 320);
+  EXPECT_EQ(ttft.workload.input->distribution, "fixed");
+  EXPECT_EQ(ttft.workload.input->mean, 1024);
+  EXPECT_EQ(ttft.workload.output->mean, 128);
+  EXPECT_EQ(ttft.measured.metric, Metric::ttft);
+  EXPECT_EQ(ttft.measured.statistic, Statistic::mean);
+  EXPECT_EQ(ttft.measured.value, 210.5);
+  EXPECT_EQ(ttft.measured.unit, "ms");
+  EXPECT_DOUBLE_EQ(ttft.measured.si, 0.2105);
+  const Record& p99 = by_id(rs, "vllm@20261130-101500/p99_tpot_ms");
+  EXPECT_EQ(p99.measured.metric, Metric::tpot);
+  EXPECT_EQ(p99.measured.statistic, Statistic::p99);
+  EXPECT_EQ(p99.measured.value, 16.75);
+  const Record& e2e = by_id(rs, "vllm@20261130-101500/median_e2el_ms");
+  EXPECT_EQ(e2e.measured.metric, Metric::e2e_latency);
+  EXPECT_EQ(e2e.measured.statistic, Statistic::median);
+  EXPECT_EQ(e2e.measured.value, 1780.0);
+  const Record& out = by_id(rs, "vllm@20261130-101500/output_throughput");
+  EXPECT_EQ(out.measured.metric, Metric::output_throughput);
+  EXPECT_EQ(out.measured.value, 2226.0869565217395);
+  EXPECT_EQ(out.measured.unit, "tokens/s");
+  const Record& total = by_id(rs, "vllm@20261130-101500/total_token_throughput");
+  EXPECT_EQ(total.measured.metric, Metric::total_throughput);
+  EXPECT_EQ(total.measured.value, 20034.782608695652);
+  const Record& req = by_id(rs, "vllm@20261130-101500/request_throughput");
+  EXPECT_EQ(req.measured.unit, "requests/s");
+  EXPECT_EQ(req.measured.value, 17.39130434782609);
+  // What was not imported is said, never dropped: the other percentiles, std, metadata.
+  EXPECT_TRUE(has_note(notes, "p99.9_ttft_ms")) << notes.size();
+  EXPECT_TRUE(has_note(notes, "std_tpot_ms"));
+  EXPECT_TRUE(has_note(notes, "request_goodput"));
+  EXPECT_TRUE(has_note(notes, "run_by=alice"));
+  EXPECT_TRUE(has_note(notes, "version=0.10.2"));
+}
+
+TEST(ImportVllmServe, AppendedRunsWithPerRequestLengths) {
+  ImportOptions o = serve_options();
+  o.input.reset();
+  o.output.reset();
+  std::vector<std::string> notes;
+  const auto rs = import_file(fixture("vllm_serve_append.jsonl"), o, Catalog::builtin(), notes);
+  // Each run: ttft, tpot, itl x mean, median, p99 + three throughputs; no e2el in the files.
+  ASSERT_EQ(rs.size(), 24u);
+  const Record& rate = by_id(rs, "rate4@20261130-110000/mean_tpot_ms");
+  EXPECT_EQ(rate.model.id, "qwen2.5-7b");
+  EXPECT_EQ(rate.workload.mode, Mode::request_rate);
+  EXPECT_EQ(*rate.workload.request_rate, 4.0);
+  EXPECT_EQ(*rate.workload.requests, 4);
+  EXPECT_EQ(rate.workload.input->mean, 512);
+  // The failed request's 0 output tokens are left out of the lengths, and said.
+  EXPECT_EQ(rate.workload.output->distribution, "fixed");
+  EXPECT_EQ(rate.workload.output->mean, 128);
+  EXPECT_EQ(rate.measured.value, 9.8);
+  EXPECT_TRUE(has_note(notes, "1 of 4 requests failed"));
+  EXPECT_TRUE(has_note(notes, "1 entries of 0 tokens"));
+  const Record& offline = by_id(rs, "offline@20261130-111500/request_throughput");
+  EXPECT_EQ(offline.workload.mode, Mode::offline);
+  EXPECT_EQ(*offline.workload.requests, 2);
+  EXPECT_EQ(offline.measured.value, 1.25);
+  EXPECT_NE(offline.source.find("vllm_serve_append.jsonl:3"), std::string::npos) << offline.source;
+}
+
+TEST(ImportVllmServe, VaryingLengthsNeedToBeReadAsADistribution) {
+  Json run = concurrency_run();
+  run["input_lens"] = {100, 200, 300, 400};
+  run["output_lens"] = {128, 128, 128, 128};
+  ImportOptions o = serve_options();
+  o.input.reset();
+  o.output.reset();
+  const std::string m = serve_refusal(run, o);
+  EXPECT_NE(m.find("run.json.input_lens: the lengths vary (4 requests from 100 to 400 tokens"),
+            std::string::npos)
+      << m;
+  EXPECT_NE(m.find("--input"), std::string::npos) << m;
+
+  std::vector<std::string> notes;
+  o.input = "uniform:100,400";
+  auto rs = import_text(run.dump(), "run.json", o, Catalog::builtin(), notes);
+  EXPECT_EQ(rs[0].workload.input->distribution, "uniform");
+  EXPECT_EQ(*rs[0].workload.input->min, 100);
+  EXPECT_EQ(*rs[0].workload.input->max, 400);
+  EXPECT_EQ(rs[0].workload.input->mean, 250);
+  o.input = "lognormal";
+  rs = import_text(run.dump(), "run.json", o, Catalog::builtin(), notes);
+  EXPECT_EQ(rs[0].workload.input->distribution, "lognormal");
+  EXPECT_DOUBLE_EQ(rs[0].workload.input->mean, 250);
+  EXPECT_DOUBLE_EQ(*rs[0].workload.input->cv, std::sqrt(12500.0) / 250);
+  // A length stated beside the list must be the list's.
+  o.input = "250";
+  EXPECT_NE(serve_refusal(run, o).find("--input: value '250' is not allowed; allowed: the lengths "
+                                       "run.json.input_lens lists (4 requests from 100 to 400"),
+            std::string::npos)
+      << serve_refusal(run, o);
+  run["input_lens"] = {300, 300, 300, 300};
+  o.input = "300";
+  rs = import_text(run.dump(), "run.json", o, Catalog::builtin(), notes);
+  EXPECT_EQ(rs[0].workload.input->mean, 300);
+  run["input_lens"] = {100, 200, 300, 400};
+  // Bounds that leave a length out are refused with the range.
+  o.input = "uniform:150,400";
+  EXPECT_NE(serve_refusal(run, o).find("--input: value 'uniform:150,400' is not allowed"),
+            std::string::npos)
+      << serve_refusal(run, o);
+}
+
+TEST(ImportVllmServe, RefusesWhatItCannotMapByName) {
+  Json gamma = concurrency_run();
+  gamma["request_rate"] = 8.0;
+  gamma["max_concurrency"] = nullptr;
+  gamma["burstiness"] = 0.5;
+  EXPECT_NE(serve_refusal(gamma).find("run.json.burstiness: value '0.5'"), std::string::npos)
+      << serve_refusal(gamma);
+  Json both = concurrency_run();
+  both["request_rate"] = 8.0;
+  EXPECT_NE(serve_refusal(both).find("request_rate 8.0 with max_concurrency 32"), std::string::npos)
+      << serve_refusal(both);
+  Json ramp = concurrency_run();
+  ramp["ramp_up_strategy"] = "linear";
+  EXPECT_NE(serve_refusal(ramp).find("run.json.ramp_up_strategy"), std::string::npos);
+  Json spec = concurrency_run();
+  spec["spec_decode_acceptance_rate"] = 61.5;
+  EXPECT_NE(serve_refusal(spec).find("run.json.spec_decode_acceptance_rate"), std::string::npos);
+  Json unknown = concurrency_run();
+  unknown["mean_goodness"] = 3;  // a number of no known meaning (metadata is text)
+  EXPECT_NE(serve_refusal(unknown).find("run.json.mean_goodness: value '3'"), std::string::npos)
+      << serve_refusal(unknown);
+  Json no_prompts = concurrency_run();
+  no_prompts.erase("num_prompts");
+  EXPECT_NE(serve_refusal(no_prompts).find("'num_prompts' is missing"), std::string::npos);
+  Json no_conc = concurrency_run();
+  no_conc.erase("max_concurrency");
+  EXPECT_NE(serve_refusal(no_conc).find("'max_concurrency' is missing"), std::string::npos);
+  Json bad_value = concurrency_run();
+  bad_value["mean_tpot_ms"] = -1;
+  EXPECT_NE(serve_refusal(bad_value).find("run.json.mean_tpot_ms: value '-1'"), std::string::npos);
+  Json model = concurrency_run();
+  model["model_id"] = "acme/Unknown-13B";
+  EXPECT_NE(serve_refusal(model).find("run.json: model_id"), std::string::npos)
+      << serve_refusal(model);
+  EXPECT_NE(serve_refusal(model).find("give --model"), std::string::npos);
+
+  // What the file does not carry and no flag gave is named.
+  ImportOptions o = serve_options();
+  o.accelerator.reset();
+  EXPECT_NE(serve_refusal(concurrency_run(), o).find("--gpu: required"), std::string::npos);
+  o = serve_options();
+  o.engine.reset();
+  EXPECT_NE(serve_refusal(concurrency_run(), o)
+                .find("--engine: required: run.json does not name "
+                      "the engine that served (backend 'vllm'"),
+            std::string::npos)
+      << serve_refusal(concurrency_run(), o);
+  o = serve_options();
+  o.input.reset();
+  EXPECT_NE(
+      serve_refusal(concurrency_run(), o).find("--input: required: run.json holds no input_lens"),
+      std::string::npos);
+  EXPECT_NE(serve_refusal(concurrency_run(), o).find("total_input_tokens = 327680"),
+            std::string::npos);
+  // Malformed text, a list, an unknown format.
+  std::vector<std::string> notes;
+  EXPECT_NE(refusal([&] {
+              import_text("{\"num_prompts\": ", "run.json", serve_options(), Catalog::builtin(),
+                          notes);
+            }),
+            "(accepted)");
+  EXPECT_NE(refusal([&] {
+              import_text("[1, 2]", "run.json", serve_options(), Catalog::builtin(), notes);
+            }).find("a JSON object of results"),
+            std::string::npos);
+  o = serve_options();
+  o.batch = 8;  // the file records its load
+  EXPECT_NE(serve_refusal(concurrency_run(), o).find("--batch: value '8' is not allowed"),
+            std::string::npos);
+  o = serve_options();
+  o.format = "vllm-bench";
+  EXPECT_NE(serve_refusal(concurrency_run(), o).find("--format"), std::string::npos);
+}
+
+TEST(ImportVllmThroughput, OfflineRunToTwoRecords) {
+  ImportOptions o = serve_options();
+  o.format = "vllm-throughput";
+  o.model = "meta-llama/Llama-3.1-8B-Instruct";
+  std::vector<std::string> notes;
+  const auto rs = import_file(fixture("vllm_throughput.json"), o, Catalog::builtin(), notes);
+  ASSERT_EQ(rs.size(), 2u);
+  EXPECT_EQ(rs[0].workload.mode, Mode::offline);
+  EXPECT_EQ(*rs[0].workload.requests, 1000);
+  EXPECT_EQ(rs[0].measured.metric, Metric::total_throughput);
+  EXPECT_EQ(rs[0].measured.value, 24427.480916030534);
+  EXPECT_EQ(rs[0].measured.unit, "tokens/s");
+  EXPECT_EQ(rs[1].measured.metric, Metric::request_throughput);
+  EXPECT_EQ(rs[1].measured.value, 19.083969465648856);
+  EXPECT_TRUE(has_note(notes, "--n"));
+  o.model.reset();
+  EXPECT_NE(refusal([&] {
+              import_file(fixture("vllm_throughput.json"), o, Catalog::builtin(), notes);
+            }).find("--model: required"),
+            std::string::npos);
+}
+
+TEST(ImportVllmLatency, StaticBatchLatencies) {
+  ImportOptions o = serve_options();
+  o.format = "vllm-latency";
+  o.model = "llama-3.1-8b";
+  o.input = "32";
+  std::vector<std::string> notes;
+  EXPECT_NE(refusal([&] {
+              import_file(fixture("vllm_latency.json"), o, Catalog::builtin(), notes);
+            }).find("--batch: required"),
+            std::string::npos);
+  o.batch = 8;
+  const auto rs = import_file(fixture("vllm_latency.json"), o, Catalog::builtin(), notes);
+  ASSERT_EQ(rs.size(), 4u);
+  EXPECT_EQ(rs[0].workload.mode, Mode::static_batch);
+  EXPECT_EQ(*rs[0].workload.batch, 8);
+  EXPECT_EQ(rs[0].workload.input->mean, 32);
+  EXPECT_EQ(rs[0].measured.metric, Metric::e2e_latency);
+  EXPECT_EQ(rs[0].measured.statistic, Statistic::mean);
+  EXPECT_EQ(rs[0].measured.value, 1.6125);
+  EXPECT_EQ(rs[0].measured.unit, "s");
+  EXPECT_EQ(rs[1].measured.statistic, Statistic::median);
+  EXPECT_EQ(rs[2].measured.statistic, Statistic::p90);
+  EXPECT_EQ(rs[2].measured.value, 1.6185);
+  EXPECT_EQ(rs[3].measured.statistic, Statistic::p99);
+  EXPECT_EQ(rs[3].measured.value, 1.61985);
+  EXPECT_TRUE(has_note(notes, "percentiles.10 (1.603 s)"));
+  Json extra = Json::parse(text_of("vllm_latency.json"));
+  extra["batch_size"] = 8;
+  EXPECT_NE(refusal([&] {
+              import_text(extra.dump(), "lat.json", o, Catalog::builtin(), notes);
+            }).find("lat.json.batch_size"),
+            std::string::npos);
+}
+
+TEST(ImportVllmServe, ImportedRecordsReadBackAndArePredicted) {
+  std::vector<std::string> notes;
+  const auto rs = import_file(fixture("vllm_serve_concurrency.json"), serve_options(),
+                              Catalog::builtin(), notes);
+  const auto again = parse_measurements(to_json(rs), "imported", Catalog::builtin());
+  ASSERT_EQ(again.size(), rs.size());
+  for (size_t i = 0; i < rs.size(); ++i) {
+    EXPECT_EQ(again[i].id, rs[i].id);
+    EXPECT_EQ(again[i].measured.si, rs[i].measured.si);
+  }
+  const Prediction p =
+      predict(by_id(again, "vllm@20261130-101500/mean_tpot_ms"), Catalog::builtin());
+  ASSERT_TRUE(p.si.has_value()) << p.unpredicted;
+  EXPECT_GT(*p.si, 0);
+}
+
+}  // namespace
+}  // namespace memwall::measure

@@ -1,0 +1,87 @@
+// memwall import: a benchmark file users already have (vllm bench serve, throughput, latency) read
+// into measurement records (src/memwall/measure/import.h, docs/measurements.md "Importers"):
+// the records document on stdout, ready for `memwall validate` and `memwall calibrate`, and what
+// was not imported on stderr.
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include <iostream>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "commands.h"
+#include "memwall/measure/import.h"
+#include "memwall/measure/record.h"
+
+namespace memwall::cli {
+namespace {
+
+struct ImportCliOptions {
+  std::string file;
+  measure::ImportOptions o;
+};
+
+int run_import(const ImportCliOptions& c, const GlobalOptions& g) {
+  const CommandCatalog catalog(g);
+  std::vector<std::string> notes;
+  const auto records = measure::import_file(c.file, c.o, *catalog, notes);
+  for (const auto& n : notes) std::cerr << "note: " << n << "\n";
+  std::cout << measure::to_json(records).dump(2) << "\n";
+  return 0;
+}
+
+}  // namespace
+
+void register_import(CLI::App& app, GlobalOptions& g, Runner& run) {
+  auto* sub = app.add_subcommand(
+      "import",
+      "Read a benchmark result file into measurement records (docs/measurements.md\n"
+      "\"Importers\"): the records document on stdout for `memwall validate` and `memwall\n"
+      "calibrate`, and on stderr each field that was not imported or was taken from a flag.\n"
+      "What the file does not carry comes from the flags (the accelerator, the engine that\n"
+      "served, the parallel sizes, the lengths when the file holds only totals); what is still\n"
+      "missing, or a field that changes what was measured (gamma arrivals, a ramp-up,\n"
+      "speculative decoding), exits 2 naming it.");
+  add_global_options(*sub, g);
+  auto c = std::make_shared<ImportCliOptions>();
+  measure::ImportOptions& o = c->o;
+  sub->add_option("file", c->file, "The benchmark result file")
+      ->required()
+      ->check(CLI::ExistingFile);
+  sub->add_option("--format", o.format,
+                  fmt::format("The file's format: {}", fmt::join(measure::import_formats(), ", ")))
+      ->required();
+  sub->add_option("--model", o.model,
+                  "Model: zoo id, Hugging Face repository id or config.json (replaces the file's "
+                  "model_id)");
+  sub->add_option("--gpu", o.accelerator, "Accelerator id or alias the run used (h100, a100 ...)");
+  sub->add_option("--gpus", o.devices, "Devices of the deployment (default tp x pp x dp)");
+  sub->add_option("--tp", o.tp, "Tensor-parallel size of the run");
+  sub->add_option("--pp", o.pp, "Pipeline-parallel size of the run");
+  sub->add_option("--ep", o.ep, "Expert-parallel size of the run");
+  sub->add_option("--dp", o.dp, "Data-parallel replicas of the run (default: --gpus / (tp x pp))");
+  sub->add_option("--node", o.node, "Node id (default: the catalog's node of the accelerator)");
+  sub->add_option("--fabric", o.fabric, "Fabric id, when a replica spans nodes");
+  sub->add_option("--cpu", o.host_cpu, "Host CPU, recorded as free text");
+  sub->add_option("--engine", o.engine,
+                  "Serving engine that ran the model (data/engines): vllm, sglang, trtllm ...");
+  sub->add_option("--engine-version", o.engine_version, "Its version, e.g. 0.10.2");
+  sub->add_option("--weight-precision", o.weight_precision, "Weight precision of the run");
+  sub->add_option("--activation-precision", o.activation_precision, "Activation precision");
+  sub->add_option("--kv-precision", o.kv_precision, "KV-cache precision");
+  sub->add_option("--max-num-seqs", o.max_num_seqs, "The engine's max sequences of the run");
+  sub->add_option("--max-num-batched-tokens", o.max_num_batched_tokens,
+                  "The engine's max batched tokens of the run");
+  sub->add_option("--memory-utilization", o.memory_fraction,
+                  "The engine's memory fraction (vLLM gpu_memory_utilization ...)");
+  sub->add_option("--input", o.input,
+                  "Input tokens per request: N | uniform:LO,HI | lognormal:MEAN,CV; where the file "
+                  "lists each request's (input_lens): fixed | uniform | uniform:LO,HI | lognormal");
+  sub->add_option("--output", o.output, "Output tokens per request (same forms as --input)");
+  sub->add_option("--batch", o.batch, "vllm-latency: the run's --batch-size");
+  sub->callback([&run, &g, c] { run = [&g, c] { return run_import(*c, g); }; });
+}
+
+}  // namespace memwall::cli

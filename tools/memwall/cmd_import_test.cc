@@ -1,0 +1,61 @@
+// memwall import: a vllm bench serve result in, the records document out, which validate and
+// calibrate read as it is.
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+
+#include "cli_test_util.h"
+#include "memwall/core/test_paths.h"
+
+namespace {
+
+using memwall::cli_test::Result;
+using memwall::cli_test::run;
+
+std::string fixture(const std::string& name) {
+  return memwall::test::source_dir() + "/src/memwall/measure/testdata/" + name;
+}
+
+const std::string kServe = "import " + fixture("vllm_serve_concurrency.json") +
+                           " --format vllm-serve --gpu h100 --engine vllm --engine-version 0.10.2";
+
+TEST(ImportCli, ServeResultToRecordsThatValidateReads) {
+  const Result r = run(kServe + " --input 1024 --output 128");
+  ASSERT_EQ(r.status, 0) << r.out;
+  const auto doc = nlohmann::json::parse(r.out);
+  EXPECT_EQ(doc["format"], "memwall-measurements/1");
+  ASSERT_EQ(doc["records"].size(), 19u);
+  EXPECT_EQ(doc["records"][0]["metric"]["value"], 210.5);
+  const auto path = std::filesystem::temp_directory_path() /
+                    ("memwall-import-" + std::to_string(::getpid()) + ".json");
+  std::ofstream(path) << r.out;
+  const Result v = run("validate " + path.string() + " --json");
+  std::filesystem::remove(path);
+  ASSERT_EQ(v.status, 0) << v.out;
+  const auto report = nlohmann::json::parse(v.out);
+  ASSERT_EQ(report["cases"].size(), 19u);
+  // The ITL percentiles are read and reported as not predicted; every other record is predicted.
+  EXPECT_EQ(report["summary"][0]["predicted"], 16);
+  EXPECT_EQ(report["summary"][0]["skipped"], 3);
+}
+
+TEST(ImportCli, NotesOnStderrAndMissingFlagsNamed) {
+  const Result notes = run(kServe + " --input 1024 --output 128 2>&1 >/dev/null", "");
+  EXPECT_EQ(notes.status, 0);
+  EXPECT_NE(notes.out.find("note: "), std::string::npos) << notes.out;
+  EXPECT_NE(notes.out.find("run_by=alice"), std::string::npos) << notes.out;
+  const Result no_lengths = run(kServe + " 2>&1", "");
+  EXPECT_EQ(no_lengths.status, 2);
+  EXPECT_NE(no_lengths.out.find("--input: required"), std::string::npos) << no_lengths.out;
+  const Result no_gpu = run("import " + fixture("vllm_serve_concurrency.json") +
+                                " --format vllm-serve --engine vllm --input 1024 --output 128 2>&1",
+                            "");
+  EXPECT_EQ(no_gpu.status, 2);
+  EXPECT_NE(no_gpu.out.find("--gpu: required"), std::string::npos) << no_gpu.out;
+  EXPECT_EQ(run("import " + fixture("vllm_serve_concurrency.json") + " --format gguf").status, 2);
+}
+
+}  // namespace
