@@ -255,9 +255,22 @@ void write_yaml(const Json& v, int indent, std::string& out) {
   }
 }
 
-Json container(const Emission& e, const EngineCommand& c, int devices_per_pod) {
+Json container(const Emission& e, const EngineCommand& c, int nodes, int devices_per_pod) {
   const FlagTable& t = *e.table;
-  std::vector<std::string> words = c.words(t);
+  EngineCommand cmd = c;
+  if (nodes > 1 && !is_vllm(t)) {
+    // SGLang spans nodes by flags: every pod of the group runs the server with its rank, the
+    // leader's address from the variables LeaderWorkerSet sets in each pod (LWS_LEADER_ADDRESS,
+    // LWS_WORKER_INDEX: the leader is 0). Port 20000 for the rendezvous is a choice.
+    const std::string from =
+        fmt::format("a replica of {} devices spans {} nodes", c.shape.devices(), nodes);
+    add(cmd.args, t, "--nnodes", std::to_string(nodes), from);
+    add(cmd.args, t, "--node-rank", "$(LWS_WORKER_INDEX)",
+        from + " (this pod's index in its group)");
+    add(cmd.args, t, "--dist-init-addr", "$(LWS_LEADER_ADDRESS):20000",
+        from + " (the group's leader)");
+  }
+  std::vector<std::string> words = cmd.words(t);
   const std::string resource = gpu_resource(*c.shape.accelerator);
   Json probe = {{"httpGet", {{"path", t.health_path}, {"port", t.port}}}, {"periodSeconds", 10}};
   Json startup = probe;
@@ -278,9 +291,9 @@ Json container(const Emission& e, const EngineCommand& c, int devices_per_pod) {
   return ct;
 }
 
-Json pod_spec(const Emission& e, const EngineCommand& c, int devices_per_pod) {
+Json pod_spec(const Emission& e, const EngineCommand& c, int nodes, int devices_per_pod) {
   return {{"nodeSelector", {{"memwall.io/accelerator", c.shape.accelerator->id}}},
-          {"containers", Json::array({container(e, c, devices_per_pod)})}};
+          {"containers", Json::array({container(e, c, nodes, devices_per_pod)})}};
 }
 
 }  // namespace
@@ -441,9 +454,10 @@ std::string k8s_manifest(const Emission& e) {
               {{"replicas", c.replicas},
                {"selector", {{"matchLabels", labels}}},
                {"template",
-                {{"metadata", {{"labels", labels}}}, {"spec", pod_spec(e, c, devices)}}}}}};
+                {{"metadata", {{"labels", labels}}}, {"spec", pod_spec(e, c, 1, devices)}}}}}};
     } else {
-      const Json pod = {{"metadata", {{"labels", labels}}}, {"spec", pod_spec(e, c, per_node)}};
+      const Json pod = {{"metadata", {{"labels", labels}}},
+                        {"spec", pod_spec(e, c, nodes, per_node)}};
       obj = {{"apiVersion", "leaderworkerset.x-k8s.io/v1"},
              {"kind", "LeaderWorkerSet"},
              {"metadata", {{"name", name}, {"labels", labels}}},
