@@ -5,6 +5,8 @@
 // 300 concurrent chat users at TTFT p99 <= 1 s and TPOT <= 50 ms, ranked by $ per million tokens.
 #include <algorithm>
 #include <chrono>
+#include <filesystem>
+#include <fstream>
 #include <iostream>
 #include <map>
 #include <optional>
@@ -19,6 +21,7 @@
 #include "memwall/catalog/catalog.h"
 #include "memwall/core/error.h"
 #include "memwall/cost/prices.h"
+#include "memwall/deploy/emit.h"
 #include "memwall/offload/placement.h"
 #include "memwall/plan/estimator.h"
 #include "memwall/plan/inference_search.h"
@@ -65,6 +68,8 @@ struct PlanInferOptions {
   int64_t verify_requests = 0;  // 0: 100 per closed-loop user (10,000 to 300,000), else 20,000
   std::string quality = "near-lossless";  // lossless | near-lossless | any (docs/plan.md "Model quality")
   std::optional<double> min_recovery;
+  deploy::EmitRequest emit;  // --emit / --benchmark (docs/plan.md "From plan to deployment")
+  std::string out_dir;       // --out: write the emitted files there instead of printing them
 };
 
 
@@ -262,10 +267,31 @@ void print_quality_policy(const quality::QualityPolicy& policy, const std::vecto
   for (const auto& why : removed) fmt::print("    not searched: {}\n", why);
 }
 
+// --emit / --benchmark: the chosen plan's files, printed or written under --out.
+int print_emitted(const plan::InferenceAnswer& p, const PlanInferOptions& o) {
+  for (const auto& f : deploy::emit_plan(p, o.emit)) {
+    if (o.out_dir.empty()) {
+      fmt::print("==> {} <==\n{}\n", f.name, f.text);
+      continue;
+    }
+    std::filesystem::create_directories(o.out_dir);
+    const std::string path = (std::filesystem::path(o.out_dir) / f.name).string();
+    std::ofstream file(path);
+    file << f.text;
+    if (!file) throw InputError("--out", o.out_dir, "a folder memwall can write");
+    fmt::print("{}\n", path);
+  }
+  return 0;
+}
+
 int run_plan_infer(const PlanInferOptions& o, const GlobalOptions& g) {
+  o.emit.validate();
+  if (!o.out_dir.empty() && !o.emit.emit && !o.emit.benchmark)
+    throw InputError("--out", o.out_dir, "only with --emit or --benchmark");
   Prepared prepared;
   prepare(o, g, prepared);
   const plan::InferenceAnswer& p = *prepared.answer;
+  if (o.emit.emit || o.emit.benchmark) return print_emitted(p, o);
   const plan::InferenceSearchResult& r = p.result;
   const int top = p.top;
   const std::vector<plan::Verification>& checks = p.checks;
@@ -676,6 +702,17 @@ void register_plan(CLI::App& app, GlobalOptions& g, Runner& run) {
       ->capture_default_str();
   infer->add_option("--verify-requests", o.verify_requests,
                     "Requests per simulated check (default: 100 per user, 10,000-300,000; 20,000 for --rate)");
+  infer->add_option("--emit", o.emit.emit,
+                    "Print the chosen plan's launch files: vllm or sglang (the engine command), k8s "
+                    "(a Deployment, or a LeaderWorkerSet for multi-node replicas)");
+  infer->add_option("--pick", o.emit.pick, "The plan --emit / --benchmark use (1 = the first)")->capture_default_str();
+  infer->add_flag("--benchmark", o.emit.benchmark,
+                  "Print the `vllm bench serve` command that measures the chosen plan at its workload");
+  infer->add_flag("--explain", o.emit.explain, "With --emit: the plan field behind every emitted flag");
+  infer->add_option("--engine-version", o.emit.engine_version,
+                    "Engine version of the emitted flags (default: the version the plan was estimated "
+                    "with; data/deploy holds the tables)");
+  infer->add_option("--out", o.out_dir, "Write the --emit/--benchmark files into this folder");
   infer->footer(plan::kPlanDefinitions);
   infer->callback([&run, &g] { run = [&g] { return run_plan_infer(o, g); }; });
 

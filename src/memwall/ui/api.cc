@@ -9,6 +9,7 @@
 
 #include "memwall/core/error.h"
 #include "memwall/cost/prices.h"
+#include "memwall/deploy/emit.h"
 #include "memwall/infer/request.h"
 #include "memwall/net/request.h"
 #include "memwall/offload/request.h"
@@ -150,7 +151,25 @@ Json plan_json(const Catalog& c, const Json& r) {
   q.gpus = names(r, "gpus");
   q.quality = text(r, "quality", q.quality);  // lossless | near-lossless | any (docs/plan.md)
   q.min_recovery = number(r, "min_recovery");
-  return plan::to_json(*plan::answer_inference(c, cost::PriceBook::builtin(), q));
+  q.engine = text(r, "engine", q.engine);
+  // The CLI's --emit / --pick / --engine-version / --benchmark (docs/plan.md "From plan to
+  // deployment"): the emitted files beside the answer.
+  deploy::EmitRequest e;
+  const std::string emit = text(r, "emit", "");
+  if (!emit.empty()) e.emit = emit;
+  e.pick = count(r, "pick", 1, 1, 10000);
+  e.benchmark = flag(r, "benchmark", false);
+  const std::string version = text(r, "engine_version", "");
+  if (!version.empty()) e.engine_version = version;
+  e.validate();
+  const auto answer = plan::answer_inference(c, cost::PriceBook::builtin(), q);
+  Json out = plan::to_json(*answer);
+  if (e.emit || e.benchmark) {
+    out["emitted"] = Json::array();
+    for (const auto& f : deploy::emit_plan(*answer, e))
+      out["emitted"].push_back({{"name", f.name}, {"text", f.text}});
+  }
+  return out;
 }
 
 // The four-dimension scorecard: the `memwall compare --json` answer.
@@ -286,7 +305,9 @@ const std::vector<Endpoint>& endpoint_table() {
         "global_batch", "seq", "precision", "recompute", "sequence_parallel", "zero", "tokens",
         "price_per_gpu_hour", "offload", "cpu", "host_memory_gb", "nvme_drives", "delayed_update"},
        train_json},
-      {"plan", {"model", "concurrency", "rate", "input", "output", "sla", "fabric", "serving", "top", "gpus"},
+      {"plan",
+       {"model", "concurrency", "rate", "input", "output", "sla", "fabric", "serving", "top", "gpus",
+        "engine", "emit", "pick", "benchmark", "engine_version"},
        plan_json},
       {"compare",
        {"model", "concurrency", "rate", "input", "output", "sla", "gpus", "vendors", "domestic_only", "max_gpus",

@@ -208,6 +208,23 @@ TEST(UiApi, PlanAndNetAnswerWithTheirLibraryJson) {
   EXPECT_FALSE(net.at("explain").at("bottleneck").get<std::string>().empty());
 }
 
+TEST(UiApi, PlanReturnsTheEmittedFilesOfTheCli) {
+  const Catalog& c = Catalog::builtin();
+  const Json plan = handle(c, "plan",
+                           Json{{"concurrency", 300},
+                                {"gpus", {"h100"}},
+                                {"serving", "aggregated"},
+                                {"emit", "vllm"},
+                                {"engine_version", "0.11"},
+                                {"benchmark", true}});
+  ASSERT_EQ(plan.at("emitted").size(), 2u);
+  EXPECT_EQ(plan["emitted"][0]["name"], "plan-1-vllm.sh");
+  const std::string script = plan["emitted"][0]["text"];
+  EXPECT_NE(script.find("vllm serve Qwen/Qwen2.5-72B --tensor-parallel-size 4"), std::string::npos);
+  EXPECT_EQ(plan["emitted"][1]["name"], "plan-1-benchmark.sh");
+  EXPECT_THROW(handle(c, "plan", Json{{"emit", "helm"}}), InputError);
+}
+
 TEST(UiApi, SimulateAnswersWithPercentilesAndAKvTimeSeries) {
   const Catalog& c = Catalog::builtin();
   const Json r =

@@ -1,0 +1,286 @@
+// `memwall plan infer --emit vllm|sglang|k8s --benchmark`: every emitted engine flag is one of the
+// targeted version's parser (data/deploy, read here from the file, not through the emitter), the
+// plan's parallelism reaches the command, and the Kubernetes objects carry the fields their kind
+// requires (an excerpt of the v1.31 API reference, src/memwall/deploy/testdata).
+#include <gtest/gtest.h>
+
+#include <fstream>
+#include <set>
+#include <sstream>
+
+#include "cli_test_util.h"
+#include "memwall/core/document.h"
+#include "memwall/core/test_paths.h"
+
+namespace memwall {
+namespace {
+
+using cli_test::run;
+
+Json read_json(const std::string& relative) {
+  return load_document(test::source_dir() + "/" + relative);
+}
+
+// The engine command of each pool in the script: the lines that start with the launch words.
+std::vector<std::vector<std::string>> commands(const std::string& script,
+                                               const std::string& launch) {
+  std::vector<std::vector<std::string>> out;
+  std::istringstream lines(script);
+  std::string line;
+  while (std::getline(lines, line)) {
+    if (line.rfind(launch + " ", 0) != 0) continue;
+    std::vector<std::string> words;
+    std::string w;
+    bool quoted = false;
+    for (char c : line) {
+      if (c == '\'')
+        quoted = !quoted;
+      else if (c == ' ' && !quoted) {
+        if (!w.empty()) words.push_back(w);
+        w.clear();
+      } else
+        w += c;
+    }
+    if (!w.empty()) words.push_back(w);
+    out.push_back(words);
+  }
+  return out;
+}
+
+// Checks every --flag of every command against the table; returns the flags with their values.
+std::vector<std::map<std::string, std::string>> check_flags(const std::string& script,
+                                                            const std::string& table_file) {
+  const Json table = read_json(table_file)["engine_flags"];
+  const std::string launch = table["launch"];
+  const auto cmds = commands(script, launch);
+  EXPECT_FALSE(cmds.empty()) << script;
+  std::vector<std::map<std::string, std::string>> out;
+  for (const auto& words : cmds) {
+    std::map<std::string, std::string> flags;
+    for (size_t i = 0; i < words.size(); ++i) {
+      if (words[i].rfind("--", 0) != 0) continue;
+      std::string name = words[i];
+      bool known = table["flags"].contains(name);
+      if (!known && name.rfind("--no-", 0) == 0) {
+        const std::string base = "--" + name.substr(5);
+        known = table["flags"].contains(base) && table["flags"][base].value("negatable", false);
+      }
+      EXPECT_TRUE(known) << name << " is not a flag of " << table["display"] << " (" << table_file
+                         << ")";
+      const bool takes_value =
+          known && table["flags"].contains(name) && table["flags"][name]["type"] != "bool";
+      const std::string value = takes_value && i + 1 < words.size() ? words[i + 1] : "";
+      if (known && table["flags"].contains(name) && table["flags"][name]["type"] == "choice") {
+        const auto& values = table["flags"][name]["values"];
+        EXPECT_NE(std::find(values.begin(), values.end(), value), values.end())
+            << name << " " << value;
+      }
+      flags[name] = value;
+    }
+    out.push_back(flags);
+  }
+  return out;
+}
+
+const std::string kAggregated = "plan infer --concurrency 300 --gpus h100 --serving aggregated";
+const std::string kDisaggregated =
+    "plan infer --concurrency 300 --gpus h100 --serving disaggregated";
+const std::string kMoe =
+    "plan infer --model mixtral-8x7b --concurrency 300 --gpus h100 --serving aggregated --quality "
+    "any";
+
+TEST(PlanEmit, VllmAggregatedUsesOnlyFlagsOf011AndThePlansShape) {
+  const auto r = run(kAggregated + " --emit vllm --engine-version 0.11");
+  ASSERT_EQ(r.status, 0) << r.out;
+  const auto cmds = check_flags(r.out, "data/deploy/vllm-0.11.json");
+  ASSERT_EQ(cmds.size(), 1u);
+  // Plan 1 of this scenario: 4 H100s at TP4, bf16 weights and KV (the plan table's TPxPP 4x1).
+  EXPECT_EQ(cmds[0].at("--tensor-parallel-size"), "4");
+  EXPECT_EQ(cmds[0].at("--dtype"), "bfloat16");
+  EXPECT_EQ(cmds[0].at("--kv-cache-dtype"), "auto");
+  EXPECT_EQ(cmds[0].at("--gpu-memory-utilization"), "0.9");
+  EXPECT_TRUE(cmds[0].count("--max-num-seqs"));
+  EXPECT_TRUE(cmds[0].count("--max-num-batched-tokens"));
+  EXPECT_NE(r.out.find("# engine: vLLM 0.11"), std::string::npos);
+  EXPECT_NE(r.out.find("#   --tensor-parallel-size: plan.shape.tp = 4"), std::string::npos)
+      << r.out;
+}
+
+TEST(PlanEmit, VllmDisaggregatedHasAPrefillAndADecodeServerWithAConnectorOf011) {
+  const auto r = run(kDisaggregated + " --emit vllm --engine-version 0.11");
+  ASSERT_EQ(r.status, 0) << r.out;
+  const auto cmds = check_flags(r.out, "data/deploy/vllm-0.11.json");
+  ASSERT_EQ(cmds.size(), 2u);
+  const Json connectors = read_json("data/deploy/vllm-0.11.json")["engine_flags"]["kv_connectors"];
+  for (size_t i = 0; i < 2; ++i) {
+    const Json kv = Json::parse(cmds[i].at("--kv-transfer-config"));
+    EXPECT_NE(std::find(connectors.begin(), connectors.end(), kv["kv_connector"]),
+              connectors.end());
+    EXPECT_EQ(kv["kv_role"], i == 0 ? "kv_producer" : "kv_consumer");
+  }
+  // Plan 1: decode pool TP8, prefill pool TP2 (the plan's PREFILL POOL column).
+  EXPECT_EQ(cmds[0].at("--tensor-parallel-size"), "2");
+  EXPECT_EQ(cmds[1].at("--tensor-parallel-size"), "8");
+}
+
+TEST(PlanEmit, VllmMoeTurnsOnExpertParallelism) {
+  const auto r = run(kMoe + " --emit vllm --engine-version 0.11");
+  ASSERT_EQ(r.status, 0) << r.out;
+  const auto cmds = check_flags(r.out, "data/deploy/vllm-0.11.json");
+  ASSERT_EQ(cmds.size(), 1u);
+  EXPECT_EQ(cmds[0].at("--tensor-parallel-size"), "4");
+  EXPECT_TRUE(cmds[0].count("--enable-expert-parallel"));
+}
+
+TEST(PlanEmit, SglangCommandsOfThreePlansUseOnlyItsFlags) {
+  const std::string sglang = " --engine sglang --emit sglang --engine-version main-001067f";
+  const std::string table = "data/deploy/sglang-main-001067f.json";
+  const auto agg = run(kAggregated + sglang);
+  ASSERT_EQ(agg.status, 0) << agg.out;
+  const auto a = check_flags(agg.out, table);
+  ASSERT_EQ(a.size(), 1u);
+  EXPECT_TRUE(a[0].count("--tp-size"));
+  EXPECT_FALSE(a[0].count("--disaggregation-mode"));
+  const auto dis = run(kDisaggregated + sglang);
+  ASSERT_EQ(dis.status, 0) << dis.out;
+  const auto d = check_flags(dis.out, table);
+  ASSERT_EQ(d.size(), 2u);
+  EXPECT_EQ(d[0].at("--disaggregation-mode"), "prefill");
+  EXPECT_EQ(d[1].at("--disaggregation-mode"), "decode");
+  const auto moe = run(kMoe + sglang);
+  ASSERT_EQ(moe.status, 0) << moe.out;
+  const auto m = check_flags(moe.out, table);
+  ASSERT_EQ(m.size(), 1u);
+  EXPECT_EQ(m[0].at("--ep-size"), m[0].at("--tp-size"));
+}
+
+const Json* at_path(const Json& j, const std::string& path) {
+  const Json* v = &j;
+  std::istringstream parts(path);
+  std::string key;
+  while (std::getline(parts, key, '.')) {
+    if (!v->is_object() || !v->contains(key)) return nullptr;
+    v = &(*v)[key];
+  }
+  return v;
+}
+
+bool has_type(const Json& v, const std::string& type) {
+  return type == "string"    ? v.is_string()
+         : type == "integer" ? v.is_number_integer()
+         : type == "object"  ? v.is_object()
+         : type == "array"   ? v.is_array()
+                             : false;
+}
+
+// Each YAML document of the manifest against the schema excerpt; returns the kinds seen.
+std::vector<std::string> check_manifest(const std::string& yaml) {
+  const Json schema = read_json("src/memwall/deploy/testdata/k8s-v1.31-excerpt.json");
+  std::vector<std::string> kinds;
+  size_t start = yaml.find("---\n");
+  while (start != std::string::npos) {
+    const size_t end = yaml.find("---\n", start + 4);
+    const std::string doc =
+        yaml.substr(start + 4, end == std::string::npos ? std::string::npos : end - start - 4);
+    start = end;
+    const Json obj = parse_document(doc, "manifest.yaml");
+    const std::string kind = obj.at("kind");
+    kinds.push_back(kind);
+    if (!schema["kinds"].contains(kind)) {
+      ADD_FAILURE() << "no schema for kind " << kind;
+      continue;
+    }
+    const Json& k = schema["kinds"][kind];
+    EXPECT_EQ(obj.at("apiVersion"), k["apiVersion"]);
+    for (const auto& [path, type] : k["required"].items()) {
+      const Json* v = at_path(obj, path);
+      EXPECT_TRUE(v && has_type(*v, type)) << kind << " " << path;
+    }
+    if (!k.contains("pod_spec")) continue;
+    const Json* pod = at_path(obj, k["pod_spec"]);
+    for (const auto& c : (*pod)["containers"])
+      for (const auto& [path, type] : schema["container"]["required"].items()) {
+        const Json* v = at_path(c, path);
+        EXPECT_TRUE(v && has_type(*v, type)) << kind << " container " << path;
+      }
+    if (kind == "Deployment") {
+      EXPECT_EQ(*at_path(obj, "spec.selector.matchLabels"),
+                *at_path(obj, "spec.template.metadata.labels"));
+    }
+  }
+  return kinds;
+}
+
+TEST(PlanEmit, KubernetesManifestHasTheFieldsOfItsKinds) {
+  const auto agg = run(kAggregated + " --emit k8s --engine-version 0.11");
+  ASSERT_EQ(agg.status, 0) << agg.out;
+  EXPECT_EQ(check_manifest(agg.out), (std::vector<std::string>{"Deployment", "Service"}));
+  EXPECT_NE(agg.out.find("nvidia.com/gpu: 4"), std::string::npos) << agg.out;
+  EXPECT_NE(agg.out.find("- \"--tensor-parallel-size\"\n            - \"4\""), std::string::npos)
+      << agg.out;
+  // Plan 4 of the disaggregated scenario: decode replicas of TP8 x PP2 = 16 H100s, two 8-GPU
+  // nodes: a LeaderWorkerSet of size 2 for the decode pool.
+  const auto multi = run(kDisaggregated + " --emit k8s --engine-version 0.11 --pick 4");
+  ASSERT_EQ(multi.status, 0) << multi.out;
+  const auto kinds = check_manifest(multi.out);
+  EXPECT_NE(std::find(kinds.begin(), kinds.end(), "LeaderWorkerSet"), kinds.end()) << multi.out;
+  EXPECT_NE(multi.out.find("size: 2"), std::string::npos);
+}
+
+TEST(PlanEmit, SglangLeaderWorkerSetPassesEachPodItsRank) {
+  const auto r =
+      run(kDisaggregated + " --engine sglang --emit k8s --engine-version main-001067f --pick 4");
+  ASSERT_EQ(r.status, 0) << r.out;
+  // Plan 4: decode replicas of TP8 x PP2 H100s, two 8-GPU nodes each.
+  const auto kinds = check_manifest(r.out);
+  ASSERT_NE(std::find(kinds.begin(), kinds.end(), "LeaderWorkerSet"), kinds.end()) << r.out;
+  EXPECT_NE(r.out.find("\"--node-rank\"\n"), std::string::npos);
+  EXPECT_NE(r.out.find("\"$(LWS_WORKER_INDEX)\""), std::string::npos);
+  EXPECT_NE(r.out.find("\"$(LWS_LEADER_ADDRESS):20000\""), std::string::npos);
+}
+
+TEST(PlanEmit, BenchmarkCarriesThePlansWorkloadAndSavesAResult) {
+  const auto r = run(kAggregated + " --pick 1 --benchmark --engine-version 0.11");
+  ASSERT_EQ(r.status, 0) << r.out;
+  const Json table = read_json("data/deploy/vllm-0.11.json")["engine_flags"]["benchmark"];
+  const auto cmds = commands(r.out, "vllm bench serve");
+  ASSERT_EQ(cmds.size(), 1u) << r.out;
+  std::set<std::string> flags;
+  for (const auto& w : cmds[0])
+    if (w.rfind("--", 0) == 0) {
+      flags.insert(w);
+      const auto& known = table["flags"];
+      EXPECT_NE(std::find(known.begin(), known.end(), w), known.end()) << w;
+    }
+  for (const char* f : {"--max-concurrency", "--random-input-len", "--random-output-len",
+                        "--num-prompts", "--save-result", "--result-filename"})
+    EXPECT_TRUE(flags.count(f)) << f;
+  // 300 concurrent users (the plan's load) and ShareGPT's mean lengths (the plan's first section).
+  EXPECT_NE(r.out.find("--max-concurrency 300 "), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("--dataset-name random"), std::string::npos);
+}
+
+TEST(PlanEmit, BadValuesExit2NamingTheField) {
+  auto r = run(kAggregated + " --emit helm", "2>&1");
+  EXPECT_EQ(r.status, 2);
+  EXPECT_NE(r.out.find("--emit"), std::string::npos) << r.out;
+  r = run(kAggregated + " --emit vllm --engine-version 0.11 --pick 0", "2>&1");
+  EXPECT_EQ(r.status, 2);
+  EXPECT_NE(r.out.find("--pick"), std::string::npos) << r.out;
+  r = run(kAggregated + " --emit vllm --engine-version 0.11 --pick 99", "2>&1");
+  EXPECT_EQ(r.status, 2);
+  EXPECT_NE(r.out.find("--pick"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("a plan number from 1 to "), std::string::npos) << r.out;
+  // The plan was estimated with vLLM 0.14, which has no flag table: refused, naming the tables.
+  r = run(kAggregated + " --emit vllm", "2>&1");
+  EXPECT_EQ(r.status, 2);
+  EXPECT_NE(r.out.find("--engine-version"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("vllm 0.11"), std::string::npos) << r.out;
+  // SGLang commands for a plan estimated with vLLM: refused, naming the plan's engine.
+  r = run(kAggregated + " --emit sglang --engine-version main-001067f", "2>&1");
+  EXPECT_EQ(r.status, 2);
+  EXPECT_NE(r.out.find("vLLM 0.14"), std::string::npos) << r.out;
+}
+
+}  // namespace
+}  // namespace memwall
