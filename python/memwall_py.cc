@@ -392,7 +392,7 @@ py::object simulate_py(const serve::SimulateRequest& r, const std::optional<File
   {
     py::gil_scoped_release unlocked;
     const CatalogRef c(catalog);
-    j = serve::to_json(serve::simulate_serving(c.get(), serve::to_options(r)));
+    j = serve::to_json(serve::simulate(c.get(), r));
   }
   return to_python(j);
 }

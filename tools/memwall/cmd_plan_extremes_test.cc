@@ -3,6 +3,7 @@
 // reason in numbers.
 #include <gtest/gtest.h>
 
+#include <fstream>
 #include <nlohmann/json.hpp>
 #include <string>
 
@@ -61,6 +62,51 @@ TEST(PlanExtremes, PromptsBeyondTheContextAreRefused) {
   r = run("infer --model llama-3.1-8b --gpu h100 --input 1000000 --output 128 --offload kv",
           "2>&1");
   EXPECT_EQ(r.status, 3);
+}
+
+}  // namespace
+
+namespace {
+
+// A 32k-token prompt on an A100 in fp32 under LMDeploy once reported MFU 107.8 %: the prompt's
+// attention was counted over the full S while the causal kernel does half of it.
+TEST(InferExtremes, MfuNeverExceedsOne) {
+  const Result r = run(
+      "infer --model qwen3-30b-a3b --gpu a100 --tp 4 --batch 2 --input 32768 --output 1 "
+      "--weight-precision fp32 --engine lmdeploy --json");
+  ASSERT_EQ(r.status, 0);
+  const auto j = nlohmann::json::parse(r.out);
+  EXPECT_GT(j["mfu"].get<double>(), 0.3);
+  EXPECT_LE(j["mfu"].get<double>(), 1.0);
+  EXPECT_LE(j["prefill"]["mfu"].get<double>(), 1.0);
+}
+
+// Every request rejected (contiguous max-length reservations larger than the KV cache): no
+// latency is printed for runs that never happened; exit 3 with the counts.
+TEST(SimulateExtremes, NoCompletedRequestIsExit3WithTheCounts) {
+  const Result r = run(
+      "simulate --model llama-3.1-70b --gpu 4090 --tp 8 --concurrency 8 --requests 200 "
+      "--dataset fixed:1,2 --scheduler static --kv contiguous",
+      "2>&1");
+  EXPECT_EQ(r.status, 3) << r.out;
+  EXPECT_NE(r.out.find("none of the 200 requests completed"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("200 whose KV never fits the 119107 tokens"), std::string::npos) << r.out;
+  EXPECT_EQ(r.out.find("0.000"), std::string::npos) << r.out;
+}
+
+// validate over a file none of whose cases it can predict reports no error, not 0.0 %.
+TEST(ValidateExtremes, ZeroPredictedCasesHaveNoError) {
+  const auto path = std::string(testing::TempDir()) + "/zero-cases.json";
+  std::ofstream(path) << R"([{"id": "x", "kind": "inference", "source": "s",
+    "hardware": {"gpu": "NVIDIA H100 80GB HBM3"}, "model": {"name": "Nonexistent 9B"},
+    "config": {}, "metric": "throughput", "value": 10, "unit": "tokens/s"}])";
+  const Result text = run("validate " + path);
+  ASSERT_EQ(text.status, 0);
+  EXPECT_EQ(text.out.find("0.0%"), std::string::npos) << text.out;
+  const Result json = run("validate " + path + " --json");
+  const auto j = nlohmann::json::parse(json.out);
+  EXPECT_EQ(j["summary"][0]["predicted"], 0);
+  EXPECT_TRUE(j["summary"][0]["median_abs_pct_error"].is_null());
 }
 
 }  // namespace

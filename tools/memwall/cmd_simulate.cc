@@ -275,8 +275,9 @@ void register_simulate(CLI::App& app, GlobalOptions& g, Runner& run) {
     a->host_memory_given = host_mem_opt->count() > 0;
     run = [&g, a] {
       const Catalog catalog = Catalog::with_user_files(g.catalog_files);
-      const serve::ServingOptions o = serve::to_options(to_request(*a));
-      const serve::ServingRun result = serve::simulate_serving(catalog, o);
+      const serve::SimulateRequest request = to_request(*a);
+      const serve::ServingOptions o = serve::to_options(request);
+      const serve::ServingRun result = serve::simulate(catalog, request);
       if (!a->timeseries.empty())
         write_output_file("--timeseries", a->timeseries, serve::timeseries_csv(result.result));
       if (g.json) {

@@ -249,12 +249,15 @@ TEST(Estimate, HostWorkGrowsWithTheSequencesAndMultiStepDividesIt) {
   EXPECT_THROW(make(llama2_7b(), a100_80(), o), InputError);
 }
 
-TEST(Estimate, PrefillModelFlopsUseTheFullSequenceAsTrainDoes) {
-  // Megatron/PaLM convention (Narayanan et al. 2021 eq. 3): attention over the full S.
+TEST(Estimate, PrefillModelFlopsCountTheCausalAttentionTheKernelDoes) {
+  // Prompt token i attends to i tokens: (S + 1) / 2 on average, not the full S of train's
+  // convention (which would put a long prompt's MFU above 1).
   const Deployment d = make(llama2_7b(), h100_sxm(), DeploymentOptions{});
   const Estimate e = estimate(d, {2, 4000, 1});
-  EXPECT_NEAR(e.prefill.model_flops.value(), 2 * 4000 * forward_flops_per_token(d.model, 4000),
+  EXPECT_NEAR(e.prefill.model_flops.value(), 2 * 4000 * forward_flops_per_token(d.model, 4001.0 / 2),
               1e-6 * e.prefill.model_flops.value());
+  EXPECT_LT(e.prefill.model_flops.value(), 2 * 4000 * forward_flops_per_token(d.model, 4000));
+  EXPECT_LE(e.prefill.mfu, 1.0);
 }
 
 TEST(Estimate, BytesMovedPerDeviceIsOneStagesShareWithPipelining) {

@@ -82,10 +82,12 @@ Estimate estimate(const Deployment& d, const Workload& w) {
   e.prefill.step = step_cost(d, prefill_batch(per_micro, w.input_tokens));
   e.prefill.time = e.prefill.step.total * (double(micro + d.pp - 1) / d.pp);
   e.ttft = e.prefill.time;
-  // Megatron/PaLM model-FLOPs convention (Narayanan et al. 2021 eq. 3, as `train` and
-  // docs/models.md): every prompt token attends to the full S, not the causal (S + 1) / 2.
-  e.prefill.model_flops =
-      model_flops(m, double(w.batch * w.input_tokens), double(w.input_tokens));
+  // Prompt token i attends to the i tokens up to it: causal attention, (S + 1) / 2 on average,
+  // the work a causal kernel does (FlashAttention skips the masked blocks; Dao et al. 2022).
+  // Counting the full S (Narayanan et al. 2021 eq. 3, train's convention) would credit work no
+  // kernel runs and put a long prompt's MFU above 1 (32k tokens: 107.8 % on an A100 in fp32).
+  e.prefill.model_flops = model_flops(m, double(w.batch * w.input_tokens),
+                                      (double(w.input_tokens) + 1) / 2);
   e.prefill.mfu = e.prefill.model_flops.value() / (e.prefill.time.value() * devices * peak_flops);
   e.prefill.mbu =
       e.prefill.step.bytes_moved.value() * double(micro) / e.prefill.time.value() / peak_bw;
@@ -259,7 +261,8 @@ Json to_json(const Estimate& e, const Deployment& d, bool with_operators) {
         {"e2e", "ttft + (output - 1) x tpot"},
         {"throughput", "generated tokens per second of the whole deployment (all replicas)"},
         {"mfu", "model FLOP/s per device / dense peak of the matmul precision; model FLOPs = 2 x "
-                "active parameters per token + attention (Narayanan et al. 2021, forward only)"},
+                "active parameters per token + attention over the tokens each one attends to "
+                "(causal: (S + 1) / 2 in the prompt; forward only)"},
         {"mbu", "bytes moved per second per device / datasheet memory bandwidth (decode phase)"}}}};
 }
 

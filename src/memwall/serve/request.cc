@@ -125,4 +125,16 @@ ServingOptions to_options(const SimulateRequest& a) {
   return o;
 }
 
+ServingRun simulate(const Catalog& catalog, const SimulateRequest& r) {
+  ServingRun run = simulate_serving(catalog, to_options(r));
+  const SimulationResult& s = run.result;
+  if (s.completed == 0 && s.requests > 0)
+    throw InfeasibleError(fmt::format(
+        "none of the {} requests completed: {} longer than the longest sequence, {} whose KV never "
+        "fits the {} tokens of KV capacity per replica, {} refused by the queue limit, {} unfinished",
+        s.requests, s.rejected_too_long, s.rejected_never_fits, run.kv_capacity_tokens,
+        s.rejected_queue_full, s.unfinished));
+  return run;
+}
+
 }  // namespace memwall::serve

@@ -63,4 +63,9 @@ struct SimulateRequest {
 // Checks every value (InputError names the field) and builds the simulator's options.
 ServingOptions to_options(const SimulateRequest& r);
 
+// The run every face (CLI, HTTP API, Python) answers a SimulateRequest with: InfeasibleError
+// (exit 3) when no request completed, with the rejection counts and the KV capacity, rather than
+// latencies of runs that never happened.
+ServingRun simulate(const Catalog& catalog, const SimulateRequest& r);
+
 }  // namespace memwall::serve

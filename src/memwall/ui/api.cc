@@ -265,7 +265,7 @@ Json simulate_json(const Catalog& c, const Json& r) {
   q.prefix_hit_rate = number(r, "prefix_hit_rate");
   const std::string sla = text(r, "sla", "ttft_p99=1s,tpot_p99=50ms");
   if (!sla.empty()) q.sla = sla;
-  const serve::ServingRun run = serve::simulate_serving(c, serve::to_options(q));
+  const serve::ServingRun run = serve::simulate(c, q);
   Json out = serve::to_json(run);
   Json series = Json::array();
   std::vector<const serve::TimeSample*> first;

@@ -212,9 +212,11 @@ Json to_json(const Report& r) {
   }
   Json kinds = Json::array();
   for (const auto& k : r.kinds) {
+    // No case predicted: no error (null), not 0 %.
+    const auto error = [&k](double v) { return k.predicted > 0 ? Json(v) : Json(nullptr); };
     Json row{{"kind", k.kind}, {"predicted", k.predicted}, {"skipped", k.skipped},
-             {"median_abs_pct_error", k.median_abs_pct_error},
-             {"p90_abs_pct_error", k.p90_abs_pct_error}};
+             {"median_abs_pct_error", error(k.median_abs_pct_error)},
+             {"p90_abs_pct_error", error(k.p90_abs_pct_error)}};
     if (k.median_signed_pct_error) row["median_signed_pct_error"] = *k.median_signed_pct_error;
     if (const GroupSummary* g = whole_kind(r, k.kind)) {
       row["median_signed_pct_error"] = g->median_signed_pct_error;
@@ -240,7 +242,10 @@ std::string to_text(const Report& r) {
   out += fmt::format("\n{:<24} {:>9} {:>8} {:>16} {:>13} {:>15}\n", "kind", "predicted", "skipped",
                      "median |error|", "p90 |error|", "median signed");
   for (const auto& k : r.kinds)
-    if (const GroupSummary* g = whole_kind(r, k.kind))
+    if (k.predicted == 0)  // no error to summarise: say so rather than print 0.0 %
+      out += fmt::format("{:<24} {:>9} {:>8} {:>16} {:>13} {:>15}\n", k.kind, k.predicted,
+                         k.skipped, "-", "-", "-");
+    else if (const GroupSummary* g = whole_kind(r, k.kind))
       out += fmt::format("{:<24} {:>9} {:>8} {:>15.1f}% {:>12.1f}% {:>+14.1f}%\n", k.kind,
                          k.predicted, k.skipped, k.median_abs_pct_error, k.p90_abs_pct_error,
                          g->median_signed_pct_error);
@@ -261,6 +266,10 @@ std::string to_markdown(const Report& r) {
       "|\n|---|---:|---:|---:|---:|---:|---:|---:|\n";
   for (const auto& k : r.kinds) {
     const GroupSummary* g = whole_kind(r, k.kind);
+    if (k.predicted == 0) {
+      out += fmt::format("| {} | 0 | {} | - | - | - | - | - |\n", k.kind, k.skipped);
+      continue;
+    }
     out += fmt::format("| {} | {} | {} | {:.1f} % | {:.1f} % | {} | {} | {} |\n", k.kind,
                        k.predicted, k.skipped, k.median_abs_pct_error, k.p90_abs_pct_error,
                        g ? fmt::format("{:+.1f} %", g->median_signed_pct_error)
