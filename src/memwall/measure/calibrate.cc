@@ -10,6 +10,7 @@
 #include <fmt/ranges.h>
 
 #include "memwall/core/error.h"
+#include "memwall/core/statistics.h"
 #include "memwall/infer/deployment.h"
 #include "memwall/measure/predict.h"
 #include "memwall/perf/efficiency.h"
@@ -120,13 +121,6 @@ bool invert(const std::vector<std::vector<double>>& a, std::vector<std::vector<d
     for (size_t i = 0; i < n; ++i) inv[i][j] = x[i];
   }
   return true;
-}
-
-double median_of(std::vector<double> v) {
-  if (v.empty()) return 0;
-  std::sort(v.begin(), v.end());
-  const size_t n = v.size();
-  return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
 }
 
 struct Group {
@@ -345,10 +339,10 @@ GroupFit fit_group(const Group& g, const CalibrateOptions& o) {
     sgn_a.push_back(res.error_after);
     out.residuals.push_back(res);
   }
-  out.median_abs_error_before = median_of(abs_b);
-  out.median_abs_error_after = median_of(abs_a);
-  out.median_signed_before = median_of(sgn_b);
-  out.median_signed_after = median_of(sgn_a);
+  out.median_abs_error_before = median(abs_b);
+  out.median_abs_error_after = median(abs_a);
+  out.median_signed_before = median(sgn_b);
+  out.median_signed_after = median(sgn_a);
   return out;
 }
 

@@ -8,6 +8,7 @@
 #include <fmt/format.h>
 
 #include "memwall/core/error.h"
+#include "memwall/core/statistics.h"
 #include "memwall/core/text.h"
 #include "memwall/measure/record.h"
 #include "memwall/validate/names.h"
@@ -33,19 +34,8 @@ CaseResult predict_case(const Json& c, const Catalog& catalog) {
   return r;
 }
 
-double median(std::vector<double> v) {
-  if (v.empty()) return 0;
-  std::sort(v.begin(), v.end());
-  const size_t n = v.size();
-  return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
-}
-
-double percentile90(std::vector<double> v) {
-  if (v.empty()) return 0;
-  std::sort(v.begin(), v.end());
-  const auto rank = static_cast<size_t>(std::ceil(0.9 * double(v.size())));
-  return v[std::max<size_t>(rank, 1) - 1];
-}
+double median(std::vector<double> v) { return memwall::median(std::move(v)); }
+double percentile90(std::vector<double> v) { return memwall::percentile90(std::move(v)); }
 
 Json builtin_cases(const std::string& name) {
   std::string known;
