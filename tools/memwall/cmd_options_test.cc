@@ -166,4 +166,12 @@ TEST(OptionsCli, ImpossibleMeasurementsRefused) {
                  ">= 0");
 }
 
+// `validate --kind training --calibrate-on 2` printed the inference report under a training ask.
+TEST(OptionsCli, CalibrateOnRefusesKindsItCannotFit) {
+  expect_refused("validate --kind training --calibrate-on 2",
+                 "--kind: value 'training' is not allowed; allowed: inference (or no --kind) with "
+                 "--calibrate-on");
+  expect_refused("validate --calibrate-on 2 --markdown", "--markdown: value 'given'");
+}
+
 }  // namespace

@@ -8,6 +8,7 @@
 
 #include "commands.h"
 #include "memwall/catalog/catalog.h"
+#include "memwall/core/error.h"
 #include "memwall/core/version.h"
 #include "memwall/validate/breakdown.h"
 #include "memwall/validate/calibrate_on.h"
@@ -27,6 +28,14 @@ struct ValidateOptions {
 int run_validate(const ValidateOptions& o, const GlobalOptions& g) {
   const Catalog catalog = Catalog::with_user_files(g.catalog_files);
   if (o.calibrate_on > 0) {
+    // The calibration fits engine parameters of inference stacks only (docs/calibrate.md);
+    // training frameworks have no fitter yet, so asking for one is refused, not answered with
+    // the inference report.
+    if (!o.kind.empty() && o.kind != "inference")
+      throw InputError("--kind", o.kind, "inference (or no --kind) with --calibrate-on");
+    if (o.markdown || o.fit_uncertainty)
+      throw InputError(o.markdown ? "--markdown" : "--fit-uncertainty", "given",
+                       "not with --calibrate-on (its report is text or --json)");
     const Json cases = o.file.empty() ? validate::builtin_cases("dev-cases.json") : load_document(o.file);
     const validate::CalibrateOnReport r = validate::calibrate_on(cases, catalog, o.calibrate_on);
     std::cout << (g.json ? validate::to_json(r).dump(2) + "\n" : validate::to_text(r));
