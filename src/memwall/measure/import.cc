@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <charconv>
 #include <cmath>
+#include <string_view>
 
 #include "memwall/core/error.h"
 #include "memwall/measure/import_common.h"
@@ -140,6 +141,86 @@ Json lengths_from_list(const Json& list, const std::string& field,
                    std::string(kListForms) + ", since the file lists each request's length");
 }
 
+namespace {
+
+// Python's json.dumps writes float('inf') and float('nan') as the bare tokens Infinity,
+// -Infinity and NaN, which JSON (RFC 8259) has no place for: outside strings they become the
+// strings "Infinity", "-Infinity" and "NaN", so each reader decides where such a value is
+// allowed. Written by hand: nlohmann-json has no option for them.
+std::string quote_python_tokens(const std::string& text) {
+  std::string out;
+  out.reserve(text.size() + 16);
+  bool in_string = false;
+  for (size_t i = 0; i < text.size(); ++i) {
+    const char c = text[i];
+    if (in_string) {
+      out += c;
+      if (c == '\\' && i + 1 < text.size())
+        out += text[++i];
+      else if (c == '"')
+        in_string = false;
+      continue;
+    }
+    if (c == '"') {
+      in_string = true;
+      out += c;
+      continue;
+    }
+    bool replaced = false;
+    for (const std::string_view token : {"-Infinity", "Infinity", "NaN"})
+      if (text.compare(i, token.size(), token) == 0) {
+        out += '"';
+        out += token;
+        out += '"';
+        i += token.size() - 1;
+        replaced = true;
+        break;
+      }
+    if (!replaced) out += c;
+  }
+  return out;
+}
+
+}  // namespace
+
+std::vector<std::pair<Json, std::string>> json_lines(const std::string& raw,
+                                                     const std::string& where,
+                                                     bool python_tokens) {
+  const std::string text = python_tokens ? quote_python_tokens(raw) : raw;
+  std::vector<std::pair<Json, std::string>> runs;
+  try {
+    runs.emplace_back(parse_document(text, where), where);
+  } catch (const InputError& whole) {
+    size_t start = 0;
+    int line = 0;
+    while (start <= text.size()) {
+      const size_t end = std::min(text.find('\n', start), text.size());
+      ++line;
+      const std::string part = text.substr(start, end - start);
+      if (part.find_first_not_of(" \t\r") != std::string::npos)
+        runs.emplace_back(parse_document(part, fmt::format("{}:{}", where, line)),
+                          fmt::format("{}:{}", where, line));
+      start = end + 1;
+    }
+    if (runs.empty()) throw;
+  }
+  for (const auto& [run, w] : runs)
+    if (!run.is_object()) throw InputError(w, run.dump().substr(0, 80), "a JSON object of results");
+  return runs;
+}
+
+const Json* field_or_null(const Json& obj, const std::string& key) {
+  const auto it = obj.find(key);
+  return it == obj.end() || it->is_null() ? nullptr : &*it;
+}
+
+std::optional<std::string> opt_string(const Json& obj, const char* key, const std::string& where) {
+  const Json* v = field_or_null(obj, key);
+  if (!v) return std::nullopt;
+  if (!v->is_string()) throw InputError(where + "." + key, v->dump().substr(0, 80), "a string");
+  return v->get<std::string>();
+}
+
 Json metric(const char* name, const char* statistic, double value, const char* unit) {
   Json m = {{"name", name}};
   if (std::string_view(statistic) != "value") m["statistic"] = statistic;
@@ -239,7 +320,7 @@ std::vector<Record> checked(const std::vector<Json>& records, const std::string&
 }  // namespace detail
 
 std::vector<std::string> import_formats() {
-  return {"vllm-serve", "vllm-throughput", "vllm-latency"};
+  return {"vllm-serve", "vllm-throughput", "vllm-latency", "sglang-serve"};
 }
 
 std::vector<Record> import_text(const std::string& text, const std::string& where,
@@ -256,6 +337,8 @@ std::vector<Record> import_text(const std::string& text, const std::string& wher
     records = detail::import_vllm_throughput(text, where, o, catalog, notes);
   else if (o.format == "vllm-latency")
     records = detail::import_vllm_latency(text, where, o, catalog, notes);
+  else if (o.format == "sglang-serve")
+    records = detail::import_sglang_serve(text, where, o, catalog, notes);
   else
     throw InputError::unknown_name("--format", o.format, import_formats());
   return detail::checked(records, where, catalog);

@@ -34,6 +34,19 @@ Json lengths_from_list(const Json& list, const std::string& field,
                        const std::optional<std::string>& flag, const std::string& option,
                        bool skip_zeros, std::vector<std::string>& notes);
 
+// The runs of a result file: one JSON object, or one object per line (JSON Lines, as
+// --append-result and SGLang's --output-file append them); each with where it came from
+// (`where`, or `where:LINE`). With `python_tokens`, the bare tokens Infinity, -Infinity and NaN
+// that Python's json.dumps writes for float('inf') and float('nan') are read as the strings
+// "Infinity", "-Infinity" and "NaN" (a reader then accepts them only where it says so).
+std::vector<std::pair<Json, std::string>> json_lines(const std::string& text,
+                                                     const std::string& where,
+                                                     bool python_tokens = false);
+// The field `key` of `obj`, or nullptr when it is absent or null.
+const Json* field_or_null(const Json& obj, const std::string& key);
+// The text field `key`, or nullopt when absent or null; InputError when it is not text.
+std::optional<std::string> opt_string(const Json& obj, const char* key, const std::string& where);
+
 // {"name": ..., "statistic": ..., "value": ..., "unit": ...} (statistic omitted when "value").
 Json metric(const char* name, const char* statistic, double value, const char* unit);
 
@@ -54,6 +67,9 @@ std::vector<Json> import_vllm_throughput(const std::string& text, const std::str
                                          const ImportOptions& o, const Catalog& catalog,
                                          std::vector<std::string>& notes);
 std::vector<Json> import_vllm_latency(const std::string& text, const std::string& where,
+                                      const ImportOptions& o, const Catalog& catalog,
+                                      std::vector<std::string>& notes);
+std::vector<Json> import_sglang_serve(const std::string& text, const std::string& where,
                                       const ImportOptions& o, const Catalog& catalog,
                                       std::vector<std::string>& notes);
 

@@ -317,6 +317,102 @@ TEST(ImportVllmLatency, StaticBatchLatencies) {
             std::string::npos);
 }
 
+ImportOptions sglang_options() {
+  ImportOptions o;
+  o.format = "sglang-serve";
+  o.model = "llama-3.1-8b";
+  o.accelerator = "h100";
+  o.engine = "sglang";
+  o.engine_version = "0.4";
+  return o;
+}
+
+// Two appended runs of sglang.bench_serving: the default rate (Python's bare Infinity) with a
+// concurrency cap, and a Poisson rate with random lengths over [len x ratio, len].
+TEST(ImportSglangServe, AppendedRunsToEveryRecordExactly) {
+  std::vector<std::string> notes;
+  const auto rs =
+      import_file(fixture("sglang_serve.jsonl"), sglang_options(), Catalog::builtin(), notes);
+  // Per run: ttft, tpot, e2e_latency x mean, median, p99; itl mean, median, p95, p99; output
+  // and request throughput.
+  ASSERT_EQ(rs.size(), 30u);
+  const std::string w = fixture("sglang_serve.jsonl");
+  const Record& ttft = by_id(rs, "sglang@" + w + ":1/mean_ttft_ms");
+  EXPECT_EQ(ttft.model.id, "llama-3.1-8b");
+  EXPECT_EQ(ttft.hardware.accelerator, "nvidia-h100-sxm");
+  EXPECT_EQ(*ttft.stack.engine, "sglang");
+  EXPECT_EQ(ttft.workload.mode, Mode::concurrency);
+  EXPECT_EQ(*ttft.workload.concurrency, 16);
+  EXPECT_EQ(*ttft.workload.requests, 160);
+  EXPECT_EQ(ttft.workload.input->distribution, "fixed");
+  EXPECT_EQ(ttft.workload.input->mean, 1024);
+  EXPECT_EQ(ttft.workload.output->mean, 256);
+  EXPECT_EQ(ttft.measured.value, 180.2);
+  EXPECT_DOUBLE_EQ(ttft.measured.si, 0.1802);
+  const Record& e2e = by_id(rs, "sglang@" + w + ":1/p99_e2e_latency_ms");
+  EXPECT_EQ(e2e.measured.metric, Metric::e2e_latency);
+  EXPECT_EQ(e2e.measured.statistic, Statistic::p99);
+  EXPECT_EQ(e2e.measured.value, 4400.1);
+  const Record& itl = by_id(rs, "sglang@" + w + ":1/p95_itl_ms");
+  EXPECT_EQ(itl.measured.metric, Metric::itl);
+  EXPECT_EQ(itl.measured.statistic, Statistic::p95);
+  const Record& poisson = by_id(rs, "sglang-oai@" + w + ":2/output_throughput");
+  EXPECT_EQ(poisson.workload.mode, Mode::request_rate);
+  EXPECT_EQ(*poisson.workload.request_rate, 4.0);
+  EXPECT_EQ(*poisson.workload.requests, 300);
+  EXPECT_EQ(poisson.workload.input->distribution, "uniform");
+  EXPECT_EQ(poisson.workload.input->mean, 1536);
+  EXPECT_EQ(poisson.workload.output->mean, 96);
+  EXPECT_EQ(poisson.measured.metric, Metric::output_throughput);
+  EXPECT_EQ(poisson.measured.value, 384.0);
+  EXPECT_EQ(by_id(rs, "sglang-oai@" + w + ":2/request_throughput").measured.unit, "requests/s");
+  EXPECT_TRUE(has_note(notes, "std_ttft_ms"));
+  EXPECT_TRUE(has_note(notes, "input_throughput"));
+  EXPECT_TRUE(has_note(notes, "requests: the 160 completed"));
+}
+
+TEST(ImportSglangServe, RefusesWhatItCannotMapByName) {
+  const std::string line = text_of("sglang_serve.jsonl").substr(0, text_of("sglang_serve.jsonl").find('\n'));
+  auto refused = [&](const std::string& from, const std::string& to,
+                     const ImportOptions& o = sglang_options()) {
+    std::string t = line;
+    const size_t at = t.find(from);
+    EXPECT_NE(at, std::string::npos) << from;
+    if (at != std::string::npos) t.replace(at, from.size(), to);
+    std::vector<std::string> notes;
+    return refusal([&] { import_text(t, "run.jsonl", o, Catalog::builtin(), notes); });
+  };
+  EXPECT_NE(refused("\"accept_length\": null", "\"accept_length\": 2.4")
+                .find("run.jsonl.accept_length: value '2.4' is not allowed"),
+            std::string::npos);
+  EXPECT_NE(refused("\"dataset_name\": \"random\"", "\"dataset_name\": \"generated-shared-prefix\"")
+                .find("prefix cache"),
+            std::string::npos);
+  EXPECT_NE(refused("\"request_rate\": Infinity", "\"request_rate\": 8")
+                .find("request_rate 8 with max_concurrency 16"),
+            std::string::npos);
+  // NaN where a number was measured: refused, never read as 0.
+  EXPECT_NE(refused("\"mean_tpot_ms\": 15.4", "\"mean_tpot_ms\": NaN")
+                .find("run.jsonl.mean_tpot_ms: value '\"NaN\"' is not allowed; allowed: a number >= 0"),
+            std::string::npos);
+  EXPECT_NE(refused("\"concurrency\": 15.9", "\"concurrency\": 15.9, \"goodput\": 3")
+                .find("run.jsonl.goodput: value '3' is not allowed; allowed: a field of"),
+            std::string::npos);
+  ImportOptions no_model = sglang_options();
+  no_model.model.reset();
+  EXPECT_NE(refused("\"completed\": 160", "\"completed\": 160", no_model)
+                .find("--model: required"),
+            std::string::npos);
+  // Lengths the file states are not overridden by a flag that disagrees.
+  ImportOptions with_input = sglang_options();
+  with_input.input = "512";
+  EXPECT_NE(refused("\"completed\": 160", "\"completed\": 160", with_input)
+                .find("--input: value '512' is not allowed; allowed: no --input"),
+            std::string::npos);
+  // "NaN" inside a text stays text.
+  EXPECT_EQ(refused("\"backend\": \"sglang\"", "\"backend\": \"NaN Infinity\""), "(accepted)");
+}
+
 TEST(ImportVllmServe, ImportedRecordsReadBackAndArePredicted) {
   std::vector<std::string> notes;
   const auto rs = import_file(fixture("vllm_serve_concurrency.json"), serve_options(),

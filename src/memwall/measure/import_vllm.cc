@@ -27,43 +27,6 @@ namespace {
 
 constexpr const char* kServeSchema = "vllm/benchmarks/serve.py at vllm commit 009e6d4a1cd6";
 
-// The objects of the file: one JSON object, or one per line (--append-result).
-std::vector<std::pair<Json, std::string>> runs_of(const std::string& text,
-                                                  const std::string& where) {
-  std::vector<std::pair<Json, std::string>> runs;
-  try {
-    runs.emplace_back(parse_document(text, where), where);
-  } catch (const InputError& whole) {
-    size_t start = 0;
-    int line = 0;
-    while (start <= text.size()) {
-      const size_t end = std::min(text.find('\n', start), text.size());
-      ++line;
-      const std::string part = text.substr(start, end - start);
-      if (part.find_first_not_of(" \t\r") != std::string::npos)
-        runs.emplace_back(parse_document(part, fmt::format("{}:{}", where, line)),
-                          fmt::format("{}:{}", where, line));
-      start = end + 1;
-    }
-    if (runs.empty()) throw;
-  }
-  for (const auto& [run, w] : runs)
-    if (!run.is_object()) throw InputError(w, run.dump().substr(0, 80), "a JSON object of results");
-  return runs;
-}
-
-const Json* find(const Json& obj, const std::string& key) {
-  const auto it = obj.find(key);
-  return it == obj.end() || it->is_null() ? nullptr : &*it;
-}
-
-std::optional<std::string> opt_string(const Json& obj, const char* key, const std::string& where) {
-  const Json* v = find(obj, key);
-  if (!v) return std::nullopt;
-  if (!v->is_string()) throw InputError(where + "." + key, v->dump().substr(0, 80), "a string");
-  return v->get<std::string>();
-}
-
 // The per-request latency metrics of serve.py's process_one_metric, and memwall's name for each
 // (empty: not a memwall metric).
 const std::vector<std::pair<std::string, std::string>>& serve_metrics() {
@@ -128,7 +91,7 @@ void serve_run(const Json& run, const std::string& where, const ImportOptions& o
         fmt::format("{}: required field 'max_concurrency' is missing ({} writes it, null "
                     "when not set)",
                     where, kServeSchema));
-  const Json* conc = find(run, "max_concurrency");
+  const Json* conc = field_or_null(run, "max_concurrency");
   const bool rate_inf = rate.is_string() && rate.get<std::string>() == "inf";
   if (!rate_inf && !(rate.is_number() && file_number(rate, where + ".request_rate") > 0))
     throw InputError(where + ".request_rate", rate.dump().substr(0, 80),
@@ -162,7 +125,7 @@ void serve_run(const Json& run, const std::string& where, const ImportOptions& o
   const int64_t completed =
       file_count(require_field(run, "completed", where), where + ".completed", 0);
   const int64_t failed =
-      find(run, "failed") ? file_count(run.at("failed"), where + ".failed", 0) : 0;
+      field_or_null(run, "failed") ? file_count(run.at("failed"), where + ".failed", 0) : 0;
   if (completed == 0) throw InputError(where + ".completed", "0", "at least one completed request");
   if (failed > 0)
     notes.push_back(fmt::format("{}: {} of {} requests failed; the records are of the {} completed",
@@ -171,11 +134,11 @@ void serve_run(const Json& run, const std::string& where, const ImportOptions& o
   // Lengths: each request's when --save-detailed kept them, else from the flags.
   auto lengths = [&](const char* list_key, const char* total_key,
                      const std::optional<std::string>& flag, const char* option, bool skip_zeros) {
-    if (const Json* l = find(run, list_key))
+    if (const Json* l = field_or_null(run, list_key))
       return lengths_from_list(*l, where + "." + list_key, flag, option, skip_zeros, notes);
     std::string mean = "no total";
     std::optional<double> file_mean;
-    if (const Json* t = find(run, total_key)) {
+    if (const Json* t = field_or_null(run, total_key)) {
       file_mean = file_number(*t, where + "." + total_key) / double(completed);
       mean = fmt::format("{} = {} over {} completed requests, mean {:.6g}", total_key, t->dump(),
                          completed, *file_mean);
@@ -216,7 +179,7 @@ void serve_run(const Json& run, const std::string& where, const ImportOptions& o
                                 "date"};
   auto add = [&](const std::string& key, const char* name, const char* statistic,
                  const char* unit) {
-    const Json* v = find(run, key);
+    const Json* v = field_or_null(run, key);
     if (!v) return;
     used.insert(key);
     const double x = file_number(*v, where + "." + key);
@@ -304,7 +267,7 @@ std::vector<Json> import_vllm_serve(const std::string& text, const std::string& 
                                     const ImportOptions& o, const Catalog& catalog,
                                     std::vector<std::string>& notes) {
   std::vector<Json> out;
-  for (const auto& [run, w] : runs_of(text, where)) serve_run(run, w, o, catalog, out, notes);
+  for (const auto& [run, w] : json_lines(text, where)) serve_run(run, w, o, catalog, out, notes);
   return out;
 }
 
@@ -391,7 +354,7 @@ std::vector<Json> import_vllm_latency(const std::string& text, const std::string
   add("avg_latency", file_number(require_field(run, "avg_latency", where), where + ".avg_latency"),
       "mean");
   std::vector<std::string> not_imported = {"latencies (each iteration's)"};
-  if (const Json* p = find(run, "percentiles")) {
+  if (const Json* p = field_or_null(run, "percentiles")) {
     if (!p->is_object())
       throw InputError(where + ".percentiles", p->dump().substr(0, 80), "an object");
     for (const auto& [k, v] : p->items()) {
