@@ -9,6 +9,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <fstream>
 #include <map>
 #include <optional>
 #include <sstream>
@@ -25,9 +26,13 @@
 #include "memwall/hw/hw_io.h"
 #include "memwall/cost/prices.h"
 #include "memwall/infer/request.h"
+#include "memwall/measure/calibrate.h"
+#include "memwall/measure/import.h"
+#include "memwall/measure/record.h"
 #include "memwall/model/zoo.h"
 #include "memwall/net/request.h"
 #include "memwall/offload/request.h"
+#include "memwall/perf/efficiency.h"
 #include "memwall/plan/estimator.h"
 #include "memwall/plan/inference_search.h"
 #include "memwall/plan/plan_json.h"
@@ -465,6 +470,44 @@ serve::SimulateRequest simulate_request(const std::string& model, const std::str
 }
 
 }  // namespace
+// `memwall import FILE --format F --json`: the records document and the notes the CLI prints on
+// stderr, as {"records": ..., "notes": [...]}.
+py::object import_benchmark_py(const std::string& path, const std::string& format,
+                               const measure::ImportOptions& flags,
+                               const std::optional<Files>& catalog) {
+  measure::ImportOptions o = flags;
+  o.format = format;
+  const CatalogRef c(catalog);
+  std::vector<std::string> notes;
+  const auto records = measure::import_file(path, o, c.get(), notes);
+  return to_python(Json{{"records", measure::to_json(records)}, {"notes", notes}});
+}
+
+// `memwall calibrate FILE... [--out PROFILE] --json`: the fit, and the profile written to `out`.
+py::object calibrate_py(const Files& files, const std::optional<std::string>& out,
+                        const std::optional<Files>& catalog) {
+  if (files.empty()) throw InputError("files", "[]", "one or more measurement record files");
+  const CatalogRef c(catalog);
+  std::vector<measure::Record> records;
+  for (const auto& f : files) {
+    auto part = measure::parse_measurements(load_document(f), f, c.get());
+    records.insert(records.end(), part.begin(), part.end());
+  }
+  measure::CalibrateOptions co;
+  co.files = files;
+  const measure::CalibrationFit fit = measure::calibrate(records, c.get(), co);
+  (void)perf::apply_calibration(perf::default_efficiency(), fit.profile, "the fitted profile");
+  Json j = measure::to_json(fit);
+  if (out) {
+    std::ofstream f(*out);
+    f << fit.profile.dump(2) << "\n";
+    f.flush();
+    if (!f) throw InputError("out", *out, "a writable file path");
+    j["profile_file"] = *out;
+  }
+  return to_python(j);
+}
+
 }  // namespace memwall::python
 
 PYBIND11_MODULE(memwall, m) {
@@ -615,6 +658,63 @@ PYBIND11_MODULE(memwall, m) {
         arg("idle_power_fraction") = none, arg("tco_years") = 3.0, arg("verify") = 0,
         arg("verify_requests") = 0, arg("confidence") = none, arg("quality") = "near-lossless",
         arg("min_recovery") = none, arg("calibration") = none, arg("catalog") = none);
+
+  m.def(
+      "import_benchmark",
+      [](const std::string& path, const std::string& format, const std::optional<std::string>& model,
+         const std::optional<std::string>& gpu, std::optional<int> gpus, std::optional<int> tp,
+         std::optional<int> pp, std::optional<int> ep, std::optional<int> dp,
+         const std::optional<std::string>& node, const std::optional<std::string>& fabric,
+         const std::optional<std::string>& cpu, const std::optional<std::string>& engine,
+         const std::optional<std::string>& engine_version,
+         const std::optional<std::string>& weight_precision,
+         const std::optional<std::string>& activation_precision,
+         const std::optional<std::string>& kv_precision, std::optional<int64_t> max_num_seqs,
+         std::optional<int64_t> max_num_batched_tokens,
+         std::optional<double> memory_utilization, const std::optional<std::string>& input,
+         const std::optional<std::string>& output, std::optional<int64_t> batch,
+         const std::optional<Files>& catalog) {
+        measure::ImportOptions o;
+        o.model = model;
+        o.accelerator = gpu;
+        o.devices = gpus;
+        o.tp = tp;
+        o.pp = pp;
+        o.ep = ep;
+        o.dp = dp;
+        o.node = node;
+        o.fabric = fabric;
+        o.host_cpu = cpu;
+        o.engine = engine;
+        o.engine_version = engine_version;
+        o.weight_precision = weight_precision;
+        o.activation_precision = activation_precision;
+        o.kv_precision = kv_precision;
+        o.max_num_seqs = max_num_seqs;
+        o.max_num_batched_tokens = max_num_batched_tokens;
+        o.memory_fraction = memory_utilization;
+        o.input = input;
+        o.output = output;
+        o.batch = batch;
+        return import_benchmark_py(path, format, o, catalog);
+      },
+      "A benchmark result file read into measurement records, as `memwall import FILE --format F "
+      "--json`: {'records': the records document, 'notes': what was not imported or came from a "
+      "keyword}. format: vllm-serve | vllm-throughput | vllm-latency | sglang-serve; the keywords "
+      "are the CLI's flags (gpu, engine, engine_version, tp, input, output ...; "
+      "docs/measurements.md \"Importers\").",
+      arg("path"), py::kw_only(), arg("format"), arg("model") = none, arg("gpu") = none,
+      arg("gpus") = none, arg("tp") = none, arg("pp") = none, arg("ep") = none, arg("dp") = none,
+      arg("node") = none, arg("fabric") = none, arg("cpu") = none, arg("engine") = none,
+      arg("engine_version") = none, arg("weight_precision") = none,
+      arg("activation_precision") = none, arg("kv_precision") = none, arg("max_num_seqs") = none,
+      arg("max_num_batched_tokens") = none, arg("memory_utilization") = none,
+      arg("input") = none, arg("output") = none, arg("batch") = none, arg("catalog") = none);
+  m.def("calibrate", &calibrate_py,
+        "Fit the engine parameters measurement records identify, as `memwall calibrate FILE... "
+        "--json` (groups: each parameter before/after with its 80 % interval, every record's "
+        "error; profile: what calibration=... takes). out: write the profile there, as --out.",
+        arg("files"), py::kw_only(), arg("out") = none, arg("catalog") = none);
 
   m.def(
       "simulate",

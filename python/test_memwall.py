@@ -306,6 +306,36 @@ class PlanTest(unittest.TestCase):
         self.assertAlmostEqual(sim["tpot_s"]["mean"], sim_cli["tpot_s"]["mean"], places=12)
         os.unlink(f.name)
 
+    def test_import_and_calibrate_give_the_cli_answer(self):
+        import tempfile
+        fixture = os.path.join(HERE, "..", "src", "memwall", "measure", "testdata",
+                               "sglang_serve.jsonl")
+        flags = dict(format="sglang-serve", model="llama-3.1-8b", gpu="h100", engine="sglang",
+                     engine_version="0.4")
+        py = memwall.import_benchmark(fixture, **flags)
+        cli = subprocess.run([BINARY, "import", fixture, "--format", "sglang-serve", "--model",
+                              "llama-3.1-8b", "--gpu", "h100", "--engine", "sglang",
+                              "--engine-version", "0.4"],
+                             check=True, capture_output=True, text=True)
+        self.assertEqual(py["records"], json.loads(cli.stdout))
+        self.assertEqual(len(py["records"]["records"]), 30)
+        self.assertTrue(any("std_ttft_ms" in n for n in py["notes"]))
+        with tempfile.TemporaryDirectory() as d:
+            records = os.path.join(d, "records.json")
+            with open(records, "w") as f:
+                f.write(cli.stdout)
+            profile = os.path.join(d, "profile.json")
+            fit = memwall.calibrate([records], out=profile)
+            fit_cli = cli_json("calibrate", records)
+            self.assertEqual(fit["groups"], fit_cli["groups"])
+            with open(profile) as f:
+                self.assertEqual(json.load(f), fit_cli["profile"])
+        with self.assertRaises(memwall.InputError) as e:
+            memwall.import_benchmark(fixture, format="sglang-serve", gpu="h100", engine="sglang")
+        self.assertIn("--model: required", str(e.exception))
+        with self.assertRaises(memwall.InputError):
+            memwall.calibrate([])
+
     def test_confidence_removes_plans_and_rows_have_intervals(self):
         args = dict(model="llama-3.1-8b", concurrency=32, input=512, output=128,
                     gpus=["h100", "a100"], serving="aggregated", top=3)
