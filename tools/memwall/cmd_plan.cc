@@ -24,6 +24,7 @@
 #include "memwall/deploy/emit.h"
 #include "memwall/offload/placement.h"
 #include "memwall/plan/estimator.h"
+#include "memwall/plan/fleet.h"
 #include "memwall/plan/inference_search.h"
 #include "memwall/plan/intervals.h"
 #include "memwall/plan/plan_json.h"
@@ -640,6 +641,82 @@ int run_plan_train(const PlanTrainOptions& o, const GlobalOptions& g) {
 
 }  // namespace
 
+// `plan fleet`: the demand curve through plan::plan_fleet (docs/plan.md "Fleet").
+struct PlanFleetOptions {
+  PlanInferOptions search;
+  std::string demand;
+  double growth_percent = 0;
+  int months = 1;
+  double availability = 0.999;
+  std::optional<double> failures_per_device_year, repair_hours, startup_s, rent_per_gpu_hour;
+  int min_replicas = 1;
+  int64_t check_requests = 1000;
+};
+
+int run_plan_fleet(const PlanFleetOptions& o, const GlobalOptions& g) {
+  const CommandCatalog catalog(g);
+  plan::FleetQuery q;
+  q.base = query_from(o.search);
+  q.base.catalog_files = g.catalog_files;
+  q.demand = plan::parse_demand_csv(read_input_file(o.demand, "--demand", kMaxDocumentBytes), o.demand);
+  q.growth_per_month = o.growth_percent / 100.0;
+  q.months = o.months;
+  q.availability = o.availability;
+  if (o.failures_per_device_year) q.failures_per_device_year = *o.failures_per_device_year;
+  if (o.repair_hours) {
+    q.repair_hours = *o.repair_hours;
+    q.repair_hours_given = true;
+  }
+  if (o.startup_s) {
+    q.startup_s = *o.startup_s;
+    q.startup_given = true;
+  }
+  q.rent_per_gpu_hour = o.rent_per_gpu_hour;
+  q.min_replicas = o.min_replicas;
+  q.check_requests = o.check_requests;
+  const plan::FleetAnswer a =
+      plan::plan_fleet(*catalog, cost::PriceBook::with_user_files(g.catalog_files), q);
+  std::cout << (g.json ? plan::to_json(a).dump(2) + "\n" : plan::to_text(a));
+  return 0;
+}
+
+// The options `plan infer` and `plan fleet` share: the model and its lengths, the SLA, the
+// accelerators, precisions and network searched, prices, stack and quality filters.
+void add_search_options(CLI::App* cmd, PlanInferOptions& o) {
+  cmd->add_option("--model", o.model, "Built-in model id or a Hugging Face config.json")->capture_default_str();
+  cmd->add_option("--input", o.input, "Prompt lengths: sharegpt, alpaca, N, fixed:N, uniform:LO,HI, lognormal:MEAN,CV")
+      ->capture_default_str();
+  cmd->add_option("--output", o.output, "Output lengths (same forms as --input)")->capture_default_str();
+  cmd->add_option("--sla", o.sla, "ttft_p99=S,tpot_p99=S[,e2e_p99=S] (seconds; ms suffix allowed)")->capture_default_str();
+  cmd
+      ->add_option("--vendors", o.vendors,
+                   "Allowed vendors, comma list (nvidia,amd,huawei,intel,...)")
+      ->check(non_empty_list("vendor names"));
+  cmd->add_flag("--domestic-only", o.domestic_only, "Only Chinese domestic accelerators (" + plan::domestic_vendor_names() + ")");
+  cmd->add_option("--gpus", o.gpus, "Only these accelerators (comma list of ids or aliases)")
+      ->check(non_empty_list("accelerator ids or aliases"));
+  cmd->add_option("--weight-precisions", o.weight_precisions, "Weight precisions searched")->capture_default_str();
+  cmd->add_option("--kv-precisions", o.kv_precisions, "KV-cache precisions searched")->capture_default_str();
+  cmd->add_option("--fabric", o.fabric,
+                    "Cluster network: between the nodes of a replica that spans several, and for the KV "
+                    "move between disaggregated pools")
+      ->capture_default_str();
+  add_cost_options(cmd, o);
+  cmd->add_option("--min-ecosystem", o.min_ecosystem,
+                    "Drop plans whose software-ecosystem score (0-10, docs/compare.md) is below this or unknown");
+  cmd->add_option("--engine", o.engine,
+                    "Only plans this engine supports (vllm, sglang, trtllm, mindie, vllm-ascend, lmdeploy, "
+                    "llama.cpp, tgi); default: any engine in the support matrix");
+  cmd->add_flag("--risk-averse", o.risk_averse,
+                  "Drop plans flagged as risky (immature stack: ecosystem < 6/10 or unknown; a precision or "
+                  "engine whose support is unknown). Default: rank by cost and flag them");
+  add_quality_options(cmd, o.quality, o.min_recovery);
+  cmd->add_option("--calibration", o.calibration,
+                    "Calibration profile every candidate is timed with (memwall calibrate --out,\n"
+                    "memwall probe --out; docs/calibrate.md)")
+      ->check(CLI::ExistingFile);
+}
+
 void register_plan(CLI::App& app, GlobalOptions& g, Runner& run) {
   auto* sub = app.add_subcommand(
       "plan", "From the workload backwards to hardware. Without a sub-subcommand: the README "
@@ -650,54 +727,23 @@ void register_plan(CLI::App& app, GlobalOptions& g, Runner& run) {
   auto* infer = sub->add_subcommand("infer", "Plan inference serving: required capacity and bandwidth, "
                                               "then ranked feasible deployments");
   add_global_options(*infer, g);
-  infer->add_option("--model", o.model, "Built-in model id or a Hugging Face config.json")->capture_default_str();
+  add_search_options(infer, o);
   infer->add_option("--rate", o.rate, "Requests per second (open loop)");
   infer->add_option("--concurrency", o.concurrency, "Concurrent users (closed loop)");
-  infer->add_option("--input", o.input, "Prompt lengths: sharegpt, alpaca, N, fixed:N, uniform:LO,HI, lognormal:MEAN,CV")
-      ->capture_default_str();
-  infer->add_option("--output", o.output, "Output lengths (same forms as --input)")->capture_default_str();
-  infer->add_option("--sla", o.sla, "ttft_p99=S,tpot_p99=S[,e2e_p99=S] (seconds; ms suffix allowed)")->capture_default_str();
   infer->add_option("--budget", o.budget, "Total cost over the TCO horizon, $");
   infer->add_option("--power-cap", o.power_cap_kw, "Facility power cap for the deployment, kW");
-  infer
-      ->add_option("--vendors", o.vendors,
-                   "Allowed vendors, comma list (nvidia,amd,huawei,intel,...)")
-      ->check(non_empty_list("vendor names"));
-  infer->add_flag("--domestic-only", o.domestic_only, "Only Chinese domestic accelerators (" + plan::domestic_vendor_names() + ")");
   infer->add_option("--max-gpus", o.max_gpus, "At most this many devices in total");
   infer->add_option("--objective", o.objective, "cost ($/M tokens), capex, power, gpus")->capture_default_str();
   infer->add_option("--top", o.top, "Plans to print")->capture_default_str();
-  infer->add_option("--gpus", o.gpus, "Only these accelerators (comma list of ids or aliases)")
-      ->check(non_empty_list("accelerator ids or aliases"));
-  infer->add_option("--weight-precisions", o.weight_precisions, "Weight precisions searched")->capture_default_str();
-  infer->add_option("--kv-precisions", o.kv_precisions, "KV-cache precisions searched")->capture_default_str();
-  infer->add_option("--fabric", o.fabric,
-                    "Cluster network: between the nodes of a replica that spans several, and for the KV "
-                    "move between disaggregated pools")
-      ->capture_default_str();
   infer->add_option("--serving", o.serving,
                     "aggregated (prefill and decode share replicas), disaggregated (separate prefill and "
                     "decode pools, hardware may differ) or both")
       ->capture_default_str();
-  add_cost_options(infer, o);
-  infer->add_option("--min-ecosystem", o.min_ecosystem,
-                    "Drop plans whose software-ecosystem score (0-10, docs/compare.md) is below this or unknown");
-  infer->add_option("--engine", o.engine,
-                    "Only plans this engine supports (vllm, sglang, trtllm, mindie, vllm-ascend, lmdeploy, "
-                    "llama.cpp, tgi); default: any engine in the support matrix");
-  infer->add_flag("--risk-averse", o.risk_averse,
-                  "Drop plans flagged as risky (immature stack: ecosystem < 6/10 or unknown; a precision or "
-                  "engine whose support is unknown). Default: rank by cost and flag them");
   infer->add_option("--confidence", o.confidence,
                     "Keep only plans whose SLA holds at the pessimistic end of this interval of\n"
                     "their TTFT/TPOT/e2e (e.g. 0.8: the high end of the 80 % interval fitted on the\n"
                     "validation errors, docs/validate.md); prints how many plans it removes")
       ->check(CLI::Range(0.01, 0.99));
-  add_quality_options(infer, o.quality, o.min_recovery);
-  infer->add_option("--calibration", o.calibration,
-                    "Calibration profile every candidate is timed with (memwall calibrate --out,\n"
-                    "memwall probe --out; docs/calibrate.md)")
-      ->check(CLI::ExistingFile);
   infer->add_option("--verify", o.verify, "Re-check the top N plans in the serving simulator (0: off)")
       ->capture_default_str();
   infer->add_option("--verify-requests", o.verify_requests,
@@ -747,6 +793,41 @@ void register_plan(CLI::App& app, GlobalOptions& g, Runner& run) {
   add_quality_options(train_cmd, t.quality, t.min_recovery);
   add_cost_options(train_cmd, t.cost);
   train_cmd->callback([&run, &g] { run = [&g] { return run_plan_train(t, g); }; });
+
+  static PlanFleetOptions f;
+  auto* fleet = sub->add_subcommand(
+      "fleet", "Plan a fleet for a demand curve: replicas per hour at the SLA, N+k headroom, the\n"
+               "scale-up lag, the owned base and rented peaks against sizing for the peak around\n"
+               "the clock, every hour re-checked in the serving simulator (docs/plan.md \"Fleet\")");
+  add_global_options(*fleet, g);
+  fleet->add_option("--demand", f.demand,
+                    "CSV: hour,rate_per_s[,input_tokens,output_tokens], hours 0, 1, 2 ... (a day or\n"
+                    "a week; it repeats over the horizon)")
+      ->required();
+  add_search_options(fleet, f.search);
+  fleet->add_option("--growth", f.growth_percent, "Demand growth per month, % (the whole curve)")
+      ->capture_default_str();
+  fleet->add_option("--months", f.months, "Horizon in months (month m runs the curve x (1 + growth)^m)")
+      ->capture_default_str();
+  fleet->add_option("--availability", f.availability,
+                    "Target probability that every replica an hour needs is up (N+k headroom)")
+      ->capture_default_str();
+  fleet->add_option("--failures-per-device-year", f.failures_per_device_year,
+                    "Interruptions per device-year (default 0.173: the Llama 3 paper's 419 in 54 days\n"
+                    "on 16,384 H100s)");
+  fleet->add_option("--repair-hours", f.repair_hours,
+                    "Hours a failed replica stays out (default 24, an assumption shown as such)");
+  fleet->add_option("--startup-s", f.startup_s,
+                    "Seconds from asking for a replica to it serving (default 600, an assumption\n"
+                    "shown as such); replicas start this long before the hour that needs them");
+  fleet->add_option("--rent-per-gpu-hour", f.rent_per_gpu_hour,
+                    "Rental $ per device-hour of the peaks (default: the price book's cloud price)");
+  fleet->add_option("--min-replicas", f.min_replicas, "Replicas kept however quiet the hour")
+      ->capture_default_str();
+  fleet->add_option("--check-requests", f.check_requests,
+                    "Requests simulated per hour to check its SLA (0: no check)")
+      ->capture_default_str();
+  fleet->callback([&run, &g] { run = [&g] { return run_plan_fleet(f, g); }; });
 
   // The README scenario takes the quality policy too (--quality any: every precision, as before
   // the quality floor).
