@@ -1,15 +1,17 @@
 #!/usr/bin/env python3
 """Bounded loopback load test of `memwall ui` (issue 29): hostile bodies (deep, huge, chunked,
-malformed), 200 slow clients, many plans in a row. After each phase the server must still be up
-and answer a normal request within 1 s. Prints timings and the server's RSS; exit 1 on a failure.
+malformed), 200 slow clients, 1,000 plans in a row. After each phase the server must still be up
+and answer a normal request within 1 s; while the plans run, a second client asks a normal
+request every 0.5 s and each must be answered within 1 s; after them the RSS must be within 100 MB
+of the idle figure. Prints timings and the server's RSS; exit 1 on a failure.
 
-  scripts/ui-load-test.py [--memwall build/memwall] [--plans 200] [--port 18941]
+  scripts/ui-load-test.py [--memwall build/memwall] [--plans 1000] [--port 18941]
 Every loop is bounded in count and time; nothing leaves loopback."""
-import argparse, http.client, socket, subprocess, sys, time
+import argparse, http.client, socket, subprocess, sys, threading, time
 
 ap = argparse.ArgumentParser()
 ap.add_argument("--memwall", default="build/memwall")
-ap.add_argument("--plans", type=int, default=200)
+ap.add_argument("--plans", type=int, default=1000)
 ap.add_argument("--slow", type=int, default=200)
 ap.add_argument("--port", type=int, default=18941)
 a = ap.parse_args()
@@ -55,7 +57,8 @@ try:
             break
         except OSError:
             time.sleep(0.1)
-    print(f"idle RSS {rss_mb(server.pid):.1f} MB")
+    idle_start = rss_mb(server.pid)
+    print(f"idle RSS {idle_start:.1f} MB")
     for name, body in [("deep 100,000", b"[" * 100000 + b"]" * 100000),
                        ("gpus 140,000 x h100", b'{"gpus":[' + b",".join([b'"h100"'] * 140000) + b"]}"),
                        ("1e400", b'{"batch":1e400}'), ("invalid UTF-8", b'{"gpu":"\xff\xfe"}'),
@@ -111,10 +114,39 @@ try:
     if closed < a.slow:
         failures.append("slow clients kept")
     normal("after slow clients")
+    idle = idle_start
+    done = threading.Event()
+    probes = []  # (seconds, status) of the normal requests asked while the plans run
+
+    def probe():
+        while not done.is_set():
+            try:
+                status, _, took = post("/api/infer", b"{}", timeout=5)
+            except Exception:  # noqa: BLE001 (a refused or timed-out probe is a failure)
+                status, took = 0, 5.0
+            probes.append((took, status))
+            done.wait(0.5)
+
+    prober = threading.Thread(target=probe)
+    prober.start()
     t = time.monotonic()
+    peak = idle
     for i in range(a.plans):
         post("/api/plan", b'{"concurrency":20,"gpus":["h100","a100","l40s"]}', timeout=60)
-    print(f"  {a.plans} plans in {time.monotonic() - t:.1f} s, RSS {rss_mb(server.pid):.1f} MB")
+        if i % 50 == 49:
+            peak = max(peak, rss_mb(server.pid))
+    done.set()
+    prober.join()
+    after = rss_mb(server.pid)
+    worst = max(p[0] for p in probes) if probes else 0.0
+    bad = [p for p in probes if p[1] != 200 or p[0] >= 1]
+    print(f"  {a.plans} plans in {time.monotonic() - t:.1f} s; RSS {idle:.1f} MB idle, peak "
+          f"{peak:.1f} MB, {after:.1f} MB after; {len(probes)} normal requests during them, "
+          f"slowest {worst * 1000:.1f} ms, {len(bad)} late or failed")
+    if bad:
+        failures.append(f"{len(bad)} normal requests late or failed during the plans")
+    if after > idle + 100:
+        failures.append(f"RSS {after:.1f} MB after the plans, more than 100 MB over idle {idle:.1f} MB")
     normal(f"after {a.plans} plans")
 finally:
     server.terminate()
