@@ -23,10 +23,20 @@ struct ValidateOptions {
   bool markdown = false;
   bool fit_uncertainty = false;
   int calibrate_on = 0;  // 0: off
+  bool profile_drift = false;
 };
 
 int run_validate(const ValidateOptions& o, const GlobalOptions& g) {
   const Catalog catalog = Catalog::with_user_files(g.catalog_files);
+  if (o.profile_drift) {
+    if (o.calibrate_on > 0 || o.markdown || o.fit_uncertainty || (!o.kind.empty() && o.kind != "inference"))
+      throw InputError("--profile-drift", "given",
+                       "alone (inference cases; its report is text or --json)");
+    const Json cases = o.file.empty() ? validate::builtin_cases("dev-cases.json") : load_document(o.file);
+    const validate::ProfileDriftReport r = validate::profile_drift(cases, catalog);
+    std::cout << (g.json ? validate::to_json(r).dump(2) + "\n" : validate::to_text(r));
+    return 0;
+  }
   if (o.calibrate_on > 0) {
     // The calibration fits engine parameters of inference stacks only (docs/calibrate.md);
     // training frameworks have no fitter yet, so asking for one is refused, not answered with
@@ -87,6 +97,10 @@ void register_validate(CLI::App& app, GlobalOptions& g, Runner& run) {
                   "Within each publication and (accelerator, engine, precision) group of the\n"
                   "inference cases, fit the engine parameters on the first K cases (memwall\n"
                   "calibrate) and predict the rest; report both errors (docs/validate.md)");
+  sub->add_flag("--profile-drift", o->profile_drift,
+                "Fit every (engine profile, accelerator) group of the inference cases on all its\n"
+                "cases and list each built-in parameter with its fitted value and 80 % interval:\n"
+                "outside it, the built-in profile has drifted from its evidence (docs/validate.md)");
   sub->add_flag("--markdown", o->markdown, "Print the report as Markdown (validation/REPORT.md)");
   sub->add_flag("--fit-uncertainty", o->fit_uncertainty,
                 "Fit the uncertainty model on these cases and print it (the content of\n"

@@ -1,5 +1,6 @@
 #include "memwall/validate/calibrate_on.h"
 
+#include <algorithm>
 #include <cmath>
 #include <map>
 #include <memory>
@@ -48,6 +49,18 @@ CalibrateOnRow summarise(const std::string& dim, const std::string& value,
 
 }  // namespace
 
+// One observation of a predicted case, re-predicted under a candidate efficiency.
+measure::Observation observation_of(const Json& c, const CaseResult& r, const Catalog& catalog) {
+  measure::Observation ob;
+  ob.id = r.id;
+  ob.measured = r.measured;
+  ob.lower_is_better = lower_is_better(r);
+  ob.predict = [c = &c, &catalog](const std::shared_ptr<const perf::Efficiency>& e) {
+    return predict_inference_case(*c, catalog, e).predicted;
+  };
+  return ob;
+}
+
 CalibrateOnReport calibrate_on(const Json& cases, const Catalog& catalog, int k) {
   if (k < 1 || k > 1000) throw InputError("--calibrate-on", std::to_string(k), "1 to 1000 cases");
   if (!cases.is_array()) throw InputError("cases", cases.type_name(), "a JSON array of case objects");
@@ -78,14 +91,7 @@ CalibrateOnReport calibrate_on(const Json& cases, const Catalog& catalog, int k)
     std::vector<measure::Observation> obs;
     for (size_t i = 0; i < static_cast<size_t>(k); ++i) {
       const auto& [c, r] = predicted[idx[i]];
-      measure::Observation ob;
-      ob.id = r.id;
-      ob.measured = r.measured;
-      ob.lower_is_better = lower_is_better(r);
-      ob.predict = [c = c, &catalog](const std::shared_ptr<const perf::Efficiency>& e) {
-        return predict_inference_case(*c, catalog, e).predicted;
-      };
-      obs.push_back(std::move(ob));
+      obs.push_back(observation_of(*c, r, catalog));
     }
     const measure::GroupFit fit = measure::fit_engine(*profile, *acc, std::move(obs));
     const Json settings = measure::engine_settings(fit);
@@ -154,6 +160,93 @@ Json to_json(const CalibrateOnReport& r) {
                      {"uncalibrated", *r.before[i].predicted}, {"calibrated", *r.after[i].predicted}});
   return {{"calibrate_on", r.k}, {"groups", r.groups}, {"groups_fitted", r.groups_fitted},
           {"rows", rows}, {"cases", cases}, {"fits", r.fits}};
+}
+
+}  // namespace memwall::validate
+
+namespace memwall::validate {
+
+int ProfileDriftReport::drifted() const {
+  int n = 0;
+  for (const auto& p : parameters) n += p.drifted ? 1 : 0;
+  return n;
+}
+
+ProfileDriftReport profile_drift(const Json& cases, const Catalog& catalog) {
+  if (!cases.is_array()) throw InputError("cases", cases.type_name(), "a JSON array of case objects");
+  ProfileDriftReport out;
+  std::map<std::pair<std::string, std::string>, std::vector<std::pair<const Json*, CaseResult>>> groups;
+  std::vector<std::pair<std::string, std::string>> order;
+  for (const Json& c : cases) {
+    if (!c.is_object() || str_field(c, "kind") != "inference") continue;
+    CaseResult r = predict_case(c, catalog);
+    if (!r.predicted || !(r.measured > 0) || r.engine_profile.empty()) continue;
+    const std::pair key{r.engine_profile, r.accelerator};
+    if (!groups.count(key)) order.push_back(key);
+    groups[key].emplace_back(&c, std::move(r));
+  }
+  out.groups = static_cast<int>(groups.size());
+  for (const auto& key : order) {
+    const auto& members = groups[key];
+    const perf::EngineProfile* profile = profile_of(key.first);
+    const Accelerator* acc = catalog.find_accelerator(key.second);
+    if (!profile || !acc) continue;
+    std::vector<measure::Observation> obs;
+    std::vector<std::string> sources;
+    for (const auto& [c, r] : members) {
+      obs.push_back(observation_of(*c, r, catalog));
+      if (std::find(sources.begin(), sources.end(), r.source) == sources.end())
+        sources.push_back(r.source);
+    }
+    const measure::GroupFit fit = measure::fit_engine(*profile, *acc, std::move(obs));
+    for (const auto& p : fit.parameters) {
+      if (!p.identified || !p.low || !p.high) continue;
+      ProfileDrift d;
+      d.engine_profile = key.first;
+      d.accelerator = key.second;
+      d.cases = static_cast<int>(members.size());
+      d.sources = sources;
+      d.parameter = p.name;
+      d.built_in = p.before;
+      d.fitted = p.after;
+      d.low = *p.low;
+      d.high = *p.high;
+      d.drifted = p.before < *p.low || p.before > *p.high;
+      out.parameters.push_back(std::move(d));
+    }
+  }
+  return out;
+}
+
+std::string to_text(const ProfileDriftReport& r) {
+  std::string out = fmt::format(
+      "built-in engine profiles against their own dev cases: {} (engine, accelerator) groups, "
+      "{} identified parameters, {} outside their fitted 80 % interval\n",
+      r.groups, r.parameters.size(), r.drifted());
+  out += fmt::format("{:<16} {:<26} {:>5}  {:<30} {:>10} {:>10} {:>21}  {}\n", "engine",
+                     "accelerator", "cases", "parameter", "built-in", "fitted", "80 % interval",
+                     "drift");
+  for (const auto& p : r.parameters)
+    out += fmt::format("{:<16} {:<26} {:>5}  {:<30} {:>10.4g} {:>10.4g} {:>10.4g} - {:<8.4g}  {}\n",
+                       p.engine_profile, p.accelerator.substr(0, 26), p.cases, p.parameter,
+                       p.built_in, p.fitted, p.low, p.high, p.drifted ? "DRIFTED" : "-");
+  return out;
+}
+
+Json to_json(const ProfileDriftReport& r) {
+  Json rows = Json::array();
+  for (const auto& p : r.parameters)
+    rows.push_back({{"engine_profile", p.engine_profile},
+                    {"accelerator", p.accelerator},
+                    {"cases", p.cases},
+                    {"sources", p.sources},
+                    {"parameter", p.parameter},
+                    {"built_in", p.built_in},
+                    {"fitted", p.fitted},
+                    {"low", p.low},
+                    {"high", p.high},
+                    {"drifted", p.drifted}});
+  return {{"groups", r.groups}, {"drifted", r.drifted()}, {"parameters", rows}};
 }
 
 }  // namespace memwall::validate

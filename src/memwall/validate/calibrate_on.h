@@ -36,4 +36,25 @@ CalibrateOnReport calibrate_on(const Json& cases, const Catalog& catalog, int k)
 std::string to_text(const CalibrateOnReport& r);
 Json to_json(const CalibrateOnReport& r);
 
+// `memwall validate --profile-drift`: are the built-in engine profiles where their own evidence
+// puts them? Every (engine profile, accelerator) group of the inference cases, all publications
+// pooled, is fitted with calibrate's fitter on all its cases; a built-in value outside the 80 %
+// interval of its fit has drifted from the dev cases (docs/validate.md "Profile drift").
+struct ProfileDrift {
+  std::string engine_profile, accelerator;
+  int cases = 0;
+  std::vector<std::string> sources;
+  std::string parameter;
+  double built_in = 0, fitted = 0, low = 0, high = 0;
+  bool drifted = false;  // built_in outside [low, high]
+};
+struct ProfileDriftReport {
+  int groups = 0;                    // (engine, accelerator) groups with predicted cases
+  std::vector<ProfileDrift> parameters;  // every identified parameter of every group
+  int drifted() const;
+};
+ProfileDriftReport profile_drift(const Json& cases, const Catalog& catalog);
+std::string to_text(const ProfileDriftReport& r);
+Json to_json(const ProfileDriftReport& r);
+
 }  // namespace memwall::validate

@@ -3,6 +3,8 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <string>
+#include <vector>
 
 #include "memwall/core/error.h"
 #include "memwall/validate/runner.h"
@@ -38,6 +40,29 @@ TEST(CalibrateOn, FitsEachGroupOnItsFirstCasesAndPredictsTheRest) {
     EXPECT_GT(ratio, 0.5) << r.before[i].id;
     EXPECT_LT(ratio, 2.0) << r.before[i].id;
   }
+}
+
+// The drift test of the built-in engine profiles (issue 30 item 5): every (engine profile,
+// accelerator) group of the dev cases is fitted on all its cases with calibrate's fitter, and a
+// built-in value outside the fit's 80 % interval has drifted from its evidence. Two are open,
+// each for a reason the profile format cannot fix alone (docs/validate.md "Profile drift"):
+// llama.cpp's one kernel overhead for every GPU (the RTX 4090's cases want 2.4-9.7 us, the A100
+// PCIe's 10.1-15.8 us), and vLLM 0.6 sharing vLLM 0.8's Hopper compute share (its Neural Magic
+// H100 cases want 0.62-0.75). A new drift, or one of these fixed, fails here.
+TEST(ProfileDrift, BuiltInProfilesSitWhereTheirDevCasesPutThem) {
+  const ProfileDriftReport r = profile_drift(builtin_cases("dev-cases.json"), Catalog::builtin());
+  EXPECT_GE(r.groups, 15);
+  EXPECT_GE(r.parameters.size(), 50u);
+  std::vector<std::string> drifted;
+  for (const auto& p : r.parameters) {
+    EXPECT_LE(p.low, p.fitted) << p.engine_profile << " " << p.parameter;
+    EXPECT_GE(p.high, p.fitted) << p.engine_profile << " " << p.parameter;
+    EXPECT_EQ(p.drifted, p.built_in < p.low || p.built_in > p.high);
+    if (p.drifted) drifted.push_back(p.engine_profile + " " + p.accelerator + " " + p.parameter);
+  }
+  EXPECT_EQ(drifted, (std::vector<std::string>{
+                         "llama.cpp@2024 nvidia-rtx-4090 kernel_overhead_us",
+                         "vllm@0.6 nvidia-h100-sxm compute_in_situ_fraction"}));
 }
 
 TEST(CalibrateOn, RefusesANonPositiveCount) {
