@@ -15,7 +15,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     memwall::measure::ImportOptions o;
     o.format = format;
     o.accelerator = "h100";
-    o.engine = "vllm";
+    if (format != "llama-bench") o.engine = "vllm";  // llama-bench is llama.cpp's own
     // Only what each format takes: a flag a format refuses (--batch beside a serve file,
     // --input beside SGLang's stated random lengths) would end every input at that check.
     if (format.rfind("vllm-", 0) == 0) {

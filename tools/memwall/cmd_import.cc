@@ -1,4 +1,5 @@
-// memwall import: a benchmark file users already have (vllm bench serve, throughput, latency) read
+// memwall import: a benchmark file users already have (vllm bench serve / throughput / latency,
+// SGLang bench_serving, llama.cpp llama-bench) read
 // into measurement records (src/memwall/measure/import.h, docs/measurements.md "Importers"):
 // the records document on stdout, ready for `memwall validate` and `memwall calibrate`, and what
 // was not imported on stderr.

@@ -320,7 +320,7 @@ std::vector<Record> checked(const std::vector<Json>& records, const std::string&
 }  // namespace detail
 
 std::vector<std::string> import_formats() {
-  return {"vllm-serve", "vllm-throughput", "vllm-latency", "sglang-serve"};
+  return {"vllm-serve", "vllm-throughput", "vllm-latency", "sglang-serve", "llama-bench"};
 }
 
 std::vector<Record> import_text(const std::string& text, const std::string& where,
@@ -339,6 +339,8 @@ std::vector<Record> import_text(const std::string& text, const std::string& wher
     records = detail::import_vllm_latency(text, where, o, catalog, notes);
   else if (o.format == "sglang-serve")
     records = detail::import_sglang_serve(text, where, o, catalog, notes);
+  else if (o.format == "llama-bench")
+    records = detail::import_llama_bench(text, where, o, catalog, notes);
   else
     throw InputError::unknown_name("--format", o.format, import_formats());
   return detail::checked(records, where, catalog);

@@ -69,6 +69,9 @@ std::vector<Json> import_vllm_throughput(const std::string& text, const std::str
 std::vector<Json> import_vllm_latency(const std::string& text, const std::string& where,
                                       const ImportOptions& o, const Catalog& catalog,
                                       std::vector<std::string>& notes);
+std::vector<Json> import_llama_bench(const std::string& text, const std::string& where,
+                                     const ImportOptions& o, const Catalog& catalog,
+                                     std::vector<std::string>& notes);
 std::vector<Json> import_sglang_serve(const std::string& text, const std::string& where,
                                       const ImportOptions& o, const Catalog& catalog,
                                       std::vector<std::string>& notes);

@@ -7,6 +7,7 @@
 #include <sstream>
 
 #include "memwall/core/error.h"
+#include "memwall/core/precision.h"
 #include "memwall/core/test_paths.h"
 #include "memwall/measure/predict.h"
 
@@ -411,6 +412,78 @@ TEST(ImportSglangServe, RefusesWhatItCannotMapByName) {
             std::string::npos);
   // "NaN" inside a text stays text.
   EXPECT_EQ(refused("\"backend\": \"sglang\"", "\"backend\": \"NaN Infinity\""), "(accepted)");
+}
+
+ImportOptions llama_bench_options() {
+  ImportOptions o;
+  o.format = "llama-bench";
+  o.model = "llama-3.1-8b";
+  o.accelerator = "rtx-4090";
+  return o;
+}
+
+// `llama-bench -o json`: a pp test is the prefill of one prompt (prompt_throughput), a tg test
+// n_gen single-token steps from an empty context (output_throughput of a one-token prompt).
+TEST(ImportLlamaBench, PromptAndGenerationTestsToRecords) {
+  std::vector<std::string> notes;
+  const auto rs = import_file(fixture("llama_bench.json"), llama_bench_options(),
+                              Catalog::builtin(), notes);
+  ASSERT_EQ(rs.size(), 2u);
+  const std::string w = fixture("llama_bench.json");
+  const Record& pp = by_id(rs, "pp512@" + w + "[0]");
+  EXPECT_EQ(*pp.stack.engine, "llama.cpp");
+  EXPECT_EQ(pp.stack.weight_precision, Precision::fp16);
+  EXPECT_EQ(pp.stack.kv_precision, Precision::fp16);
+  EXPECT_EQ(*pp.stack.max_num_batched_tokens, 512);
+  EXPECT_EQ(pp.workload.mode, Mode::static_batch);
+  EXPECT_EQ(*pp.workload.batch, 1);
+  EXPECT_EQ(pp.workload.input->mean, 512);
+  EXPECT_EQ(pp.workload.output->mean, 1);
+  EXPECT_EQ(pp.measured.metric, Metric::prompt_throughput);
+  EXPECT_EQ(pp.measured.value, 9381.92);
+  const Record& tg = by_id(rs, "tg128@" + w + "[1]");
+  EXPECT_EQ(tg.workload.input->mean, 1);
+  EXPECT_EQ(tg.workload.output->mean, 128);
+  EXPECT_EQ(tg.measured.metric, Metric::output_throughput);
+  EXPECT_EQ(tg.measured.value, 54.84);
+  EXPECT_TRUE(has_note(notes, "gpu_info 'NVIDIA GeForce RTX 4090'"));
+  // The prediction of a pp record is batch x prompt / TTFT of the same static batch.
+  const Prediction p = predict(pp, Catalog::builtin(), PredictOptions{});
+  ASSERT_TRUE(p.si) << p.unpredicted;
+  EXPECT_GT(*p.si, 1000);
+  EXPECT_LT(*p.si, 100000);
+}
+
+TEST(ImportLlamaBench, RefusesWhatItCannotMapByName) {
+  const Json tests = Json::parse(text_of("llama_bench.json"));
+  auto refused = [&](const std::string& key, const Json& value,
+                     const ImportOptions& o = llama_bench_options()) {
+    Json t = tests[1];
+    t[key] = value;
+    std::vector<std::string> notes;
+    return refusal(
+        [&] { import_text(Json::array({t}).dump(), "b.json", o, Catalog::builtin(), notes); });
+  };
+  EXPECT_NE(refused("n_depth", 512).find("b.json[0].n_depth: value '512' is not allowed"),
+            std::string::npos);
+  EXPECT_NE(refused("n_prompt", 512).find("a pg test's one time over both"), std::string::npos);
+  EXPECT_NE(refused("n_gpu_layers", 20).find("at least the model's 32 layers"), std::string::npos);
+  EXPECT_NE(refused("model_type", "llama 8B Q4_K - Medium").find("--weight-precision: required"),
+            std::string::npos);
+  EXPECT_NE(refused("type_k", "q8_0").find("--kv-precision: required"), std::string::npos);
+  EXPECT_NE(refused("no_kv_offload", true).find("no_kv_offload: value 'true'"), std::string::npos);
+  EXPECT_NE(refused("use_direct_io", false).find("b.json[0].use_direct_io: value 'false' is not "
+                                                 "allowed; allowed: a field of"),
+            std::string::npos);
+  ImportOptions vllm = llama_bench_options();
+  vllm.engine = "vllm";
+  EXPECT_NE(refused("n_gen", 128, vllm).find("--engine: value 'vllm'"), std::string::npos);
+  // The same test as JSON Lines (-o jsonl) reads the same.
+  std::vector<std::string> notes;
+  const auto rs = import_text(tests[0].dump() + "\n" + tests[1].dump() + "\n", "b.jsonl",
+                              llama_bench_options(), Catalog::builtin(), notes);
+  ASSERT_EQ(rs.size(), 2u);
+  EXPECT_EQ(rs[1].id, "tg128@b.jsonl:2");
 }
 
 TEST(ImportVllmServe, ImportedRecordsReadBackAndArePredicted) {

@@ -233,6 +233,10 @@ void inference(const Record& r, const Catalog& catalog, const PredictOptions& o,
       case Metric::request_throughput:
         p.si = e.throughput_tokens_per_s / double(iw.output_tokens);
         break;
+      case Metric::prompt_throughput:
+        // Every sequence's prompt is in the batch's prefill, done when the first token is out.
+        p.si = double(iw.batch) * double(iw.input_tokens) / e.ttft.value() * scale;
+        break;
       case Metric::memory:
         p.si = e.memory.used().value();
         break;

@@ -17,12 +17,13 @@ namespace {
 template <class E, size_t N>
 using Names = std::array<std::pair<E, const char*>, N>;
 
-constexpr Names<Metric, 13> kMetrics{{{Metric::ttft, "ttft"},
+constexpr Names<Metric, 14> kMetrics{{{Metric::ttft, "ttft"},
                                       {Metric::tpot, "tpot"},
                                       {Metric::itl, "itl"},
                                       {Metric::e2e_latency, "e2e_latency"},
                                       {Metric::output_throughput, "output_throughput"},
                                       {Metric::total_throughput, "total_throughput"},
+                                      {Metric::prompt_throughput, "prompt_throughput"},
                                       {Metric::request_throughput, "request_throughput"},
                                       {Metric::training_throughput, "training_throughput"},
                                       {Metric::model_tflops, "model_tflops"},
@@ -184,6 +185,7 @@ std::vector<UnitScale> units_of(Metric m) {
       return {{"s", 1}, {"ms", 1e-3}, {"us", 1e-6}};
     case Metric::output_throughput:
     case Metric::total_throughput:
+    case Metric::prompt_throughput:
     case Metric::training_throughput:
       return {{"tokens/s", 1}, {"tokens/s/gpu", 1, Scope::per_device}};
     case Metric::request_throughput:
@@ -218,7 +220,12 @@ Measured measured_at(const Json& v, const std::string& field, Mode mode) {
                          ? "a training metric (training_throughput, model_tflops, mfu, step_time, "
                            "gpu_hours, memory) for workload.mode training"
                          : "an inference metric (ttft, tpot, itl, e2e_latency, output_throughput, "
-                           "total_throughput, request_throughput, memory) outside training");
+                           "total_throughput, prompt_throughput, request_throughput, memory) "
+                           "outside training");
+  if (m.metric == Metric::prompt_throughput && mode != Mode::static_batch)
+    throw InputError(field + ".name", "prompt_throughput",
+                     "a metric of workload.mode " + std::string(to_string(mode)) +
+                         " (prompt_throughput is the prefill of one static batch)");
   m.value = number_at(require_field(v, "value", field), field + ".value", 0, 1e30);
   if (!(m.value > 0)) throw InputError(field + ".value", "0", "a measured value above 0");
   const std::string unit = to_lower(string_at(require_field(v, "unit", field), field + ".unit"));

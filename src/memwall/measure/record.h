@@ -27,6 +27,8 @@ enum class Metric {
   e2e_latency,          // arrival to last token
   output_throughput,    // generated tokens per second, whole deployment
   total_throughput,     // prompt + generated tokens per second, whole deployment
+  prompt_throughput,    // prompt tokens per second of the prefill: batch x input / TTFT (static
+                        // batch; llama-bench's pp test)
   request_throughput,   // completed requests per second
   training_throughput,  // training tokens per second, whole job
   model_tflops,         // model FLOP/s per device (Narayanan et al. 2021 eq. 3 convention)
