@@ -34,7 +34,8 @@ TEST(Catalog, BuiltinHasEveryReferenceAcceleratorWithItsValues) {
   const Catalog& c = Catalog::builtin();
   // The 46 reference rows, the three the validation cases name (L40, RTX 6000 Ada, GH200) and the
   // domestic and other accelerators a buyer shortlists (Kunlun P800, MTT S4000, MetaX C500, Biren
-  // BR100/BR104, Enflame S60) and the domestic inference cards (Atlas 300I Duo per chip, Kunlun R200).
+  // BR100/BR104, Enflame S60) and the domestic inference cards (Atlas 300I Duo per chip, Kunlun
+  // R200).
   ASSERT_EQ(c.accelerators().size(), 57u);
   const Json ref = load_document(memwall::test::source_dir() + "/data/reference/accelerators.json");
   ASSERT_EQ(ref.size(), 46u);
