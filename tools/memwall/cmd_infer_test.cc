@@ -105,14 +105,16 @@ TEST(ValidateCli, JsonSummary) {
                        "/validation/dev-cases.json --kind microbench --json");
   ASSERT_EQ(r.status, 0);
   const auto j = nlohmann::json::parse(r.out);
-  // The original microbench set, the all-to-all cases reported apart as their group, and both
-  // pooled.
-  ASSERT_EQ(j["summary"].size(), 3u);
+  // The original microbench set, the all-to-all and the domestic (FlagPerf Ascend GEMM) cases
+  // reported apart as their groups, and all three pooled.
+  ASSERT_EQ(j["summary"].size(), 4u);
   EXPECT_EQ(j["summary"][0]["kind"], "microbench");
   EXPECT_EQ(j["summary"][1]["kind"], "microbench/alltoall");
-  EXPECT_EQ(j["summary"][2]["kind"], "microbench (all)");
-  EXPECT_EQ(j["summary"][2]["predicted"], j["summary"][0]["predicted"].get<int>() +
-                                              j["summary"][1]["predicted"].get<int>());
+  EXPECT_EQ(j["summary"][2]["kind"], "microbench/domestic");
+  EXPECT_EQ(j["summary"][3]["kind"], "microbench (all)");
+  EXPECT_EQ(j["summary"][3]["predicted"], j["summary"][0]["predicted"].get<int>() +
+                                              j["summary"][1]["predicted"].get<int>() +
+                                              j["summary"][2]["predicted"].get<int>());
   EXPECT_EQ(run("validate /nonexistent.json").status, 2);
 }
 

@@ -34,8 +34,9 @@ TEST(Catalog, BuiltinHasEveryReferenceAcceleratorWithItsValues) {
   const Catalog& c = Catalog::builtin();
   // The 46 reference rows, the three the validation cases name (L40, RTX 6000 Ada, GH200) and the
   // domestic and other accelerators a buyer shortlists (Kunlun P800, MTT S4000, MetaX C500, Biren
-  // BR100/BR104, Enflame S60).
-  ASSERT_EQ(c.accelerators().size(), 55u);
+  // BR100/BR104, Enflame S60) and the domestic inference cards (Atlas 300I Duo per chip, Kunlun
+  // R200).
+  ASSERT_EQ(c.accelerators().size(), 57u);
   const Json ref = load_document(memwall::test::source_dir() + "/data/reference/accelerators.json");
   ASSERT_EQ(ref.size(), 46u);
   for (const auto& row : ref) {
@@ -222,6 +223,36 @@ TEST(Catalog, AscendFiguresCarryTheirSources) {
   EXPECT_THROW(accelerator_from_json(bad, "test"), InputError);
 }
 
+// The domestic inference cards are one row per device the engines see, each figure with its source:
+// the Atlas 300I Duo per Ascend 310P chip (half the card: 96 GB / 408 GB/s / 280 TOPS / 150 W, the
+// Gamers Nexus teardown as reported by elektronikpraxis.de and 3dnews.ru), no BF16 (CANN HCCL lists
+// float16 only for the card); the Kunlun R200 with community figures and an unknown BF16 peak.
+TEST(Catalog, DomesticInferenceCardsCarryTheirSources) {
+  const Catalog& c = Catalog::builtin();
+  const Accelerator& duo = c.accelerator("atlas-300i-duo");
+  EXPECT_EQ(duo.id, "huawei-atlas-300i-duo");
+  EXPECT_DOUBLE_EQ(*duo.memory_datasheet_figure(), 48);
+  EXPECT_DOUBLE_EQ(duo.memory_bandwidth->value(), 204e9);
+  EXPECT_DOUBLE_EQ(duo.peak(Precision::int8)->value(), 140e12);
+  EXPECT_DOUBLE_EQ(duo.peak(Precision::fp16)->value(), 70e12);
+  EXPECT_FALSE(duo.supports(Precision::bf16));
+  EXPECT_DOUBLE_EQ(duo.tdp->value(), 75);
+  EXPECT_DOUBLE_EQ(duo.host_bandwidth_per_direction->value(), 15.75e9);
+  EXPECT_EQ(duo.figure_sources.at("tflops.fp16").confidence, "low");
+  EXPECT_EQ(duo.figure_sources.at("mem_bw_gbps").confidence, "medium");
+  const Accelerator& r200 = c.accelerator("r200");
+  EXPECT_DOUBLE_EQ(r200.memory_bandwidth->value(), 512e9);
+  EXPECT_DOUBLE_EQ(r200.peak(Precision::fp16)->value(), 128e12);
+  EXPECT_FALSE(r200.peak(Precision::bf16).has_value());  // not stated: unknown, not assumed
+  EXPECT_FALSE(r200.tdp.has_value());
+  // Their 1-, 2- and 4-card hosts, with the chips of a Duo card counted as devices.
+  for (int cards : {1, 2, 4}) {
+    EXPECT_EQ(c.node("atlas-300i-duo-" + std::to_string(cards)).devices, 2 * cards);
+    EXPECT_EQ(c.node("kunlun-r200-" + std::to_string(cards)).devices, cards);
+    EXPECT_EQ(c.node("mlu370-x8-" + std::to_string(cards)).devices, cards);
+  }
+}
+
 TEST(Catalog, AliasesResolveCaseInsensitivelyAndAreUnique) {
   const Catalog& c = Catalog::builtin();
   const std::vector<std::pair<std::string, std::string>> expected = {
@@ -284,7 +315,7 @@ TEST(Catalog, UserJsonReplacesByIdKeepingAliases) {
     {"id": "my-npu", "aliases": ["npu1"], "memory_gb": 64, "mem_bw_gbps": 1600,
      "tflops": {"fp16": 300}}]})J");
   const Catalog c = Catalog::with_user_files({path});
-  EXPECT_EQ(c.accelerators().size(), 56u);
+  EXPECT_EQ(c.accelerators().size(), 58u);
   const Accelerator& l4 = c.accelerator("l4");  // alias kept
   EXPECT_EQ(l4.name, "L4 (my numbers)");
   EXPECT_DOUBLE_EQ(l4.memory_bandwidth->value(), 280e9);

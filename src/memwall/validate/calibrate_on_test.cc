@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "memwall/core/error.h"
+#include "memwall/core/statistics.h"
 #include "memwall/validate/runner.h"
 
 namespace memwall::validate {
@@ -16,7 +17,11 @@ namespace {
 // other cases are predicted both ways; the uncalibrated figures are validate's own. The built-in
 // parameters were fitted on these very cases, so two more of them buy little on average
 // (docs/validate.md "Calibrate on K"); what the test holds is that the fit does not run away: the
-// pooled signed error stays within 5 points and no held-out case moves by more than 2x.
+// pooled signed error stays within 5 points and no held-out case of a fitted family moves by more
+// than 2x. A family on its vendor prior (the 'ceilings' regime, e.g. the domestic cases on Ascend)
+// has no fitted parameters, so two of its measurements may move it by their own ratio: there the
+// test holds that the fit lowers their median |error| and leaves no held-out case more than 5
+// points worse (a fit on decode cases need not inform a prefill case of the same group).
 TEST(CalibrateOn, FitsEachGroupOnItsFirstCasesAndPredictsTheRest) {
   const Json cases = builtin_cases("dev-cases.json");
   const CalibrateOnReport r = calibrate_on(cases, Catalog::builtin(), 2);
@@ -35,11 +40,21 @@ TEST(CalibrateOn, FitsEachGroupOnItsFirstCasesAndPredictsTheRest) {
   EXPECT_EQ(all.dimension, "all");
   EXPECT_EQ(all.cases, static_cast<int>(r.before.size()));
   EXPECT_LT(std::fabs(all.median_signed_after - all.median_signed_before), 5.0);
+  std::vector<double> prior_before, prior_after;
   for (size_t i = 0; i < r.before.size(); ++i) {
-    const double ratio = *r.after[i].predicted / *r.before[i].predicted;
-    EXPECT_GT(ratio, 0.5) << r.before[i].id;
-    EXPECT_LT(ratio, 2.0) << r.before[i].id;
+    const CaseResult& b = r.before[i];
+    if (b.regime.value("ceilings") == "vendor prior") {
+      prior_before.push_back(b.abs_pct_error());
+      prior_after.push_back(r.after[i].abs_pct_error());
+      EXPECT_LT(r.after[i].abs_pct_error(), b.abs_pct_error() + 5.0) << b.id;
+      continue;
+    }
+    const double ratio = *r.after[i].predicted / *b.predicted;
+    EXPECT_GT(ratio, 0.5) << b.id;
+    EXPECT_LT(ratio, 2.0) << b.id;
   }
+  ASSERT_GE(prior_before.size(), 10u);  // the domestic group's held-out cases (dev-cases.json)
+  EXPECT_LT(median(prior_after), median(prior_before));
 }
 
 // The drift test of the built-in engine profiles (issue 30 item 5): every (engine profile,
@@ -48,7 +63,10 @@ TEST(CalibrateOn, FitsEachGroupOnItsFirstCasesAndPredictsTheRest) {
 // each for a reason the profile format cannot fix alone (docs/validate.md "Profile drift"):
 // llama.cpp's one kernel overhead for every GPU (the RTX 4090's cases want 2.4-9.7 us, the A100
 // PCIe's 10.1-15.8 us), and vLLM 0.6 sharing vLLM 0.8's Hopper compute share (its Neural Magic
-// H100 cases want 0.62-0.75). A new drift, or one of these fixed, fails here.
+// H100 cases want 0.62-0.75), and vLLM Ascend on the 910B, whose one source (the 0.14 suffix-
+// decoding tutorial, TPOT 55-70 ms flat from 1 to 15 sequences against memwall's 18.7 ms) wants
+// a fixed per-step cost the prior lacks; the fit can only reach it through the memory share. A new
+// drift, or one of these fixed, fails here.
 TEST(ProfileDrift, BuiltInProfilesSitWhereTheirDevCasesPutThem) {
   const ProfileDriftReport r = profile_drift(builtin_cases("dev-cases.json"), Catalog::builtin());
   EXPECT_GE(r.groups, 15);
@@ -62,7 +80,8 @@ TEST(ProfileDrift, BuiltInProfilesSitWhereTheirDevCasesPutThem) {
   }
   EXPECT_EQ(drifted, (std::vector<std::string>{
                          "llama.cpp@2024 nvidia-rtx-4090 kernel_overhead_us",
-                         "vllm@0.6 nvidia-h100-sxm compute_in_situ_fraction"}));
+                         "vllm@0.6 nvidia-h100-sxm compute_in_situ_fraction",
+                         "vllm-ascend@0.9 huawei-ascend-910b memory_stream_fraction"}));
 }
 
 TEST(CalibrateOn, RefusesANonPositiveCount) {
