@@ -90,7 +90,12 @@ def compare(zh_path, en_path, problems):
         if op in ("insert", "replace"):
             extra.extend(zh[j1:j2])
     for s in missing:
-        if s in extra:
+        other_level = next((e for e in extra if e[1] == s[1] and e[0] != s[0]), None)
+        if other_level:
+            extra.remove(other_level)
+            problems.append(f"{zh_path}: heading level {other_level[0]} where {en_path} has "
+                            f"{s[0]}: {show(s)}")
+        elif s in extra:
             extra.remove(s)
             problems.append(f"{zh_path}: section out of order (English order: {en_path}): {show(s)}")
         else:
