@@ -32,9 +32,8 @@ def strip_closing_hashes(text):
     return re.sub(r"[ \t]+#+$", "", text).strip()
 
 
-def headings(path):
-    """(line number, level, text) of each ATX heading outside fenced code blocks."""
-    out = []
+def prose_lines(path):
+    """(line number, text) of each line outside fenced code blocks."""
     fence = None
     with open(path, encoding="utf-8") as f:
         for number, line in enumerate(f, 1):
@@ -44,14 +43,21 @@ def headings(path):
                 mark = m.group(1)
                 if fence is None:
                     fence = mark
-                elif mark[0] == fence[0] and len(mark) >= len(fence) and not line.strip()[len(mark):]:
+                elif (mark[0] == fence[0] and len(mark) >= len(fence)
+                      and not line.strip()[len(mark):]):
                     fence = None
                 continue
-            if fence is not None:
-                continue
-            m = HEADING.match(line)
-            if m:
-                out.append((number, len(m.group(1)), (m.group(2) or "").strip()))
+            if fence is None:
+                yield number, line
+
+
+def headings(path):
+    """(line number, level, text) of each ATX heading outside fenced code blocks."""
+    out = []
+    for number, line in prose_lines(path):
+        m = HEADING.match(line)
+        if m:
+            out.append((number, len(m.group(1)), (m.group(2) or "").strip()))
     return out
 
 
@@ -97,7 +103,8 @@ def compare(zh_path, en_path, problems):
                             f"{s[0]}: {show(s)}")
         elif s in extra:
             extra.remove(s)
-            problems.append(f"{zh_path}: section out of order (English order: {en_path}): {show(s)}")
+            problems.append(
+                f"{zh_path}: section out of order (English order: {en_path}): {show(s)}")
         else:
             problems.append(f"{zh_path}: missing section that {en_path} has: {show(s)}")
     for s in extra:
@@ -107,26 +114,18 @@ def compare(zh_path, en_path, problems):
 def check_links(path, problems):
     """Relative links (the target file, without its #anchor) must name an existing file."""
     base = os.path.dirname(path)
-    fence = None
-    with open(path, encoding="utf-8") as f:
-        for number, line in enumerate(f, 1):
-            m = FENCE.match(line)
-            if m:
-                fence = None if fence else m.group(1)
+    for number, line in prose_lines(path):
+        for target in LINK.findall(line):
+            if re.match(r"^[a-z][a-z0-9+.-]*:", target) or target.startswith("#"):
                 continue
-            if fence:
-                continue
-            for target in LINK.findall(line):
-                if re.match(r"^[a-z][a-z0-9+.-]*:", target) or target.startswith("#"):
-                    continue
-                file_part = target.split("#", 1)[0]
-                if file_part and not os.path.exists(os.path.join(base, file_part)):
-                    problems.append(f"{path}:{number}: link to a file that does not exist: {target}")
+            file_part = target.split("#", 1)[0]
+            if file_part and not os.path.exists(os.path.join(base, file_part)):
+                problems.append(f"{path}:{number}: link to a file that does not exist: {target}")
 
 
 def main():
-    root = os.path.abspath(sys.argv[1] if len(sys.argv) > 1 else
-                           os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+    here = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    root = os.path.abspath(sys.argv[1] if len(sys.argv) > 1 else here)
     os.chdir(root)  # the messages name files relative to the checkout
     problems = []
     pairs = [("README.zh-CN.md", "README.md")]
