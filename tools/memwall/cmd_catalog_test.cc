@@ -143,15 +143,19 @@ TEST(CatalogCli, ShowAcceleratorGivesTheAchievableBandwidthAndItsSource) {
 // The README's `memwall catalog` row counts the models `catalog list` has (seed audit 3 D17: it
 // said 45 where the catalog had 47).
 TEST(CatalogCli, ReadmeCountsTheCatalogsModels) {
-  std::ifstream f(memwall::test::source_dir() + "/README.md");
-  ASSERT_TRUE(f) << "README.md";
-  const std::string readme((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());
   const auto j = nlohmann::json::parse(run("catalog list models --json").out);
-  const std::string count = std::to_string(j["models"].size()) + " models";
-  const size_t row = readme.find("| `memwall catalog` |");
-  ASSERT_NE(row, std::string::npos);
-  const std::string line = readme.substr(row, readme.find('\n', row) - row);
-  EXPECT_NE(line.find(count), std::string::npos) << "README says: " << line << "\nexpected " << count;
+  const std::string n = std::to_string(j["models"].size());
+  // Both READMEs: the English "N models" and the Chinese "N 个模型".
+  for (const auto& [file, count] : {std::pair{"README.md", n + " models"},
+                                    std::pair{"README.zh-CN.md", n + " 个模型"}}) {
+    std::ifstream f(memwall::test::source_dir() + "/" + file);
+    ASSERT_TRUE(f) << file;
+    const std::string readme((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());
+    const size_t row = readme.find("| `memwall catalog` |");
+    ASSERT_NE(row, std::string::npos) << file;
+    const std::string line = readme.substr(row, readme.find('\n', row) - row);
+    EXPECT_NE(line.find(count), std::string::npos) << file << " says: " << line << "\nexpected " << count;
+  }
 }
 
 }  // namespace
