@@ -23,6 +23,7 @@
 #include "memwall/monitor/fleet.h"
 #include "memwall/monitor/nvml_source.h"
 #include "memwall/monitor/recording.h"
+#include "memwall/monitor/rules.h"
 #include "memwall/monitor/server.h"
 #include "memwall/monitor/session.h"
 #include "memwall/monitor/summary.h"
@@ -36,7 +37,7 @@ struct MonitorOptions {
   double interval_ms = 1000;
   double duration_s = 0;
   std::string record, replay, serve, nvml_library = monitor::kNvmlLibrary;
-  std::string prometheus, window = "15m", job;
+  std::string prometheus, window = "15m", job, emit_rules;
   double timeout_s = 10;
   bool advise = false;
   infer::DeploymentOptions d;
@@ -56,7 +57,9 @@ constexpr const char* kDefinitions =
     "= DRAM utilisation x datasheet bandwidth; expected = memwall infer's request-average MBU (MBU "
     "=\n"
     "bytes moved per second / memory bandwidth); implied tokens/s = estimated tokens/s x measured\n"
-    "/ expected bandwidth. Exit 3 when no NVML driver library is found.";
+    "/ expected bandwidth. Exit 3 when no NVML driver library is found.\n"
+    "--prometheus maps dcgm-exporter, AMD device-metrics-exporter, Ascend npu-exporter and\n"
+    "memwall names (data/monitor/exporters.json); counters a source does not expose are unknown.";
 
 std::atomic<bool> g_stop{false};
 extern "C" void on_signal(int) {
@@ -139,6 +142,21 @@ int run_prometheus(MonitorOptions& o, const GlobalOptions& g, const CLI::App& su
     std::cout << monitor::to_json(fleet, advice ? &*advice : nullptr).dump(2) << "\n";
   else
     std::cout << monitor::format_fleet(fleet, advice ? &*advice : nullptr);
+  return 0;
+}
+
+// The Prometheus rules file of the advisor's walls, to FILE or "-" (stdout).
+int emit_rules(const MonitorOptions& o) {
+  const std::string text = monitor::prometheus_rules(monitor::exporter_table());
+  if (o.emit_rules == "-") {
+    std::cout << text;
+    return 0;
+  }
+  std::ofstream out(o.emit_rules, std::ios::out | std::ios::trunc);
+  out << text;
+  out.flush();
+  if (!out)
+    throw InputError("--emit-rules", o.emit_rules, "a writable file path (or - for stdout)");
   return 0;
 }
 
@@ -238,6 +256,9 @@ void register_monitor(CLI::App& app, GlobalOptions& g, Runner& run) {
   sub->add_option("--timeout", o->timeout_s,
                   "With --prometheus: connection and read timeout in seconds")
       ->capture_default_str();
+  sub->add_option("--emit-rules", o->emit_rules,
+                  "Write Prometheus recording and alerting rules for the advisor's walls to FILE "
+                  "(- for stdout) and exit");
   sub->add_flag("--advise", o->advise,
                 "Name the wall; with --model/--gpu/--input/--output compare with the estimate");
   sub->add_option("--model", o->d.model, "Built-in model id or Hugging Face config.json (advisor)");
@@ -255,6 +276,7 @@ void register_monitor(CLI::App& app, GlobalOptions& g, Runner& run) {
       ->capture_default_str();
   sub->callback([&run, &g, o, sub] {
     run = [&g, o, sub] {
+      if (sub->count("--emit-rules") > 0) return emit_rules(*o);
       if (sub->count("--prometheus") > 0) return run_prometheus(*o, g, *sub);
       for (const char* fleet_only : {"--window", "--job", "--timeout"})
         if (sub->count(fleet_only) > 0)
