@@ -26,8 +26,9 @@ web_deps() {
 prometheus_deps() {
   command -v promtool >/dev/null 2>&1 && return 0
   [ "$(id -u)" -eq 0 ] || return 0
-  # invoke-rc.d asks /usr/sbin/policy-rc.d whether to start services; 101 = no (Debian policy
-  # 9.3.3). A temporary one keeps the package's service from starting; an existing one is kept.
+  # invoke-rc.d asks /usr/sbin/policy-rc.d whether to start services; 101 = action forbidden
+  # (init-system-helpers README.policy-rc.d). A temporary one keeps the package's service from
+  # starting; an existing one is kept.
   local policy=/usr/sbin/policy-rc.d made=0
   if [ ! -e "$policy" ]; then printf '#!/bin/sh\nexit 101\n' > "$policy" && chmod +x "$policy" && made=1; fi
   DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends prometheus >/dev/null 2>&1 ||
