@@ -4,6 +4,8 @@
 // unreachable server (exit 3).
 #include <gtest/gtest.h>
 
+#include <fstream>
+#include <iterator>
 #include <nlohmann/json.hpp>
 #include <string>
 
@@ -76,6 +78,21 @@ TEST(MonitorPrometheusCli, BadInputExits2AndAnUnreachableServer3) {
       run("monitor --prometheus http://127.0.0.1:" + std::to_string(port) + " --timeout 1", "2>&1");
   EXPECT_EQ(down.status, 3);
   EXPECT_NE(down.out.find("cannot reach Prometheus"), std::string::npos) << down.out;
+}
+
+// The rules file: to a file (equal to the committed tools/prometheus/memwall-rules.yml) or stdout.
+TEST(MonitorPrometheusCli, EmitRules) {
+  const std::string file = ::testing::TempDir() + "memwall-rules.yml";
+  ASSERT_EQ(run("monitor --emit-rules " + file).status, 0);
+  const auto out = run("monitor --emit-rules -");
+  ASSERT_EQ(out.status, 0);
+  auto read = [](const std::string& path) {
+    std::ifstream in(path);
+    return std::string(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+  };
+  EXPECT_EQ(read(memwall::test::source_dir() + "/tools/prometheus/memwall-rules.yml"), out.out);
+  EXPECT_EQ(read(file), out.out);
+  EXPECT_EQ(run("monitor --emit-rules /nonexistent/dir/rules.yml").status, 2);
 }
 
 }  // namespace

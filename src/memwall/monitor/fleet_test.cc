@@ -168,6 +168,26 @@ TEST(MonitorFleet, ReasonsNaNAndBadSeries) {
           .empty());
 }
 
+// dcgm-exporter's memory total is used + free (+ reserved, exported from 4.3.1-4.4.0): known
+// without the optional part, unknown (not the used part alone) without a required one.
+TEST(MonitorFleet, SummedReadingsNeedEveryRequiredPart) {
+  const ExporterTable& t = exporter_table();
+  const std::map<std::string, std::string> gpu = {{"gpu", "0"}, {"UUID", "GPU-a"}};
+  auto with = [&](const char* name) {
+    auto l = gpu;
+    l["__name__"] = name;
+    return l;
+  };
+  const auto old = fleet_from_series(
+      {series(with("DCGM_FI_DEV_FB_USED"), 1000), series(with("DCGM_FI_DEV_FB_FREE"), 24)}, t);
+  ASSERT_EQ(old.size(), 1u);
+  EXPECT_DOUBLE_EQ(*old[0].samples[0].memory_total_bytes, 1024 * kMiB);
+  EXPECT_DOUBLE_EQ(*old[0].samples[0].memory_used_bytes, 1000 * kMiB);
+  const auto partial = fleet_from_series({series(with("DCGM_FI_DEV_FB_USED"), 1000)}, t);
+  EXPECT_FALSE(partial[0].samples[0].memory_total_bytes);
+  EXPECT_FALSE(partial[0].samples[0].power_w);
+}
+
 TEST(MonitorFleet, QueryAndWindowSyntax) {
   const std::string q = fleet_query(exporter_table(), "namespace=\"llm\"");
   EXPECT_EQ(q.rfind("{__name__=~\"", 0), 0u);
