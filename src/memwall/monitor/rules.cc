@@ -86,11 +86,22 @@ std::string prometheus_rules(const ExporterTable& t) {
         sum += fmt::format("{}floor({} / {}) % 2", sum.empty() ? "" : " + ", mask, r.bit);
     exprs[{set, kClocksLimited}].push_back(fmt::format("clamp_max({}, 1)", sum));
   }
+  // The job labels under the table's one name each (Ascend's pod_name as pod, AMD's job_id as
+  // slurm_job), so alerts and dashboards select a job the same way whatever the exporter.
+  std::vector<std::pair<std::string, std::string>> renames;
+  for (const auto& [canonical, aliases] : t.job_labels)
+    for (const auto& alias : aliases)
+      if (alias != canonical) renames.emplace_back(canonical, alias);
   for (const auto& key : order) {
     const auto& e = exprs.at(key);
+    std::string expr = fmt::format("{}", fmt::join(e, " or "));
+    if (key.first != "memwall")  // memwall's exporter has no job labels
+      for (const auto& [canonical, alias] : renames)
+        expr = fmt::format("label_replace({}, \"{}\", \"$1\", \"{}\", \"(.+)\")", expr, canonical,
+                           alias);
     out += fmt::format(
         "      - record: {}\n        expr: {}\n        labels:\n          memwall_source: {}\n",
-        key.second, fmt::join(e, " or "), key.first);
+        key.second, expr, key.first);
   }
 
   const std::string sm = avg(recorded().at("sm_active_ratio"));

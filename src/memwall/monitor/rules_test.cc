@@ -25,8 +25,11 @@ TEST(MonitorRules, TheCommittedRulesFileIsTheGeneratedOne) {
 TEST(MonitorRules, EveryExporterFeedsTheReadingsAndTheAlertsUseTheAdvisorsThresholds) {
   const std::string r = prometheus_rules(exporter_table());
   for (const char* expr :
-       {"expr: DCGM_FI_PROF_DRAM_ACTIVE\n", "expr: gpu_umc_activity * 0.01\n",
-        "expr: npu_chip_info_hbm_bandwidth_utilization * 0.01\n",
+       {"(label_replace(DCGM_FI_PROF_DRAM_ACTIVE, \"pod\", \"$1\", \"pod_name\", \"(.+)\"), "
+        "\"container\", \"$1\", \"container_name\", \"(.+)\"), \"slurm_job\", \"$1\", \"job_id\", "
+        "\"(.+)\")\n",
+        "(gpu_umc_activity * 0.01, \"pod\"",
+        "(npu_chip_info_hbm_bandwidth_utilization * 0.01, \"pod\"",
         "expr: memwall_gpu_dram_bandwidth_utilization_ratio\n", "memwall_source: ascend\n",
         "max without (reason) (memwall_gpu_clocks_event_reason{reason=~\"sw_power_cap|"})
     EXPECT_NE(r.find(expr), std::string::npos) << expr;
