@@ -7,8 +7,10 @@
 
 #include <fstream>
 #include <iterator>
+#include <regex>
 #include <string>
 
+#include "memwall/core/document.h"
 #include "memwall/core/test_paths.h"
 
 namespace memwall::monitor {
@@ -40,6 +42,25 @@ TEST(MonitorRules, EveryExporterFeedsTheReadingsAndTheAlertsUseTheAdvisorsThresh
             std::string::npos);
   EXPECT_NE(r.find("avg_over_time(memwall:clocks_limited:ratio[10m]) >= 0.25"), std::string::npos);
   EXPECT_NE(r.find("avg_over_time(memwall:sm_active:ratio[10m]) < 0.5 and"), std::string::npos);
+}
+
+// tools/grafana/memwall-fleet.json plots the recorded readings of these rules per job: every
+// memwall:* name it queries is recorded here, and every query selects the job's variables.
+TEST(MonitorRules, TheFleetDashboardQueriesTheRecordedReadings) {
+  const std::string rules = prometheus_rules(exporter_table());
+  std::ifstream in(memwall::test::source_dir() + "/tools/grafana/memwall-fleet.json");
+  const Json d = Json::parse(in);
+  const std::regex recorded_name("memwall:[a-z_]+:ratio");
+  size_t names = 0;
+  for (const auto& p : d.at("panels"))
+    for (const auto& t : p.at("targets")) {
+      const std::string expr = t.at("expr").get<std::string>();
+      EXPECT_NE(expr.find("namespace=~\"$namespace\",pod=~\"$pod\""), std::string::npos) << expr;
+      for (std::sregex_iterator it(expr.begin(), expr.end(), recorded_name), end; it != end;
+           ++it, ++names)
+        EXPECT_NE(rules.find("record: " + it->str() + "\n"), std::string::npos) << it->str();
+    }
+  EXPECT_EQ(names, 5u);
 }
 
 }  // namespace
