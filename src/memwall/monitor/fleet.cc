@@ -146,6 +146,7 @@ ExporterTable exporter_table_from_json(const Json& j, const std::string& where) 
   t.node_labels = string_list(labels, "node", lw);
   t.uuid_labels = string_list(labels, "gpu_uuid", lw);
   t.index_labels = string_list(labels, "gpu_index", lw);
+  t.instance_labels = string_list(labels, "gpu_instance", lw);
   t.name_labels = string_list(labels, "gpu_name", lw);
   for (const auto& job : labels.at("job"))
     t.job_labels.emplace_back(job.at("name").get<std::string>(),
@@ -239,9 +240,12 @@ std::vector<FleetGpu> fleet_from_series(const std::vector<PromSeries>& series,
       if (const auto v = first_label(s.labels, aliases); !v.empty())
         job += fmt::format("{}{}={}", job.empty() ? "" : ",", canonical, v);
     const std::string node = first_label(s.labels, t.node_labels);
-    GpuAcc& g = gpus[{job, node, uuid.empty() ? index : uuid}];
+    std::string gpu = uuid.empty() ? index : uuid;
+    if (const auto mig = first_label(s.labels, t.instance_labels); !mig.empty())
+      gpu += "/mig " + mig;
+    GpuAcc& g = gpus[{job, node, gpu}];
     g.gpu.node = node;
-    g.gpu.gpu = uuid.empty() ? index : uuid;
+    g.gpu.gpu = gpu;
     g.gpu.job = job;
     if (!index.empty() && index.size() < 6 &&
         index.find_first_not_of("0123456789") == std::string::npos)

@@ -33,7 +33,7 @@ struct ExporterMetric {
 
 struct ExporterTable {
   std::vector<ExporterMetric> metrics;
-  std::vector<std::string> node_labels, uuid_labels, index_labels, name_labels;
+  std::vector<std::string> node_labels, uuid_labels, index_labels, instance_labels, name_labels;
   // The job's labels under one name each (pod) with the names exporters use (pod, pod_name).
   std::vector<std::pair<std::string, std::vector<std::string>>> job_labels;
   std::vector<std::string> sets;

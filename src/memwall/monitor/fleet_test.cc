@@ -133,6 +133,14 @@ TEST(MonitorFleet, ReasonsNaNAndBadSeries) {
               std::nan(""))},
       t);
   ASSERT_EQ(f.size(), 2u);
+  // Two MIG instances of one GPU are two GPUs, not one mean.
+  const auto mig = fleet_from_series(
+      {series({{"__name__", "DCGM_FI_PROF_DRAM_ACTIVE"}, {"UUID", "v"}, {"GPU_I_ID", "1"}}, 0.2),
+       series({{"__name__", "DCGM_FI_PROF_DRAM_ACTIVE"}, {"UUID", "v"}, {"GPU_I_ID", "2"}}, 0.8)},
+      t);
+  ASSERT_EQ(mig.size(), 2u);
+  EXPECT_EQ(mig[1].gpu, "v/mig 2");
+  EXPECT_DOUBLE_EQ(*mig[1].samples[0].dram_bw_util_ratio, 0.8);
   EXPECT_EQ(f[0].samples[0].throttle_reasons, 0x4u);
   EXPECT_EQ(f[1].samples[0].throttle_reasons, 0x40u);
   EXPECT_FALSE(f[1].samples[0].dram_bw_util_ratio);  // NaN: blank, unknown
