@@ -20,8 +20,10 @@
 #include "memwall/core/error.h"
 #include "memwall/core/precision.h"
 #include "memwall/monitor/advisor.h"
+#include "memwall/monitor/fleet.h"
 #include "memwall/monitor/nvml_source.h"
 #include "memwall/monitor/recording.h"
+#include "memwall/monitor/rules.h"
 #include "memwall/monitor/server.h"
 #include "memwall/monitor/session.h"
 #include "memwall/monitor/summary.h"
@@ -35,6 +37,8 @@ struct MonitorOptions {
   double interval_ms = 1000;
   double duration_s = 0;
   std::string record, replay, serve, nvml_library = monitor::kNvmlLibrary;
+  std::string prometheus, window = "15m", job, emit_rules;
+  double timeout_s = 10;
   bool advise = false;
   infer::DeploymentOptions d;
   int64_t batch = 1, input = 0, output = 0;
@@ -53,7 +57,9 @@ constexpr const char* kDefinitions =
     "= DRAM utilisation x datasheet bandwidth; expected = memwall infer's request-average MBU (MBU "
     "=\n"
     "bytes moved per second / memory bandwidth); implied tokens/s = estimated tokens/s x measured\n"
-    "/ expected bandwidth. Exit 3 when no NVML driver library is found.";
+    "/ expected bandwidth. Exit 3 when no NVML driver library is found.\n"
+    "--prometheus maps dcgm-exporter, AMD device-metrics-exporter, Ascend npu-exporter and\n"
+    "memwall names (data/monitor/exporters.json); counters a source does not expose are unknown.";
 
 std::atomic<bool> g_stop{false};
 extern "C" void on_signal(int) {
@@ -113,6 +119,45 @@ int run_replay(MonitorOptions& o, const GlobalOptions& g, const CLI::App& sub) {
   std::optional<monitor::Advice> advice;
   if (o.advise) advice = monitor::advise(samples, expected);
   return report("replay of " + o.replay, samples, advice, g.json, false);
+}
+
+// The fleet through a Prometheus server: one query, the exporters' names mapped, the advisor per
+// job and per GPU (src/memwall/monitor/fleet.h).
+int run_prometheus(MonitorOptions& o, const GlobalOptions& g, const CLI::App& sub) {
+  for (const char* local_only :
+       {"--once", "--interval-ms", "--duration", "--record", "--serve", "--replay", "--nvml-library"})
+    if (sub.count(local_only) > 0)
+      throw InputError(local_only, "with --prometheus",
+                       "the local driver or a recording only (not with --prometheus)");
+  monitor::FleetOptions f;
+  f.url = o.prometheus;
+  f.window = monitor::parse_window(o.window, "--window");
+  f.job_selector = o.job;
+  f.client.timeout = Seconds(o.timeout_s);
+  const auto expected = o.advise ? expectation(o, g) : std::nullopt;
+  const auto fleet = monitor::fetch_fleet(f);
+  std::optional<monitor::FleetAdvice> advice;
+  if (o.advise) advice = monitor::advise_fleet(fleet, expected);
+  if (g.json)
+    std::cout << monitor::to_json(fleet, advice ? &*advice : nullptr).dump(2) << "\n";
+  else
+    std::cout << monitor::format_fleet(fleet, advice ? &*advice : nullptr);
+  return 0;
+}
+
+// The Prometheus rules file of the advisor's walls, to FILE or "-" (stdout).
+int emit_rules(const MonitorOptions& o) {
+  const std::string text = monitor::prometheus_rules(monitor::exporter_table());
+  if (o.emit_rules == "-") {
+    std::cout << text;
+    return 0;
+  }
+  std::ofstream out(o.emit_rules, std::ios::out | std::ios::trunc);
+  out << text;
+  out.flush();
+  if (!out)
+    throw InputError("--emit-rules", o.emit_rules, "a writable file path (or - for stdout)");
+  return 0;
 }
 
 int run_live(MonitorOptions& o, const GlobalOptions& g, const CLI::App& sub) {
@@ -198,6 +243,22 @@ void register_monitor(CLI::App& app, GlobalOptions& g, Runner& run) {
                   "Serve Prometheus text at http://[HOST]:PORT/metrics, e.g. :9400");
   sub->add_option("--nvml-library", o->nvml_library, "Path or soname of the NVML library")
       ->capture_default_str();
+  sub->add_option("--prometheus", o->prometheus,
+                  "Read the fleet from a Prometheus server (http[s]://HOST[:PORT][/PATH]) instead "
+                  "of the driver: dcgm-exporter, AMD, Ascend and memwall exporter names");
+  sub->add_option("--window", o->window,
+                  "With --prometheus: range of the query back from now (90s, 15m, 1h; 0: the "
+                  "latest values)")
+      ->capture_default_str();
+  sub->add_option("--job", o->job,
+                  "With --prometheus: label matchers that select the job, e.g. "
+                  "namespace=\"llm\",pod=~\"vllm-.*\"");
+  sub->add_option("--timeout", o->timeout_s,
+                  "With --prometheus: connection and read timeout in seconds")
+      ->capture_default_str();
+  sub->add_option("--emit-rules", o->emit_rules,
+                  "Write Prometheus recording and alerting rules for the advisor's walls to FILE "
+                  "(- for stdout) and exit");
   sub->add_flag("--advise", o->advise,
                 "Name the wall; with --model/--gpu/--input/--output compare with the estimate");
   sub->add_option("--model", o->d.model, "Built-in model id or Hugging Face config.json (advisor)");
@@ -215,6 +276,11 @@ void register_monitor(CLI::App& app, GlobalOptions& g, Runner& run) {
       ->capture_default_str();
   sub->callback([&run, &g, o, sub] {
     run = [&g, o, sub] {
+      if (sub->count("--emit-rules") > 0) return emit_rules(*o);
+      if (sub->count("--prometheus") > 0) return run_prometheus(*o, g, *sub);
+      for (const char* fleet_only : {"--window", "--job", "--timeout"})
+        if (sub->count(fleet_only) > 0)
+          throw InputError(fleet_only, "without --prometheus", "with --prometheus only");
       return o->replay.empty() ? run_live(*o, g, *sub) : run_replay(*o, g, *sub);
     };
   });

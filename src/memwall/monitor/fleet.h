@@ -1,0 +1,105 @@
+// A fleet as a Prometheus server sees it: the series of dcgm-exporter, AMD's device-metrics-
+// exporter, Ascend's npu-exporter and memwall's own exporter, mapped onto memwall's readings by
+// the table in data/monitor/exporters.json (units converted, each name with its source) and
+// grouped per node, per GPU and per job from the labels exporters and Kubernetes put on them.
+// A reading no exporter of a GPU exposes stays unknown, never zero. The advisor then runs per job
+// and per GPU on the mapped samples.
+#pragma once
+
+#include <map>
+#include <optional>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "memwall/core/units.h"
+#include "memwall/monitor/advisor.h"
+#include "memwall/monitor/prometheus_query.h"
+#include "memwall/monitor/sample.h"
+
+namespace memwall::monitor {
+
+// One exported metric name and the reading it feeds.
+struct ExporterMetric {
+  std::string set;      // "dcgm-exporter", "amd", "ascend", "memwall"
+  std::string name;     // the Prometheus metric name
+  std::string reading;  // a GpuSample key (sample_keys()) or "name"
+  enum class Kind { value, sum, bitmask, reason_flag, identity } kind = Kind::value;
+  bool optional = false;                     // sum: the total is known without it
+  double scale = 1;                          // exported unit -> the reading's unit
+  std::map<std::string, std::string> match;  // labels a series must carry (e.g. clock_type)
+  int rank = 0;  // position in the table: of two names for one reading, the lower rank wins
+};
+
+struct ExporterTable {
+  std::vector<ExporterMetric> metrics;
+  std::vector<std::string> node_labels, uuid_labels, index_labels, instance_labels, name_labels;
+  // The job's labels under one name each (pod) with the names exporters use (pod, pod_name).
+  std::vector<std::pair<std::string, std::vector<std::string>>> job_labels;
+  std::vector<std::string> sets;
+};
+
+// The built-in table (data/monitor/exporters.json), parsed once.
+const ExporterTable& exporter_table();
+// Parses a table document (the object under "exporters"); InputError naming the field.
+ExporterTable exporter_table_from_json(const Json& j, const std::string& where);
+
+// The PromQL selector of every mapped name, with the caller's label matchers added:
+// {__name__=~"A|B|...",namespace="llm"}. `job_selector` is a comma-separated list of label
+// matchers without braces (InputError naming --job when it holds braces or is too long).
+std::string fleet_query(const ExporterTable& t, const std::string& job_selector);
+
+// One GPU (or NPU) of one job on one node, with its samples in time order.
+struct FleetGpu {
+  std::string node;  // from Hostname/hostname/node, else Prometheus's instance
+  std::string gpu;   // the UUID label's value, else the device index label's
+  std::string job;   // "namespace=..,pod=..,container=.." etc.; empty without job labels
+  std::optional<int> device_index;  // the exporter's index label, when numeric
+  std::set<std::string> sources;    // the name sets its series came from
+  std::vector<GpuSample> samples;   // index = this GPU's position in the fleet
+};
+
+// Maps and groups the series of an answer. A series with a mapped name but no GPU label, a
+// value that is infinite or outside its reading's range after conversion is an InputError naming
+// the metric, its labels and the reading; NaN values are unknown readings.
+std::vector<FleetGpu> fleet_from_series(const std::vector<PromSeries>& series,
+                                        const ExporterTable& t);
+
+struct FleetOptions {
+  std::string url;
+  Seconds window{900.0};        // 0: one instant query (the latest values)
+  std::optional<Seconds> step;  // default: window / 240, at least 1 s
+  std::string job_selector;
+  PromClientOptions client;
+  std::optional<double> end_time_s;  // default: now
+};
+
+struct Fleet {
+  std::string url, query;
+  double start_s = 0, end_s = 0, step_s = 0, window_s = 0;
+  std::vector<FleetGpu> gpus;
+};
+
+// "15m", "1h", "90s", "2d", "900" (seconds) -> seconds; InputError naming `field` otherwise.
+Seconds parse_window(const std::string& text, const std::string& field);
+
+// Queries the server (range, or instant for a zero window) and maps the answer.
+Fleet fetch_fleet(const FleetOptions& o);
+
+struct JobAdvice {
+  std::string job;
+  std::vector<int> gpus;  // indices into Fleet::gpus
+  Advice advice;          // over every sample of those GPUs, against the estimate if given
+};
+
+struct FleetAdvice {
+  std::vector<JobAdvice> jobs;
+  std::vector<Advice> gpus;  // per GPU, in Fleet::gpus order, without the estimate
+};
+
+FleetAdvice advise_fleet(const Fleet& f, const std::optional<Expected>& expected);
+
+Json to_json(const Fleet& f, const FleetAdvice* advice);
+std::string format_fleet(const Fleet& f, const FleetAdvice* advice);
+
+}  // namespace memwall::monitor
