@@ -274,6 +274,11 @@ void register_monitor(CLI::App& app, GlobalOptions& g, Runner& run) {
   sub->add_option("--kv-precision", o->kv_precision, "KV-cache precision (advisor)");
   sub->add_option("--engine", o->d.engine, "Engine overhead profile (advisor)")
       ->capture_default_str();
+  sub->add_option("--engine-version", o->d.engine_version, "Engine version of the profile (advisor)");
+  sub->add_option("--calibration", o->d.calibration_file,
+                  "Calibration profile the estimate is timed with (advisor; memwall calibrate\n"
+                  "--out, memwall probe --out; docs/calibrate.md)")
+      ->check(CLI::ExistingFile);
   sub->callback([&run, &g, o, sub] {
     run = [&g, o, sub] {
       if (sub->count("--emit-rules") > 0) return emit_rules(*o);

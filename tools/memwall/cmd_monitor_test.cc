@@ -34,6 +34,26 @@ std::string decode_recording() {
   return out;
 }
 
+// The advisor's estimate takes a calibration profile as every estimate does (docs/calibrate.md):
+// a stack measured to stream its decode at half the bandwidth expects half the DRAM utilisation.
+TEST(MonitorCli, AdvisorEstimateTakesACalibration) {
+  const std::string file = write_file("monitor_decode_cal.jsonl", decode_recording());
+  const std::string profile = write_file(
+      "monitor_cal.json", R"({"engines": {"vllm": {"memory_stream_fraction": 0.4}}})");
+  const std::string args = "monitor --replay " + file +
+                           " --advise --model llama-3.1-8b --gpu h100 --engine vllm --batch 4 "
+                           "--input 512 --output 256 --json";
+  const auto plain = run(args);
+  const auto calibrated = run(args + " --calibration " + profile);
+  ASSERT_EQ(plain.status, 0);
+  ASSERT_EQ(calibrated.status, 0);
+  const auto p = nlohmann::json::parse(plain.out)["advice"]["expected"];
+  const auto c = nlohmann::json::parse(calibrated.out)["advice"]["expected"];
+  EXPECT_LT(c["throughput_tokens_per_s"].get<double>(), p["throughput_tokens_per_s"].get<double>());
+  EXPECT_LT(c["dram_bw_util_ratio"].get<double>(), p["dram_bw_util_ratio"].get<double>());
+  EXPECT_EQ(run(args + " --calibration /nonexistent.json").status, 2);
+}
+
 TEST(MonitorCli, WithoutADriverLiveModeExits3WithTheReason) {
   const auto r = run("monitor --once --nvml-library /nonexistent/libnvidia-ml.so.1", "2>&1");
   EXPECT_EQ(r.status, 3);
