@@ -7,6 +7,8 @@
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <chrono>
 #include <fstream>
@@ -34,6 +36,7 @@
 #include "memwall/offload/request.h"
 #include "memwall/perf/efficiency.h"
 #include "memwall/plan/estimator.h"
+#include "memwall/plan/fleet.h"
 #include "memwall/plan/inference_search.h"
 #include "memwall/plan/plan_json.h"
 #include "memwall/plan/query.h"
@@ -470,6 +473,90 @@ serve::SimulateRequest simulate_request(const std::string& model, const std::str
 }
 
 }  // namespace
+// `memwall plan fleet --json`: `demand` is a CSV path (hour,rate_per_s[,input_tokens,
+// output_tokens]) or a list of requests/s per hour.
+py::object plan_fleet_py(const std::string& model, const py::object& demand, const py::object& input,
+                         const py::object& output, const std::string& sla, const py::object& gpus,
+                         const py::object& vendors, bool domestic_only,
+                         const py::object& weight_precisions, const py::object& kv_precisions,
+                         const std::string& fabric, const std::string& engine,
+                         const std::string& quality, const std::optional<double>& min_recovery,
+                         const std::optional<std::string>& calibration, double growth_percent,
+                         int months, double availability,
+                         const std::optional<double>& failures_per_device_year,
+                         const std::optional<double>& repair_hours,
+                         const std::optional<double>& startup_s,
+                         const std::optional<double>& rent_per_gpu_hour, int min_replicas,
+                         int64_t check_requests, const std::optional<double>& capex,
+                         const std::optional<double>& electricity, const std::optional<double>& pue,
+                         const std::optional<double>& life_years,
+                         const std::optional<double>& hosting_per_kw_month,
+                         const std::optional<Files>& catalog) {
+  plan::FleetQuery q;
+  q.base.model = model;
+  q.base.input = py::str(input).cast<std::string>();
+  q.base.output = py::str(output).cast<std::string>();
+  q.base.sla = sla;
+  q.base.gpus = names(gpus, "gpus");
+  q.base.vendors = names(vendors, "vendors");
+  q.base.domestic_only = domestic_only;
+  q.base.weight_precisions = names(weight_precisions, "weight_precisions");
+  q.base.kv_precisions = names(kv_precisions, "kv_precisions");
+  q.base.fabric = fabric;
+  q.base.engine = engine;
+  q.base.quality = quality;
+  q.base.min_recovery = min_recovery;
+  q.base.calibration = calibration;
+  q.base.cost.capex_usd = capex;
+  q.base.cost.electricity_usd_per_kwh = electricity;
+  q.base.cost.pue = pue;
+  q.base.cost.life_years = life_years;
+  q.base.cost.hosting_usd_per_kw_month = hosting_per_kw_month;
+  q.base.cost.validate();
+  if (catalog) q.base.catalog_files = *catalog;
+  if (py::isinstance<py::str>(demand)) {
+    const std::string path = demand.cast<std::string>();
+    q.demand = plan::parse_demand_csv(read_input_file(path, "demand", kMaxDocumentBytes), path);
+  } else if (py::isinstance<py::list>(demand) || py::isinstance<py::tuple>(demand)) {
+    std::string csv = "hour,rate_per_s\n";
+    int hour = 0;
+    for (const auto& v : demand) {
+      if (!py::isinstance<py::float_>(v) && !py::isinstance<py::int_>(v))
+        throw InputError(fmt::format("demand[{}]", hour), py::str(v).cast<std::string>(),
+                         "requests per second (a number)");
+      csv += fmt::format("{},{}\n", hour++, v.cast<double>());
+    }
+    q.demand = plan::parse_demand_csv(csv, "demand");
+  } else {
+    throw InputError("demand", py::str(demand).cast<std::string>(),
+                     "a CSV path or a list of requests per second per hour");
+  }
+  q.growth_per_month = growth_percent / 100.0;
+  q.months = months;
+  q.availability = availability;
+  if (failures_per_device_year) q.failures_per_device_year = *failures_per_device_year;
+  if (repair_hours) {
+    q.repair_hours = *repair_hours;
+    q.repair_hours_given = true;
+  }
+  if (startup_s) {
+    q.startup_s = *startup_s;
+    q.startup_given = true;
+  }
+  q.rent_per_gpu_hour = rent_per_gpu_hour;
+  q.min_replicas = min_replicas;
+  q.check_requests = check_requests;
+  Json j;
+  {
+    py::gil_scoped_release unlocked;
+    const CatalogRef c(catalog);
+    const cost::PriceBook prices =
+        catalog ? cost::PriceBook::with_user_files(*catalog) : cost::PriceBook::builtin();
+    j = plan::to_json(plan::plan_fleet(c.get(), prices, q));
+  }
+  return to_python(j);
+}
+
 // `memwall import FILE --format F --json`: the records document and the notes the CLI prints on
 // stderr, as {"records": ..., "notes": [...]}.
 py::object import_benchmark_py(const std::string& path, const std::string& format,
@@ -710,6 +797,23 @@ PYBIND11_MODULE(memwall, m) {
       arg("activation_precision") = none, arg("kv_precision") = none, arg("max_num_seqs") = none,
       arg("max_num_batched_tokens") = none, arg("memory_utilization") = none,
       arg("input") = none, arg("output") = none, arg("batch") = none, arg("catalog") = none);
+  m.def("plan_fleet", &plan_fleet_py,
+        "A fleet for a demand curve, as `memwall plan fleet --json` (unit, hours: replicas "
+        "needed, spares, running, owned, rented and the simulator's check per hour; chosen, "
+        "all_rented, peak_owned: the costs; saving_usd; assumptions). demand: a CSV path "
+        "(hour,rate_per_s[,input_tokens,output_tokens]) or a list of requests/s per hour; "
+        "growth_percent per month over months (docs/plan.md \"Fleet\").",
+        arg("model") = "qwen2.5-72b", py::kw_only(), arg("demand"), arg("input") = "sharegpt",
+        arg("output") = "sharegpt", arg("sla") = "ttft_p99=1,tpot_p99=0.05", arg("gpus") = none,
+        arg("vendors") = none, arg("domestic_only") = false,
+        arg("weight_precisions") = "bf16,fp8,int4", arg("kv_precisions") = "bf16,fp8",
+        arg("fabric") = "ib-ndr", arg("engine") = "", arg("quality") = "near-lossless",
+        arg("min_recovery") = none, arg("calibration") = none, arg("growth_percent") = 0.0,
+        arg("months") = 1, arg("availability") = 0.999, arg("failures_per_device_year") = none,
+        arg("repair_hours") = none, arg("startup_s") = none, arg("rent_per_gpu_hour") = none,
+        arg("min_replicas") = 1, arg("check_requests") = 1000, arg("capex") = none,
+        arg("electricity") = none, arg("pue") = none, arg("life_years") = none,
+        arg("hosting_per_kw_month") = none, arg("catalog") = none);
   m.def("calibrate", &calibrate_py,
         "Fit the engine parameters measurement records identify, as `memwall calibrate FILE... "
         "--json` (groups: each parameter before/after with its 80 % interval, every record's "

@@ -336,6 +336,23 @@ class PlanTest(unittest.TestCase):
         with self.assertRaises(memwall.InputError):
             memwall.calibrate([])
 
+    def test_plan_fleet_gives_the_cli_answer(self):
+        week = os.path.join(HERE, "..", "docs", "examples", "fleet", "diurnal-week.csv")
+        args = dict(model="llama-3.1-70b", input=1024, output=256, check_requests=0)
+        py = memwall.plan_fleet(demand=week, **args)
+        cli = cli_json("plan", "fleet", "--demand", week, "--model", "llama-3.1-70b", "--input",
+                       "1024", "--output", "256", "--check-requests", "0")
+        self.assertEqual(py, cli)
+        self.assertEqual(len(py["hours"]), 168)
+        # A list of rates is the same curve without lengths.
+        with open(week) as f:
+            rates = [float(line.split(",")[1]) for line in f.read().splitlines()[1:]]
+        self.assertEqual(memwall.plan_fleet(demand=rates, **args)["hours"], py["hours"])
+        with self.assertRaises(memwall.InputError):
+            memwall.plan_fleet(demand=[1, "x"], **args)
+        with self.assertRaises(memwall.InputError):
+            memwall.plan_fleet(demand=rates, availability=1.0, **args)
+
     def test_confidence_removes_plans_and_rows_have_intervals(self):
         args = dict(model="llama-3.1-8b", concurrency=32, input=512, output=128,
                     gpus=["h100", "a100"], serving="aggregated", top=3)
