@@ -2,7 +2,8 @@
 // playwright-core, on loopback only. Every view in English and in Chinese: it answers on load,
 // shows no script error, its charts have data, and in Chinese no English word is left outside
 // model and hardware ids (elements marked translate="no"). A change of input changes the answer;
-// the static report renders every view from a file with the network blocked. Screenshots go to
+// the static report renders every view from a file with the network blocked; every control of
+// every view gives the answer of the page's own CLI command (parity.mjs), in both languages. Screenshots go to
 // the output folder.
 // Usage: node ui/tests/browser.mjs <memwall binary> <output folder>
 import { spawn, execFileSync } from "node:child_process";
@@ -10,6 +11,7 @@ import { mkdtempSync, mkdirSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { chromium } from "playwright-core";
+import { checkParity } from "./parity.mjs";
 
 const [binary, outDir] = process.argv.slice(2);
 if (!binary || !outDir) { console.error("usage: browser.mjs <memwall binary> <output folder>"); process.exit(2); }
@@ -100,6 +102,8 @@ try {
   watch(page, errors);
   await page.goto(url + "?lang=en");
   for (const view of VIEWS) await checkView(page, view, "en", errors);
+  // Every control of every view gives the CLI's answer (ui/tests/parity.mjs).
+  await checkParity(page, binary, "en", fail);
 
   // A change of input changes the answer (debounced; the earlier requests are cancelled).
   await page.click('#tabs button[data-view="infer"]');
@@ -152,6 +156,7 @@ try {
   // The page in Chinese: switching re-renders what is on screen, then every view.
   await page.selectOption("#lang", "zh");
   for (const view of VIEWS) await checkView(page, view, "zh", errors);
+  await checkParity(page, binary, "zh", fail);
   await page.setViewportSize({ width: 390, height: 844 });
   await page.click('#tabs button[data-view="infer"]');
   await page.waitForTimeout(300);

@@ -1,0 +1,119 @@
+// Per-control parity of the web UI with the command line: for every control of every view, the
+// page is given a value other than its default, its answer is read, and the page's own "copy as
+// CLI" command is run with --json (and --lang) and compared leaf by leaf with the page's answer.
+// A control without an entry here is a failure, so a new control cannot escape the check.
+import { execFileSync } from "node:child_process";
+
+// view -> control -> the inputs that set it to a non-default value (with any companion a legal
+// question needs, e.g. an expert-parallel size needs a mixture-of-experts model).
+export const CONTROLS = {
+  infer: {
+    model: { model: "qwen2.5-7b" }, gpu: { gpu: "nvidia-a100-80gb-sxm" }, tp: { tp: "2" }, pp: { pp: "2" },
+    ep: { model: "mixtral-8x7b", tp: "4", ep: "2" }, batch: { batch: "8" }, input: { input: "2048" },
+    output: { output: "128" }, weight_precision: { weight_precision: "fp8" }, kv_precision: { kv_precision: "fp8" },
+    engine: { engine: "vllm" }, engine_version: { engine: "vllm", engine_version: "0.8" },
+    offload: { model: "llama-3.1-70b", offload: "kv" }, host_memory_gb: { model: "llama-3.1-70b", offload: "auto", host_memory_gb: "512" },
+    sweep: { sweep: false },
+  },
+  train: {
+    model: { model: "qwen2.5-7b" }, gpu: { gpu: "nvidia-a100-80gb-sxm" }, node: { gpu: "nvidia-h100-sxm", node: "hgx-h100" },
+    fabric: { gpus: "16", fabric: "roce-400" }, gpus: { gpus: "16" }, tp: { tp: "2" }, pp: { pp: "2" }, vpp: { pp: "2", vpp: "2" },
+    cp: { cp: "2" }, ep: { model: "mixtral-8x7b", gpus: "16", tp: "2", ep: "4" }, micro_batch: { micro_batch: "2" },
+    global_batch: { global_batch: "512" }, seq: { seq: "8192" }, precision: { precision: "fp8" },
+    recompute: { recompute: "full" }, zero: { zero: "3" }, sequence_parallel: { tp: "2", sequence_parallel: "off" },
+    tokens: { tokens: "2e12" }, price_per_gpu_hour: { price_per_gpu_hour: "2.5" },
+    offload: { offload: "optimizer:cpu" }, host_memory_gb: { offload: "optimizer:cpu", host_memory_gb: "1024" },
+  },
+  plan: {
+    model: { model: "llama-3.1-8b" }, concurrency: { concurrency: "50" }, rate: { concurrency: "", rate: "5" },
+    input: { input: "2048" }, output: { output: "256" }, sla: { sla: "ttft_p99=2,tpot_p99=0.03" },
+    serving: { serving: "aggregated" }, gpus: { gpus: "h100,h200" }, fabric: { fabric: "roce-400" },
+    engine: { engine: "vllm" }, quality: { quality: "any" }, top: { top: "5" },
+  },
+  simulate: {
+    model: { model: "qwen2.5-7b" }, gpu: { gpu: "nvidia-a100-80gb-sxm" }, tp: { tp: "2" }, rate: { rate: "5" },
+    concurrency: { rate: "", concurrency: "32" }, dataset: { dataset: "alpaca" }, requests: { requests: "1000" },
+    scheduler: { scheduler: "chunked" }, kv: { kv: "contiguous" }, sla: { sla: "ttft_p99=2s,tpot_p99=30ms" },
+    preempt: { preempt: "swap" }, host_kv_cache: { host_kv_cache: "64" }, prefix_hit_rate: { prefix_hit_rate: "0.3" },
+    engine: { engine: "vllm" }, engine_version: { engine: "vllm", engine_version: "0.8" },
+  },
+  net: {
+    node: { node: "hgx-b200" }, fabric: { fabric: "roce-400" }, nodes: { nodes: "4" }, op: { op: "allgather" },
+    sizes: { sizes: "1M..1G" },
+  },
+  compare: {
+    model: { model: "llama-3.1-8b" }, concurrency: { concurrency: "100" }, rate: { concurrency: "", rate: "5" },
+    input: { input: "2048" }, output: { output: "512" }, sla: { sla: "ttft_p99=2,tpot_p99=0.03" },
+    gpus: { gpus: "h100,h200" }, pricing: { pricing: "cloud" },
+  },
+};
+
+// Fields the page may carry beside the CLI's answer, and the CLI's fields that measure the run
+// (wall-clock time of the search), not the question.
+const PAGE_ONLY = new Set(["sweep", "timeseries_replica0"]);
+const RUN_ONLY = new Set(["search_seconds"]);
+
+// The words of a command line as a POSIX shell splits it (the page quotes with '...').
+function shellWords(line) {
+  const words = [];
+  let w = null;
+  for (let i = 0; i < line.length; i++) {
+    const c = line[i];
+    if (c === " ") { if (w !== null) { words.push(w); w = null; } continue; }
+    if (w === null) w = "";
+    if (c === "'") { const j = line.indexOf("'", i + 1); w += line.slice(i + 1, j); i = j; } else if (c === "\\") { w += line[++i]; } else w += c;
+  }
+  if (w !== null) words.push(w);
+  return words;
+}
+
+// The leaves of the CLI's answer that the page's answer lacks or states differently.
+function differences(cli, page, where = "", out = []) {
+  if (out.length >= 8) return out;
+  if (cli !== null && typeof cli === "object") {
+    if (page === null || typeof page !== "object" || Array.isArray(cli) !== Array.isArray(page)) { out.push(`${where}: page has ${JSON.stringify(page)}`); return out; }
+    if (Array.isArray(cli) && cli.length !== page.length) { out.push(`${where}: ${cli.length} items on the CLI, ${page.length} on the page`); return out; }
+    for (const k of Object.keys(cli)) if (!RUN_ONLY.has(k)) differences(cli[k], page[k], where ? `${where}.${k}` : k, out);
+    return out;
+  }
+  const same = typeof cli === "number" && typeof page === "number" ? Math.abs(cli - page) <= 1e-9 * Math.max(Math.abs(cli), Math.abs(page)) + 1e-300 : cli === page;
+  if (!same) out.push(`${where}: CLI ${JSON.stringify(cli)}, page ${JSON.stringify(page)}`);
+  return out;
+}
+
+// Every control of every view, in `lang`. `fail(what)` records a failure.
+export async function checkParity(page, binary, lang, fail) {
+  const views = await page.evaluate(() => VIEWS.map((v) => ({ id: v.id, controls: v.fields.filter((f) => document.getElementById(`${v.id}-${f.name}`)).map((f) => f.name) })));
+  let checked = 0;
+  for (const v of views) {
+    const table = CONTROLS[v.id] || {};
+    for (const c of v.controls) if (!(c in table)) fail(`parity ${lang}/${v.id}: control ${c} has no parity entry`);
+    for (const [control, values] of Object.entries(table)) {
+      if (!v.controls.includes(control)) { fail(`parity ${lang}/${v.id}: the page offers no ${control} control`); continue; }
+      const got = await page.evaluate(async ({ id, values }) => {
+        const v = VIEWS.find((x) => x.id === id);
+        setInputs(v, values);
+        const missing = Object.entries(values).filter(([k, x]) => { const el = document.getElementById(`${id}-${k}`); return !el || (el.type === "checkbox" ? el.checked !== x : String(el.value) !== String(x)); }).map(([k]) => k);
+        await run(v);
+        const s = state[id];
+        const result = { answer: s.answer, error: s.error, cli: cliCommand(v), missing };
+        setInputs(v, {});
+        return result;
+      }, { id: v.id, values });
+      const what = `parity ${lang}/${v.id}.${control} (${JSON.stringify(values)})`;
+      if (got.missing.length) { fail(`${what}: the page could not set ${got.missing.join(", ")}`); continue; }
+      if (got.error || !got.answer) { fail(`${what}: the page shows an error: ${got.error}`); continue; }
+      const words = shellWords(got.cli);
+      let cli;
+      try {
+        cli = JSON.parse(execFileSync(binary, words.slice(1).concat(["--json", "--lang", lang]), { timeout: 120000, maxBuffer: 256 << 20, stdio: ["ignore", "pipe", "pipe"] }).toString());
+      } catch (e) { fail(`${what}: '${got.cli}' failed: ${(e.stderr || e.message || "").toString().trim()}`); continue; }
+      const diff = differences(cli, got.answer);
+      for (const k of Object.keys(got.answer)) if (!(k in cli) && !PAGE_ONLY.has(k)) diff.push(`${k}: only on the page`);
+      if (diff.length) fail(`${what}: the page and '${got.cli}' disagree: ${diff.join("; ")}`);
+      checked++;
+    }
+    await page.evaluate(({ id }) => run(VIEWS.find((x) => x.id === id)), { id: v.id });  // the defaults' answer again
+  }
+  return checked;
+}
