@@ -12,7 +12,7 @@ export const CONTROLS = {
     ep: { model: "mixtral-8x7b", tp: "4", ep: "2" }, batch: { batch: "8" }, input: { input: "2048" },
     output: { output: "128" }, weight_precision: { weight_precision: "fp8" }, kv_precision: { kv_precision: "fp8" },
     engine: { engine: "vllm" }, engine_version: { engine: "vllm", engine_version: "0.8" },
-    offload: { model: "llama-3.1-70b", offload: "kv" }, host_memory_gb: { model: "llama-3.1-70b", offload: "auto", host_memory_gb: "512" },
+    offload: { model: "llama-3.1-70b", offload: "layers" }, host_memory_gb: { model: "llama-3.1-70b", offload: "auto", host_memory_gb: "512" },
     sweep: { sweep: false },
   },
   train: {
@@ -26,7 +26,7 @@ export const CONTROLS = {
   },
   plan: {
     model: { model: "llama-3.1-8b" }, concurrency: { concurrency: "50" }, rate: { concurrency: "", rate: "5" },
-    input: { input: "2048" }, output: { output: "256" }, sla: { sla: "ttft_p99=2,tpot_p99=0.03" },
+    input: { input: "2048", output: "256" }, output: { output: "256" }, sla: { sla: "ttft_p99=2,tpot_p99=0.03" },
     serving: { serving: "aggregated" }, gpus: { gpus: "h100,h200" }, fabric: { fabric: "roce-400" },
     engine: { engine: "vllm" }, quality: { quality: "any" }, top: { top: "5" },
   },
@@ -43,7 +43,7 @@ export const CONTROLS = {
   },
   compare: {
     model: { model: "llama-3.1-8b" }, concurrency: { concurrency: "100" }, rate: { concurrency: "", rate: "5" },
-    input: { input: "2048" }, output: { output: "512" }, sla: { sla: "ttft_p99=2,tpot_p99=0.03" },
+    input: { input: "2048", output: "512" }, output: { output: "512" }, sla: { sla: "ttft_p99=2,tpot_p99=0.03" },
     gpus: { gpus: "h100,h200" }, pricing: { pricing: "cloud" },
   },
 };
@@ -67,16 +67,22 @@ function shellWords(line) {
   return words;
 }
 
+const numbers = (text) => (text.match(/\d+(\.\d+)?/g) || []).sort().join(" ");  // in the order the sentence needs
+// Chinese text: the page's sentences in Chinese, where the CLI's --json keeps the library's English
+// (its --lang is for messages on stderr); every number must still agree.
+const CJK = /[\u3000-\u303f\u4e00-\u9fff\uff00-\uffef]/;
+
 // The leaves of the CLI's answer that the page's answer lacks or states differently.
-function differences(cli, page, where = "", out = []) {
+function differences(cli, page, lang, where = "", out = []) {
   if (out.length >= 8) return out;
   if (cli !== null && typeof cli === "object") {
     if (page === null || typeof page !== "object" || Array.isArray(cli) !== Array.isArray(page)) { out.push(`${where}: page has ${JSON.stringify(page)}`); return out; }
     if (Array.isArray(cli) && cli.length !== page.length) { out.push(`${where}: ${cli.length} items on the CLI, ${page.length} on the page`); return out; }
-    for (const k of Object.keys(cli)) if (!RUN_ONLY.has(k)) differences(cli[k], page[k], where ? `${where}.${k}` : k, out);
+    for (const k of Object.keys(cli)) if (!RUN_ONLY.has(k)) differences(cli[k], page[k], lang, where ? `${where}.${k}` : k, out);
     return out;
   }
-  const same = typeof cli === "number" && typeof page === "number" ? Math.abs(cli - page) <= 1e-9 * Math.max(Math.abs(cli), Math.abs(page)) + 1e-300 : cli === page;
+  const same = typeof cli === "number" && typeof page === "number" ? Math.abs(cli - page) <= 1e-9 * Math.max(Math.abs(cli), Math.abs(page)) + 1e-300
+    : cli === page || (lang === "zh" && typeof cli === "string" && typeof page === "string" && CJK.test(page) && numbers(cli) === numbers(page));
   if (!same) out.push(`${where}: CLI ${JSON.stringify(cli)}, page ${JSON.stringify(page)}`);
   return out;
 }
@@ -108,7 +114,7 @@ export async function checkParity(page, binary, lang, fail) {
       try {
         cli = JSON.parse(execFileSync(binary, words.slice(1).concat(["--json", "--lang", lang]), { timeout: 120000, maxBuffer: 256 << 20, stdio: ["ignore", "pipe", "pipe"] }).toString());
       } catch (e) { fail(`${what}: '${got.cli}' failed: ${(e.stderr || e.message || "").toString().trim()}`); continue; }
-      const diff = differences(cli, got.answer);
+      const diff = differences(cli, got.answer, lang);
       for (const k of Object.keys(got.answer)) if (!(k in cli) && !PAGE_ONLY.has(k)) diff.push(`${k}: only on the page`);
       if (diff.length) fail(`${what}: the page and '${got.cli}' disagree: ${diff.join("; ")}`);
       checked++;

@@ -13,6 +13,7 @@
 #include "memwall/infer/request.h"
 #include "memwall/net/request.h"
 #include "memwall/offload/request.h"
+#include "memwall/perf/efficiency.h"
 #include "memwall/plan/compare_query.h"
 #include "memwall/plan/query.h"
 #include "memwall/serve/request.h"
@@ -75,6 +76,14 @@ std::vector<std::string> names(const Json& r, const char* field) {
   return out;
 }
 
+// The engine profile (data/engines) and its version, as the CLI's --engine / --engine-version:
+// a version without an engine is refused by the library (infer::make_deployment).
+void read_engine(const Json& r, std::string& engine, std::optional<std::string>& version) {
+  engine = text(r, "engine", engine);
+  const std::string v = text(r, "engine_version", "");
+  if (!v.empty()) version = v;
+}
+
 Json catalog_json(const Catalog& c) {
   Json accels = Json::array(), models = Json::array(), nodes = Json::array(), fabrics = Json::array();
   for (const auto& a : c.accelerators()) {
@@ -87,7 +96,25 @@ Json catalog_json(const Catalog& c) {
   for (const auto& n : c.nodes())
     nodes.push_back({{"id", n.id}, {"accelerator", n.accelerator}, {"devices", n.devices}});
   for (const auto& f : c.fabrics()) fabrics.push_back({{"id", f.id}, {"name", f.name}});
-  return Json{{"accelerators", accels}, {"models", models}, {"nodes", nodes}, {"fabrics", fabrics}};
+  // Engines with their versions, each once, the current one first (the page's selectors).
+  Json engines = Json::array();
+  for (const auto& name : perf::default_efficiency().engine_names()) {
+    std::vector<std::string> versions;
+    for (const auto& p : perf::default_efficiency().engines) {
+      if (p.name != name || p.version.empty()) continue;
+      if (std::find(versions.begin(), versions.end(), p.version) != versions.end()) continue;
+      if (p.current)
+        versions.insert(versions.begin(), p.version);
+      else
+        versions.push_back(p.version);
+    }
+    engines.push_back({{"id", name}, {"versions", versions}});
+  }
+  return Json{{"accelerators", accels},
+              {"models", models},
+              {"nodes", nodes},
+              {"fabrics", fabrics},
+              {"engines", engines}};
 }
 
 // Models by catalog id only: the HTTP API does not read files named by a request.
@@ -109,6 +136,8 @@ Json infer_json(const Catalog& c, const Json& r) {
   q.deployment.gpu = text(r, "gpu", "h100");
   q.deployment.tp = count(r, "tp", 1, 1, 4096);
   q.deployment.pp = count(r, "pp", 1, 1, 4096);
+  q.deployment.ep = count(r, "ep", 1, 1, 4096);
+  read_engine(r, q.deployment.engine, q.deployment.engine_version);
   q.deployment.weight_precision = parse_precision_or_throw(text(r, "weight_precision", "bf16"), "weight_precision");
   const std::string kv = text(r, "kv_precision", "");
   if (!kv.empty()) q.deployment.kv_precision = parse_precision_or_throw(kv, "kv_precision");
@@ -260,6 +289,7 @@ Json simulate_json(const Catalog& c, const Json& r) {
   q.requests = count(r, "requests", 5000, 1, 50000);
   q.scheduler = text(r, "scheduler", q.scheduler);
   q.kv = text(r, "kv", q.kv);
+  read_engine(r, q.engine, q.engine_version);
   q.preempt = text(r, "preempt", q.preempt);
   q.host_kv_cache_gib = number(r, "host_kv_cache").value_or(0);
   q.prefix_hit_rate = number(r, "prefix_hit_rate");
@@ -297,8 +327,8 @@ const std::vector<Endpoint>& endpoint_table() {
          return out;
        }},
       {"infer",
-       {"model", "gpu", "tp", "pp", "batch", "input", "output", "weight_precision", "kv_precision", "sweep",
-        "offload", "cpu", "host_memory_gb"},
+       {"model", "gpu", "tp", "pp", "ep", "batch", "input", "output", "weight_precision",
+        "kv_precision", "engine", "engine_version", "sweep", "offload", "cpu", "host_memory_gb"},
        infer_json},
       {"train",
        {"model", "gpu", "node", "fabric", "gpus", "tp", "pp", "cp", "ep", "dp", "vpp", "micro_batch",
@@ -307,16 +337,16 @@ const std::vector<Endpoint>& endpoint_table() {
        train_json},
       {"plan",
        {"model", "concurrency", "rate", "input", "output", "sla", "fabric", "serving", "top", "gpus",
-        "engine", "emit", "pick", "benchmark", "engine_version"},
+        "engine", "quality", "min_recovery", "emit", "pick", "benchmark", "engine_version"},
        plan_json},
       {"compare",
        {"model", "concurrency", "rate", "input", "output", "sla", "gpus", "vendors", "domestic_only", "max_gpus",
-        "pricing"},
+        "pricing", "quality", "min_recovery"},
        compare_json},
       {"net", {"node", "fabric", "nodes", "op", "sizes"}, net_json},
       {"simulate",
        {"model", "gpu", "tp", "rate", "concurrency", "dataset", "requests", "scheduler", "kv", "sla",
-        "preempt", "host_kv_cache", "prefix_hit_rate"},
+        "preempt", "host_kv_cache", "prefix_hit_rate", "engine", "engine_version"},
        simulate_json},
   };
   return table;

@@ -53,6 +53,53 @@ TEST(UiApi, InferWithAnOffloadShowsThePlacement) {
   EXPECT_TRUE(r.at("offload").at("placement").contains("expert_weights"));
 }
 
+// The CLI's --ep, --engine and --engine-version reach the estimate (ui-audit-3: the page had no
+// engine selector), and every field an endpoint reads is one it accepts (plan and compare read
+// quality and min_recovery but refused them as unknown).
+TEST(UiApi, InferAndSimulateTakeTheEngineAndItsVersionAndInferTakesEp) {
+  const Catalog& c = Catalog::builtin();
+  infer::DeploymentOptions o;
+  o.model = "mixtral-8x7b";
+  o.gpu = "h100";
+  o.tp = 4;
+  o.ep = 2;
+  o.engine = "vllm";
+  o.engine_version = "0.8";
+  const infer::Estimate e = infer::estimate(infer::make_deployment(c, o), {8, 512, 128});
+  const Json r = handle(c, "infer",
+                        Json{{"model", "mixtral-8x7b"},
+                             {"gpu", "h100"},
+                             {"tp", 4},
+                             {"ep", 2},
+                             {"engine", "vllm"},
+                             {"engine_version", "0.8"},
+                             {"batch", 8},
+                             {"input", 512},
+                             {"output", 128}});
+  EXPECT_DOUBLE_EQ(r.at("tpot_s").get<double>(), e.tpot.value());
+  EXPECT_EQ(r.at("deployment").at("engine_version"), "0.8");
+  const Json current = handle(c, "infer", Json{{"engine", "vllm"}});
+  EXPECT_NE(current.at("deployment").at("engine_version"), "0.8");
+  EXPECT_THROW(handle(c, "infer", Json{{"engine_version", "0.8"}}), InputError);  // no engine
+  EXPECT_THROW(handle(c, "infer", Json{{"engine", "vllm"}, {"engine_version", "99"}}), InputError);
+  const Json s =
+      handle(c, "simulate", Json{{"engine", "vllm"}, {"engine_version", "0.8"}, {"requests", 200}});
+  EXPECT_GT(s.at("throughput_tokens_per_s").get<double>(), 0);
+  EXPECT_NO_THROW(handle(c, "compare", Json{{"gpus", {"h100"}}, {"quality", "any"}}));
+  const Json cat = handle(c, "catalog", Json::object());
+  bool vllm = false;
+  for (const auto& engine : cat.at("engines"))
+    if (engine.at("id") == "vllm") {
+      vllm = true;
+      EXPECT_EQ(engine.at("versions").at(0), current.at("deployment").at("engine_version"));
+    }
+  EXPECT_TRUE(vllm);
+  for (const auto& endpoint : {"plan", "compare"}) {
+    const auto fields = request_fields(endpoint);
+    EXPECT_NE(std::find(fields.begin(), fields.end(), "quality"), fields.end()) << endpoint;
+  }
+}
+
 TEST(UiApi, BadRequestsNameTheField) {
   const Catalog& c = Catalog::builtin();
   auto message = [&](const std::string& endpoint, const Json& req) {
