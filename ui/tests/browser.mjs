@@ -7,7 +7,7 @@
 // the output folder.
 // Usage: node ui/tests/browser.mjs <memwall binary> <output folder>
 import { spawn, execFileSync } from "node:child_process";
-import { mkdtempSync, mkdirSync, rmSync } from "node:fs";
+import { mkdtempSync, mkdirSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { chromium } from "playwright-core";
@@ -21,7 +21,7 @@ const VIEWS = ["infer", "train", "plan", "simulate", "net", "compare"];
 const TERMS = new Set(["GiB", "MiB", "KiB", "TiB", "PiB", "FLOP", "FLOPs", "MFU", "MBU", "HFU", "TTFT", "TPOT", "SLA",
   "ZeRO", "NVLink", "NVSwitch", "PCIe", "token", "tokens", "max", "kWh", "AllReduce", "AllGather", "ReduceScatter",
   "AllToAll", "ShareGPT", "Alpaca", "Roofline", "JSON", "memwall", "npm", "HGX", "CLI", "TFLOP",
-  "PFLOP", "GFLOP", "Simple", "CPU", "GPU", "TDP", "PUE", "NVMe", "vllm", "FILE", "sglang", "lmdeploy", "mindie", "trtllm", "tgi", "HBM", "XDR", "NDR", "MWh", "GWh", "kWh"]);
+  "PFLOP", "GFLOP", "Simple", "CPU", "GPU", "TDP", "PUE", "NVMe", "vllm", "FILE", "sglang", "lmdeploy", "mindie", "trtllm", "tgi", "HBM", "XDR", "NDR", "CSV", "MWh", "GWh", "kWh"]);
 const failures = [];
 const fail = (what) => { failures.push(what); console.error("FAIL: " + what); };
 
@@ -144,14 +144,53 @@ try {
 
   // A planner question no accelerator can answer shows why each was rejected, not an empty table.
   await page.click('#tabs button[data-view="plan"]');
-  await page.selectOption("#plan-model", "llama-3.1-405b");
+  await page.fill("#plan-model", "llama-3.1-405b");
   await page.fill("#plan-gpus", "l4");
   await page.waitForFunction(() => /nvidia-l4/.test((document.querySelector("#plan-out .panel") || {}).textContent || "") &&
     !!document.querySelector("#plan-out .error"), null, { timeout: 60000 })
     .catch(() => fail("a planner question with no feasible plan does not show the reasons"));
   await page.screenshot({ path: path.join(outDir, "en-plan-infeasible.png"), fullPage: true });
-  await page.selectOption("#plan-model", "qwen2.5-72b");
+  await page.fill("#plan-model", "qwen2.5-72b");
   await page.fill("#plan-gpus", "");
+  await page.waitForFunction(() => !!document.querySelector("#plan-out .cards"), null, { timeout: 60000 })
+    .catch(() => fail("the planner did not answer its default question again"));
+
+  // A view's answer downloads as JSON (the answer itself) and CSV (its main table: one row per
+  // plan); every chart saves itself as a PNG.
+  const saved = async (selector) => {
+    const [dl] = await Promise.all([page.waitForEvent("download", { timeout: 10000 }), page.click(selector)]);
+    return { name: dl.suggestedFilename(), text: readFileSync(await dl.path(), "utf8") };
+  };
+  try {
+    const json = await saved('[data-download="plan"][data-format="json"]');
+    const shown = await page.evaluate(() => JSON.stringify(state.plan.answer));
+    if (json.name !== "memwall-plan.json" || JSON.stringify(JSON.parse(json.text)) !== shown) fail("the JSON download is not the answer on screen");
+    const table = await saved('[data-download="plan"][data-format="csv"]');
+    const lines = table.text.trim().split("\n");
+    const plans = await page.evaluate(() => state.plan.answer.plans.length);
+    if (lines.length !== plans + 1 || !lines[0].split(",").includes("usd_per_million_tokens")) fail(`the CSV download has ${lines.length} lines for ${plans} plans: ${lines[0]}`);
+  } catch (e) { fail("download: " + e.message); }
+  const png = await page.evaluate(() => { const c = charts.get("plan-pareto"); return c && c.getOption().toolbox[0].feature.saveAsImage ? c.getDataURL({ type: "png" }).slice(0, 22) : ""; });
+  if (png !== "data:image/png;base64,") fail("the Pareto chart does not save as a PNG: " + png);
+
+  // A pinned scenario stays on the chart beside the next answer (H100 pinned, then H200), and the
+  // latency percentiles are points on a log axis, not bars.
+  await page.click('#tabs button[data-view="simulate"]');
+  await page.waitForSelector("#simulate-out .cards", { timeout: 60000 });
+  await page.click('[data-pin="simulate"]');
+  const h100 = await page.textContent("#simulate-out .cards");
+  await page.selectOption("#simulate-gpu", "nvidia-h200-sxm");
+  await page.waitForFunction((old) => { const c = document.querySelector("#simulate-out .cards"); return c && c.textContent !== old; }, h100, { timeout: 60000 })
+    .catch(() => fail("the serving view did not answer for H200"));
+  const overlay = await page.evaluate(() => charts.get("sim-pct").getOption().series.map((x) => ({ name: x.name, type: x.type, dashed: (x.lineStyle || {}).type === "dashed" })));
+  if (overlay.length !== 6 || overlay.filter((x) => x.dashed && /gpu=nvidia-h100-sxm|\(/.test(x.name)).length !== 3) fail("the pinned H100 scenario is not drawn beside H200: " + JSON.stringify(overlay));
+  if (overlay.some((x) => x.type === "bar")) fail("latency percentiles are drawn as bars");
+  if (!/nvidia-h100-sxm|default/.test(await page.textContent("#simulate-pinned"))) fail("the pinned scenario is not named: " + await page.textContent("#simulate-pinned"));
+  await page.screenshot({ path: path.join(outDir, "en-simulate-pinned.png"), fullPage: true });
+  await page.click('[data-pin="simulate"]');
+  const unpinned = await page.evaluate(() => charts.get("sim-pct").getOption().series.length);
+  if (unpinned !== 3) fail(`unpinning leaves ${unpinned} series`);
+  await page.selectOption("#simulate-gpu", "nvidia-h100-sxm");
 
   // The page in Chinese: switching re-renders what is on screen, then every view.
   await page.selectOption("#lang", "zh");

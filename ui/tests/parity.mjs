@@ -8,7 +8,7 @@ import { execFileSync } from "node:child_process";
 // question needs, e.g. an expert-parallel size needs a mixture-of-experts model).
 export const CONTROLS = {
   infer: {
-    model: { model: "qwen2.5-7b" }, gpu: { gpu: "nvidia-a100-80gb-sxm" }, tp: { tp: "2" }, pp: { pp: "2" },
+    model: { model: "Qwen/Qwen2.5-7B-Instruct" }, gpu: { gpu: "nvidia-a100-80gb-sxm" }, tp: { tp: "2" }, pp: { pp: "2" },
     ep: { model: "mixtral-8x7b", tp: "4", ep: "2" }, batch: { batch: "8" }, input: { input: "2048" },
     output: { output: "128" }, weight_precision: { weight_precision: "fp8" }, kv_precision: { kv_precision: "fp8" },
     engine: { engine: "vllm" }, engine_version: { engine: "vllm", engine_version: "0.8" },

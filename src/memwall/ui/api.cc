@@ -92,7 +92,9 @@ Json catalog_json(const Catalog& c) {
                       {"memory_bandwidth_bytes_per_s",
                        a.memory_bandwidth ? Json(a.memory_bandwidth->value()) : Json(nullptr)}});
   }
-  for (const auto& m : c.models()) models.push_back({{"id", m.id}, {"layers", m.layers}, {"hidden", m.hidden}});
+  for (const auto& m : c.models())
+    models.push_back(
+        {{"id", m.id}, {"layers", m.layers}, {"hidden", m.hidden}, {"hf_repos", m.hf_repos}});
   for (const auto& n : c.nodes())
     nodes.push_back({{"id", n.id}, {"accelerator", n.accelerator}, {"devices", n.devices}});
   for (const auto& f : c.fabrics()) fabrics.push_back({{"id", f.id}, {"name", f.name}});
@@ -117,15 +119,15 @@ Json catalog_json(const Catalog& c) {
               {"engines", engines}};
 }
 
-// Models by catalog id only: the HTTP API does not read files named by a request.
+// Models by catalog id or Hugging Face repository id (org/name, as the CLI's --model takes them:
+// Catalog::find_model_by_hf_repo); the HTTP API does not read files named by a request.
 std::string model_id(const Catalog& c, const Json& r, const std::string& fallback) {
   const std::string id = text(r, "model", fallback);
-  if (!c.find_model(id)) {
-    std::vector<std::string> ids;
-    for (const auto& m : c.models()) ids.push_back(m.id);
-    throw InputError::unknown_name("model", id, ids);
-  }
-  return id;
+  if (c.find_model(id)) return id;
+  if (const ModelSpec* m = c.find_model_by_hf_repo(id)) return m->id;
+  std::vector<std::string> ids;
+  for (const auto& m : c.models()) ids.push_back(m.id);
+  throw InputError::unknown_name("model", id, ids);
 }
 
 // One deployment serving a static batch, with every operator (the roofline plot's points):

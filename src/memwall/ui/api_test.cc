@@ -100,6 +100,25 @@ TEST(UiApi, InferAndSimulateTakeTheEngineAndItsVersionAndInferTakesEp) {
   }
 }
 
+// A Hugging Face repository id answers for its catalog model, as `--model org/name` does.
+TEST(UiApi, ModelsAreTakenByHuggingFaceRepositoryIdToo) {
+  const Catalog& c = Catalog::builtin();
+  const Json by_id =
+      handle(c, "infer", Json{{"model", "llama-3.1-70b"}, {"gpu", "h200"}, {"tp", 4}});
+  const Json by_repo = handle(
+      c, "infer", Json{{"model", "meta-llama/Llama-3.1-70B-Instruct"}, {"gpu", "h200"}, {"tp", 4}});
+  EXPECT_EQ(by_repo.at("deployment").at("model"), "llama-3.1-70b");
+  EXPECT_DOUBLE_EQ(by_repo.at("tpot_s").get<double>(), by_id.at("tpot_s").get<double>());
+  EXPECT_THROW(handle(c, "infer", Json{{"model", "nobody/NoSuchModel"}}), InputError);
+  const Json cat = handle(c, "catalog", Json::object());
+  bool listed = false;
+  for (const auto& m : cat.at("models"))
+    if (m.at("id") == "llama-3.1-70b")
+      for (const auto& repo : m.at("hf_repos"))
+        listed = listed || repo == "meta-llama/Llama-3.1-70B-Instruct";
+  EXPECT_TRUE(listed);
+}
+
 TEST(UiApi, BadRequestsNameTheField) {
   const Catalog& c = Catalog::builtin();
   auto message = [&](const std::string& endpoint, const Json& req) {
