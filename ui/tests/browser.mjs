@@ -113,6 +113,11 @@ try {
     .catch(() => fail("changing the batch did not change the inference answer"));
   if (!/--batch 64/.test(await page.textContent("#infer-cli"))) fail("the CLI command does not follow the input");
   if (!/infer\.batch=64/.test(page.url())) fail("the URL does not keep the input: " + page.url());
+  // A number the browser cannot read is an error naming the field, not the default's answer.
+  await page.fill("#infer-batch", "");
+  await page.locator("#infer-batch").pressSequentially("1e");
+  await page.waitForFunction(() => /Batch/.test((document.querySelector("#infer-out .error") || {}).textContent || ""), null, { timeout: 10000 })
+    .catch(() => fail("'1e' in Batch did not give an error naming the field"));
   await page.fill("#infer-batch", "");  // empty: the API's default, not 0
   await page.waitForTimeout(800);
   if (await page.$("#infer-out .error")) fail("an empty batch field gave an error: " + await page.textContent("#infer-out .error"));

@@ -3,6 +3,14 @@
 // CLI" command is run with --json (and --lang) and compared leaf by leaf with the page's answer.
 // A control without an entry here is a failure, so a new control cannot escape the check.
 import { execFileSync } from "node:child_process";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+
+// A Hugging Face config.json the views upload in place of a catalog model: Llama-3.2-1B's shape as
+// https://huggingface.co/meta-llama/Llama-3.2-1B/blob/main/config.json states it. The CLI reads the
+// same file (--model FILE) from this folder.
+const HERE = path.dirname(fileURLToPath(import.meta.url));
+const CONFIG = { __file: "llama-3.2-1b-config.json" };
 
 // view -> control -> the inputs that set it to a non-default value (with any companion a legal
 // question needs, e.g. an expert-parallel size needs a mixture-of-experts model).
@@ -12,11 +20,11 @@ export const CONTROLS = {
     ep: { model: "mixtral-8x7b", tp: "4", ep: "2" }, batch: { batch: "8" }, input: { input: "2048" },
     output: { output: "128" }, weight_precision: { weight_precision: "fp8" }, kv_precision: { kv_precision: "fp8" },
     engine: { engine: "vllm" }, engine_version: { engine: "vllm", engine_version: "0.8" },
-    offload: { model: "llama-3.1-70b", offload: "layers" }, host_memory_gb: { model: "llama-3.1-70b", offload: "auto", host_memory_gb: "512" },
+    config: CONFIG, offload: { model: "llama-3.1-70b", offload: "layers" }, host_memory_gb: { model: "llama-3.1-70b", offload: "auto", host_memory_gb: "512" },
     sweep: { sweep: false },
   },
   train: {
-    model: { model: "qwen2.5-7b" }, gpu: { gpu: "nvidia-a100-80gb-sxm" }, node: { gpu: "nvidia-h100-sxm", node: "hgx-h100" },
+    model: { model: "qwen2.5-7b" }, config: CONFIG, gpu: { gpu: "nvidia-a100-80gb-sxm" }, node: { gpu: "nvidia-h100-sxm", node: "hgx-h100" },
     fabric: { gpus: "16", fabric: "roce-400" }, gpus: { gpus: "16" }, tp: { tp: "2" }, pp: { pp: "2" }, vpp: { pp: "2", vpp: "2" },
     cp: { cp: "2" }, ep: { model: "mixtral-8x7b", gpus: "16", tp: "2", ep: "4" }, micro_batch: { micro_batch: "2" },
     global_batch: { global_batch: "512" }, seq: { seq: "8192" }, precision: { precision: "fp8" },
@@ -25,13 +33,13 @@ export const CONTROLS = {
     offload: { offload: "optimizer:cpu" }, host_memory_gb: { offload: "optimizer:cpu", host_memory_gb: "1024" },
   },
   plan: {
-    model: { model: "llama-3.1-8b" }, concurrency: { concurrency: "50" }, rate: { concurrency: "", rate: "5" },
+    model: { model: "llama-3.1-8b" }, config: CONFIG, concurrency: { concurrency: "50" }, rate: { concurrency: "", rate: "5" },
     input: { input: "2048", output: "256" }, output: { output: "256" }, sla: { sla: "ttft_p99=2,tpot_p99=0.03" },
     serving: { serving: "aggregated" }, gpus: { gpus: "h100,h200" }, fabric: { fabric: "roce-400" },
     engine: { engine: "vllm" }, quality: { quality: "any" }, top: { top: "5" },
   },
   simulate: {
-    model: { model: "qwen2.5-7b" }, gpu: { gpu: "nvidia-a100-80gb-sxm" }, tp: { tp: "2" }, rate: { rate: "5" },
+    model: { model: "qwen2.5-7b" }, config: CONFIG, gpu: { gpu: "nvidia-a100-80gb-sxm" }, tp: { tp: "2" }, rate: { rate: "5" },
     concurrency: { rate: "", concurrency: "32" }, dataset: { dataset: "alpaca" }, requests: { requests: "1000" },
     scheduler: { scheduler: "chunked" }, kv: { kv: "contiguous" }, sla: { sla: "ttft_p99=2s,tpot_p99=30ms" },
     preempt: { preempt: "swap" }, host_kv_cache: { host_kv_cache: "64" }, prefix_hit_rate: { prefix_hit_rate: "0.3" },
@@ -42,7 +50,7 @@ export const CONTROLS = {
     sizes: { sizes: "1M..1G" },
   },
   compare: {
-    model: { model: "llama-3.1-8b" }, concurrency: { concurrency: "100" }, rate: { concurrency: "", rate: "5" },
+    model: { model: "llama-3.1-8b" }, config: CONFIG, concurrency: { concurrency: "100" }, rate: { concurrency: "", rate: "5" },
     input: { input: "2048", output: "512" }, output: { output: "512" }, sla: { sla: "ttft_p99=2,tpot_p99=0.03" },
     gpus: { gpus: "h100,h200" }, pricing: { pricing: "cloud" },
   },
@@ -89,20 +97,31 @@ function differences(cli, page, lang, where = "", out = []) {
 
 // Every control of every view, in `lang`. `fail(what)` records a failure.
 export async function checkParity(page, binary, lang, fail) {
-  const views = await page.evaluate(() => VIEWS.map((v) => ({ id: v.id, controls: v.fields.filter((f) => document.getElementById(`${v.id}-${f.name}`)).map((f) => f.name) })));
+  const views = await page.evaluate(() => VIEWS.map((v) => ({ id: v.id, controls: v.fields.map((f) => f.name).concat(["config"])
+    .filter((name) => document.getElementById(`${v.id}-${name}`)) })));
   let checked = 0;
   for (const v of views) {
     const table = CONTROLS[v.id] || {};
     for (const c of v.controls) if (!(c in table)) fail(`parity ${lang}/${v.id}: control ${c} has no parity entry`);
     for (const [control, values] of Object.entries(table)) {
       if (!v.controls.includes(control)) { fail(`parity ${lang}/${v.id}: the page offers no ${control} control`); continue; }
+      // A file is chosen as a user would; the page reads it and answers for it.
+      if (values.__file) {
+        await page.setInputFiles(`#${v.id}-config`, path.join(HERE, values.__file));
+        await page.waitForFunction((id) => !!state[id].config, v.id, { timeout: 10000 }).catch(() => {});
+      }
       const got = await page.evaluate(async ({ id, values }) => {
         const v = VIEWS.find((x) => x.id === id);
-        setInputs(v, values);
-        const missing = Object.entries(values).filter(([k, x]) => { const el = document.getElementById(`${id}-${k}`); return !el || (el.type === "checkbox" ? el.checked !== x : String(el.value) !== String(x)); }).map(([k]) => k);
+        const file = values.__file;
+        if (!file) setInputs(v, values);
+        const missing = file ? (state[id].config && state[id].config.name === file ? [] : ["config"]) : Object.entries(values).filter(([k, x]) => { const el = document.getElementById(`${id}-${k}`); return !el || (el.type === "checkbox" ? el.checked !== x : String(el.value) !== String(x)); }).map(([k]) => k);
+        clearTimeout(state[id].timer);  // the upload's own debounced request would cancel this one
         await run(v);
         const s = state[id];
         const result = { answer: s.answer, error: s.error, cli: cliCommand(v), missing };
+        s.config = null;
+        const upload = document.getElementById(`${id}-config`);
+        if (upload) upload.value = "";
         setInputs(v, {});
         return result;
       }, { id: v.id, values });
@@ -112,7 +131,7 @@ export async function checkParity(page, binary, lang, fail) {
       const words = shellWords(got.cli);
       let cli;
       try {
-        cli = JSON.parse(execFileSync(binary, words.slice(1).concat(["--json", "--lang", lang]), { timeout: 120000, maxBuffer: 256 << 20, stdio: ["ignore", "pipe", "pipe"] }).toString());
+        cli = JSON.parse(execFileSync(path.resolve(binary), words.slice(1).concat(["--json", "--lang", lang]), { cwd: HERE, timeout: 120000, maxBuffer: 256 << 20, stdio: ["ignore", "pipe", "pipe"] }).toString());
       } catch (e) { fail(`${what}: '${got.cli}' failed: ${(e.stderr || e.message || "").toString().trim()}`); continue; }
       const diff = differences(cli, got.answer, lang);
       for (const k of Object.keys(got.answer)) if (!(k in cli) && !PAGE_ONLY.has(k)) diff.push(`${k}: only on the page`);

@@ -11,6 +11,7 @@
 #include "memwall/cost/prices.h"
 #include "memwall/deploy/emit.h"
 #include "memwall/infer/request.h"
+#include "memwall/model/zoo.h"
 #include "memwall/net/request.h"
 #include "memwall/offload/request.h"
 #include "memwall/perf/efficiency.h"
@@ -330,25 +331,29 @@ const std::vector<Endpoint>& endpoint_table() {
        }},
       {"infer",
        {"model", "gpu", "tp", "pp", "ep", "batch", "input", "output", "weight_precision",
-        "kv_precision", "engine", "engine_version", "sweep", "offload", "cpu", "host_memory_gb"},
+        "kv_precision", "engine", "engine_version", "sweep", "offload", "cpu", "host_memory_gb",
+        "config", "config_name"},
        infer_json},
       {"train",
        {"model", "gpu", "node", "fabric", "gpus", "tp", "pp", "cp", "ep", "dp", "vpp", "micro_batch",
         "global_batch", "seq", "precision", "recompute", "sequence_parallel", "zero", "tokens",
-        "price_per_gpu_hour", "offload", "cpu", "host_memory_gb", "nvme_drives", "delayed_update"},
+        "price_per_gpu_hour", "offload", "cpu", "host_memory_gb", "nvme_drives", "delayed_update",
+        "config", "config_name"},
        train_json},
       {"plan",
-       {"model", "concurrency", "rate", "input", "output", "sla", "fabric", "serving", "top", "gpus",
-        "engine", "quality", "min_recovery", "emit", "pick", "benchmark", "engine_version"},
+       {"model", "concurrency", "rate", "input", "output", "sla", "fabric", "serving", "top",
+        "gpus", "engine", "quality", "min_recovery", "emit", "pick", "benchmark", "engine_version",
+        "config", "config_name"},
        plan_json},
       {"compare",
-       {"model", "concurrency", "rate", "input", "output", "sla", "gpus", "vendors", "domestic_only", "max_gpus",
-        "pricing", "quality", "min_recovery"},
+       {"model", "concurrency", "rate", "input", "output", "sla", "gpus", "vendors",
+        "domestic_only", "max_gpus", "pricing", "quality", "min_recovery", "config", "config_name"},
        compare_json},
       {"net", {"node", "fabric", "nodes", "op", "sizes"}, net_json},
       {"simulate",
-       {"model", "gpu", "tp", "rate", "concurrency", "dataset", "requests", "scheduler", "kv", "sla",
-        "preempt", "host_kv_cache", "prefix_hit_rate", "engine", "engine_version"},
+       {"model", "gpu", "tp", "rate", "concurrency", "dataset", "requests", "scheduler", "kv",
+        "sla", "preempt", "host_kv_cache", "prefix_hit_rate", "engine", "engine_version", "config",
+        "config_name"},
        simulate_json},
   };
   return table;
@@ -417,7 +422,24 @@ Json handle(const Catalog& catalog, const std::string& endpoint, const Json& req
       if (std::find(e.fields.begin(), e.fields.end(), key) == e.fields.end())
         throw e.fields.empty() ? InputError(key, value.dump(), std::string("no fields (") + e.name + " takes none)")
                                : InputError::unknown_name(fmt::format("{} request field", e.name), key, e.fields);
-    return e.answer(catalog, request);
+    const auto config = request.find("config");
+    if (config == request.end() || config->is_null()) return e.answer(catalog, request);
+    // A Hugging Face config.json sent as "config" (the page's upload) answers as `--model FILE`:
+    // the model it describes (model/zoo.h import_hf_config), under the id its name or
+    // "config_name" gives, over a catalog entry of that id. The server reads no file.
+    if (request.contains("model"))
+      throw InputError("model", request.at("model").dump(), "left out when a config is sent");
+    if (!config->is_object())
+      throw InputError("config", std::string("a JSON ") + config->type_name(),
+                       "a Hugging Face config.json (a JSON object)");
+    Catalog with = catalog;
+    ModelSpec model = import_hf_config(*config, text(request, "config_name", "config.json"));
+    Json named = request;
+    named.erase("config");
+    named.erase("config_name");
+    named["model"] = model.id;
+    with.add(std::move(model));
+    return e.answer(with, named);
   }
   throw InputError::unknown_name("endpoint", endpoint, endpoints());
 }

@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include <chrono>
+#include <fstream>
 #include <future>
 #include <thread>
 
@@ -117,6 +118,32 @@ TEST(UiApi, ModelsAreTakenByHuggingFaceRepositoryIdToo) {
       for (const auto& repo : m.at("hf_repos"))
         listed = listed || repo == "meta-llama/Llama-3.1-70B-Instruct";
   EXPECT_TRUE(listed);
+}
+
+// A Hugging Face config.json sent as "config" answers as `--model FILE` does (the page's upload);
+// a model beside it, or a config that is not an object, is refused by name.
+TEST(UiApi, AnUploadedConfigAnswersAsTheCliReadingTheFile) {
+  const Catalog& c = Catalog::builtin();
+  // Llama-3.2-1B's shape (huggingface.co/meta-llama/Llama-3.2-1B config.json).
+  const Json config{{"model_type", "llama"},      {"hidden_size", 2048},
+                    {"intermediate_size", 8192},  {"num_hidden_layers", 16},
+                    {"num_attention_heads", 32},  {"num_key_value_heads", 8},
+                    {"vocab_size", 128256},       {"max_position_embeddings", 131072},
+                    {"tie_word_embeddings", true}};
+  const std::string path = ::testing::TempDir() + "tiny-llama.json";
+  std::ofstream(path) << config.dump();
+  infer::DeploymentOptions o;
+  o.model = path;
+  o.gpu = "h100";
+  const infer::Estimate e = infer::estimate(infer::make_deployment(c, o), {16, 1024, 256});
+  const Json r = handle(c, "infer", Json{{"config", config}, {"config_name", "tiny-llama.json"}});
+  EXPECT_EQ(r.at("deployment").at("model"), "tiny-llama");
+  EXPECT_DOUBLE_EQ(r.at("tpot_s").get<double>(), e.tpot.value());
+  EXPECT_EQ(handle(c, "train", Json{{"config", config}}).at("config").is_object(), true);
+  EXPECT_THROW(handle(c, "infer", Json{{"config", config}, {"model", "llama-3.1-8b"}}), InputError);
+  EXPECT_THROW(handle(c, "infer", Json{{"config", "config.json"}}), InputError);
+  EXPECT_THROW(handle(c, "infer", Json{{"config", Json{{"hidden_size", 8}}}}), InputError);
+  EXPECT_THROW(handle(c, "net", Json{{"config", config}}), InputError);  // net takes no model
 }
 
 TEST(UiApi, BadRequestsNameTheField) {
