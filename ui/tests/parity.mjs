@@ -56,6 +56,19 @@ export const CONTROLS = {
   },
 };
 
+// The request fields the API reads that the page offers no control for, each sent to the API as a
+// script would and compared with the CLI command that states the same question.
+export const API_ONLY = [
+  ["infer", { model: "llama-3.1-70b", offload: "auto", cpu: "2xamd-epyc-9654", host_memory_gb: 512 },
+    ["infer", "--explain", "--model", "llama-3.1-70b", "--gpu", "h100", "--input", "1024", "--output", "256", "--batch", "16", "--offload", "auto", "--cpu", "2xamd-epyc-9654", "--host-memory", "512"]],
+  ["train", { gpus: 16, tp: 2, dp: 8, tokens: 1e12 }, ["train", "--explain", "--model", "llama-3.1-8b", "--gpu", "h100", "--gpus", "16", "--tp", "2", "--dp", "8", "--micro-batch", "1", "--global-batch", "256", "--seq", "4096", "--tokens", "1e12"]],
+  ["train", { offload: "optimizer:nvme", nvme_drives: 2, delayed_update: true, tokens: 1e12 },
+    ["train", "--explain", "--model", "llama-3.1-8b", "--gpu", "h100", "--gpus", "8", "--micro-batch", "1", "--global-batch", "256", "--seq", "4096", "--tokens", "1e12", "--offload", "optimizer:nvme", "--nvme-drives", "2", "--delayed-update"]],
+  ["plan", { model: "llama-3.1-8b", gpus: ["h100"], min_recovery: 99.5 }, ["plan", "infer", "--model", "llama-3.1-8b", "--concurrency", "300", "--gpus", "h100", "--min-recovery", "99.5", "--top", "20"]],
+  ["compare", { model: "llama-3.1-8b", vendors: ["nvidia", "amd"], max_gpus: 8 }, ["compare", "--model", "llama-3.1-8b", "--concurrency", "300", "--vendors", "nvidia,amd", "--max-gpus", "8"]],
+  ["compare", { model: "llama-3.1-8b", domestic_only: true, quality: "any" }, ["compare", "--model", "llama-3.1-8b", "--concurrency", "300", "--domestic-only", "--quality", "any"]],
+];
+
 // Fields the page may carry beside the CLI's answer, and the CLI's fields that measure the run
 // (wall-clock time of the search), not the question.
 const PAGE_ONLY = new Set(["sweep", "timeseries_replica0"]);
@@ -95,6 +108,19 @@ function differences(cli, page, lang, where = "", out = []) {
   return out;
 }
 
+// The CLI's --json answer to argv, or a failure.
+function cliAnswer(binary, argv, lang, what, fail) {
+  try {
+    return JSON.parse(execFileSync(path.resolve(binary), argv.concat(["--json", "--lang", lang]), { cwd: HERE, timeout: 120000, maxBuffer: 256 << 20, stdio: ["ignore", "pipe", "pipe"] }).toString());
+  } catch (e) { fail(`${what}: '${argv.join(" ")}' failed: ${(e.stderr || e.message || "").toString().trim()}`); return null; }
+}
+function compare(cli, answer, lang, what, command, fail) {
+  const diff = differences(cli, answer, lang);
+  for (const k of Object.keys(answer)) if (!(k in cli) && !PAGE_ONLY.has(k)) diff.push(`${k}: only on the page`);
+  if (diff.length) fail(`${what}: the page and '${command}' disagree: ${diff.join("; ")}`);
+  return diff.length === 0;
+}
+
 // Every control of every view, in `lang`. `fail(what)` records a failure.
 export async function checkParity(page, binary, lang, fail) {
   const views = await page.evaluate(() => VIEWS.map((v) => ({ id: v.id, controls: v.fields.map((f) => f.name).concat(["config"])
@@ -128,17 +154,20 @@ export async function checkParity(page, binary, lang, fail) {
       const what = `parity ${lang}/${v.id}.${control} (${JSON.stringify(values)})`;
       if (got.missing.length) { fail(`${what}: the page could not set ${got.missing.join(", ")}`); continue; }
       if (got.error || !got.answer) { fail(`${what}: the page shows an error: ${got.error}`); continue; }
-      const words = shellWords(got.cli);
-      let cli;
-      try {
-        cli = JSON.parse(execFileSync(path.resolve(binary), words.slice(1).concat(["--json", "--lang", lang]), { cwd: HERE, timeout: 120000, maxBuffer: 256 << 20, stdio: ["ignore", "pipe", "pipe"] }).toString());
-      } catch (e) { fail(`${what}: '${got.cli}' failed: ${(e.stderr || e.message || "").toString().trim()}`); continue; }
-      const diff = differences(cli, got.answer, lang);
-      for (const k of Object.keys(got.answer)) if (!(k in cli) && !PAGE_ONLY.has(k)) diff.push(`${k}: only on the page`);
-      if (diff.length) fail(`${what}: the page and '${got.cli}' disagree: ${diff.join("; ")}`);
-      checked++;
+      const cli = cliAnswer(binary, shellWords(got.cli).slice(1), lang, what, fail);
+      if (cli && compare(cli, got.answer, lang, what, got.cli, fail)) checked++;
     }
     await page.evaluate(({ id }) => run(VIEWS.find((x) => x.id === id)), { id: v.id });  // the defaults' answer again
+  }
+  for (const [endpoint, body, argv] of API_ONLY) {
+    const what = `parity ${lang}/api/${endpoint} ${JSON.stringify(body)}`;
+    const got = await page.evaluate(async ({ endpoint, body, lang }) => {
+      const res = await fetch(`api/${endpoint}?lang=${lang}`, { method: "POST", body: JSON.stringify(body), headers: { "Content-Type": "application/json" } });
+      return { status: res.status, answer: await res.json() };
+    }, { endpoint, body, lang });
+    if (got.status !== 200) { fail(`${what}: HTTP ${got.status}: ${got.answer.error}`); continue; }
+    const cli = cliAnswer(binary, argv, lang, what, fail);
+    if (cli && compare(cli, got.answer, lang, what, "memwall " + argv.join(" "), fail)) checked++;
   }
   return checked;
 }
