@@ -192,6 +192,10 @@ try {
   if (overlay.some((x) => x.type === "bar")) fail("latency percentiles are drawn as bars");
   if (!/nvidia-h100-sxm|default/.test(await page.textContent("#simulate-pinned"))) fail("the pinned scenario is not named: " + await page.textContent("#simulate-pinned"));
   await page.screenshot({ path: path.join(outDir, "en-simulate-pinned.png"), fullPage: true });
+  // The error bars name their quantities as the cards do, with the estimate beside each.
+  const bars = await page.evaluate(() => { const p = [...document.querySelectorAll("#simulate-out .panel")].find((x) => /Error bars/.test(x.textContent));
+    return p ? [...p.querySelectorAll("tbody tr")].map((tr) => [...tr.cells].map((c) => c.textContent)) : []; });
+  if (!bars.length || bars.some((r) => /_s\b|_per_|_s\./.test(r[0]) || r[2] === "")) fail("the error bars show raw keys or an empty estimate: " + JSON.stringify(bars));
   await page.click('[data-pin="simulate"]');
   const unpinned = await page.evaluate(() => charts.get("sim-pct").getOption().series.length);
   if (unpinned !== 3) fail(`unpinning leaves ${unpinned} series`);
