@@ -219,6 +219,10 @@ try {
   const offline = await context.newPage();
   const offlineErrors = [];
   watch(offline, offlineErrors);
+  // URL inputs do not change what a report claims: its controls show the inputs of its answers.
+  await offline.goto("file://" + report + "?lang=en&view=infer&infer.batch=64&infer.model=llama-3.1-70b");
+  await offline.waitForSelector("#infer-out .cards", { timeout: 30000 });
+  if (await offline.inputValue("#infer-batch") !== "16" || /--batch 64|70b/.test(await offline.textContent("#infer-cli"))) fail("the report's controls follow the URL, not its answers");
   await offline.goto("file://" + report + "?lang=en");
   for (const view of VIEWS) await checkView(offline, view, "en", offlineErrors, `report-en-${view}`);
   await offline.selectOption("#lang", "zh");
