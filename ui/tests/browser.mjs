@@ -205,12 +205,20 @@ try {
   await page.selectOption("#lang", "zh");
   for (const view of VIEWS) await checkView(page, view, "zh", errors);
   await checkParity(page, binary, "zh", fail);
+  // At phone width no view is wider than the screen (ui-audit-3 D17: Training's offload select).
   await page.setViewportSize({ width: 390, height: 844 });
-  await page.click('#tabs button[data-view="infer"]');
-  await page.waitForTimeout(300);
-  await page.screenshot({ path: path.join(outDir, "zh-infer-390px.png"), fullPage: true });
-  const wide = await page.evaluate(() => document.documentElement.scrollWidth);
-  if (wide > 420) fail(`at 390 px the page is ${wide} px wide`);
+  for (const view of VIEWS) {
+    await page.click(`#tabs button[data-view="${view}"]`);
+    await page.waitForTimeout(300);
+    await page.screenshot({ path: path.join(outDir, `zh-${view}-390px.png`), fullPage: true });
+    for (const lang of ["zh", "en"]) {
+      await page.selectOption("#lang", lang);
+      await page.waitForTimeout(150);
+      const wide = await page.evaluate(() => document.documentElement.scrollWidth);
+      if (wide > 390) fail(`${lang}/${view}: at 390 px the page is ${wide} px wide`);
+    }
+    await page.selectOption("#lang", "zh");
+  }
   await page.setViewportSize({ width: 1280, height: 900 });
 
   // The static report, from a file, with the network refused.
