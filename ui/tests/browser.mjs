@@ -177,6 +177,10 @@ try {
   } catch (e) { fail("download: " + e.message); }
   const png = await page.evaluate(() => { const c = charts.get("plan-pareto"); return c && c.getOption().toolbox[0].feature.saveAsImage ? c.getDataURL({ type: "png" }).slice(0, 22) : ""; });
   if (png !== "data:image/png;base64,") fail("the Pareto chart does not save as a PNG: " + png);
+  // The plans' dots are coloured per accelerator, one legend entry each.
+  const dots = await page.evaluate(() => ({ series: charts.get("plan-pareto").getOption().series.filter((x) => x.type === "scatter").map((x) => x.name),
+    accelerators: [...new Set(state.plan.answer.plans.map((p) => p.accelerator))] }));
+  if (JSON.stringify(dots.series) !== JSON.stringify(dots.accelerators)) fail("the Pareto chart's plans are not one series per accelerator: " + JSON.stringify(dots));
 
   // A pinned scenario stays on the chart beside the next answer (H100 pinned, then H200), and the
   // latency percentiles are points on a log axis, not bars.
