@@ -56,6 +56,17 @@ export const CONTROLS = {
   },
 };
 
+// The numbers each view's cards show, as [path in the answer, the page's formatter]: the cards on
+// screen must show the CLI's values so formatted (the drawn page, not only the data behind it).
+const HEADLINE = {
+  infer: [["ttft_s", "secs"], ["tpot_s", "secs"], ["mfu", "pct"], ["mbu", "pct"]],
+  train: [["step_time_s", "secs"], ["mfu", "pct"], ["memory_per_gpu_bytes", "bytes"]],
+  plan: [["plans.0.usd_per_million_tokens", "usd"]],
+  simulate: [["requests_per_s", "sig"], ["sla.attainment", "pct"]],
+  net: [["ranks", "sig"]],
+  compare: [["required_capacity_bytes", "bytes"]],
+};
+
 // The request fields the API reads that the page offers no control for, each sent to the API as a
 // script would and compared with the CLI command that states the same question.
 export const API_ONLY = [
@@ -144,7 +155,8 @@ export async function checkParity(page, binary, lang, fail) {
         clearTimeout(state[id].timer);  // the upload's own debounced request would cancel this one
         await run(v);
         const s = state[id];
-        const result = { answer: s.answer, error: s.error, cli: cliCommand(v), missing };
+        const cards = (document.querySelector(`#${id}-out .cards`) || {}).textContent || "";
+        const result = { answer: s.answer, error: s.error, cli: cliCommand(v), missing, cards };
         s.config = null;
         const upload = document.getElementById(`${id}-config`);
         if (upload) upload.value = "";
@@ -155,7 +167,12 @@ export async function checkParity(page, binary, lang, fail) {
       if (got.missing.length) { fail(`${what}: the page could not set ${got.missing.join(", ")}`); continue; }
       if (got.error || !got.answer) { fail(`${what}: the page shows an error: ${got.error}`); continue; }
       const cli = cliAnswer(binary, shellWords(got.cli).slice(1), lang, what, fail);
-      if (cli && compare(cli, got.answer, lang, what, got.cli, fail)) checked++;
+      if (!cli || !compare(cli, got.answer, lang, what, got.cli, fail)) continue;
+      const shown = await page.evaluate(({ cli, spec }) => spec.map(([where, format]) =>
+        ({ secs, pct, usd, bytes, sig })[format](where.split(".").reduce((o, k) => (o == null ? o : o[k]), cli))), { cli, spec: HEADLINE[v.id] });
+      const absent = shown.filter((x) => !got.cards.includes(x));
+      if (absent.length) fail(`${what}: the cards do not show the CLI's ${absent.join(", ")}: ${got.cards.replace(/\s+/g, " ").slice(0, 300)}`);
+      else checked++;
     }
     await page.evaluate(({ id }) => run(VIEWS.find((x) => x.id === id)), { id: v.id });  // the defaults' answer again
   }
