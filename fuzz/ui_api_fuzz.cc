@@ -2,7 +2,8 @@
 // as the server reads it with ui::parse_request_body) and the message catalog's sentence matcher
 // (every answer and error localised to Chinese, as with ?lang=zh): any bytes must give an answer,
 // InputError (HTTP 400) or InfeasibleError (HTTP 422), never a crash. The corpus has deep, huge,
-// duplicated and malformed bodies (ui-audit-3 D2, D11).
+// duplicated and malformed bodies (ui-audit-3 D2, D11), an uploaded config.json and an engine
+// choice.
 #include <cstddef>
 #include <cstdint>
 #include <string_view>

@@ -2,14 +2,16 @@
 // playwright-core, on loopback only. Every view in English and in Chinese: it answers on load,
 // shows no script error, its charts have data, and in Chinese no English word is left outside
 // model and hardware ids (elements marked translate="no"). A change of input changes the answer;
-// the static report renders every view from a file with the network blocked. Screenshots go to
+// the static report renders every view from a file with the network blocked; every control of
+// every view gives the answer of the page's own CLI command (parity.mjs), in both languages. Screenshots go to
 // the output folder.
 // Usage: node ui/tests/browser.mjs <memwall binary> <output folder>
 import { spawn, execFileSync } from "node:child_process";
-import { mkdtempSync, mkdirSync, rmSync } from "node:fs";
+import { mkdtempSync, mkdirSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { chromium } from "playwright-core";
+import { checkParity } from "./parity.mjs";
 
 const [binary, outDir] = process.argv.slice(2);
 if (!binary || !outDir) { console.error("usage: browser.mjs <memwall binary> <output folder>"); process.exit(2); }
@@ -19,7 +21,7 @@ const VIEWS = ["infer", "train", "plan", "simulate", "net", "compare"];
 const TERMS = new Set(["GiB", "MiB", "KiB", "TiB", "PiB", "FLOP", "FLOPs", "MFU", "MBU", "HFU", "TTFT", "TPOT", "SLA",
   "ZeRO", "NVLink", "NVSwitch", "PCIe", "token", "tokens", "max", "kWh", "AllReduce", "AllGather", "ReduceScatter",
   "AllToAll", "ShareGPT", "Alpaca", "Roofline", "JSON", "memwall", "npm", "HGX", "CLI", "TFLOP",
-  "PFLOP", "GFLOP", "Simple", "CPU", "GPU", "TDP", "PUE", "NVMe", "vllm", "FILE", "sglang", "lmdeploy", "mindie", "trtllm", "tgi", "HBM", "XDR", "NDR", "MWh", "GWh", "kWh"]);
+  "PFLOP", "GFLOP", "Simple", "CPU", "GPU", "TDP", "PUE", "NVMe", "vllm", "FILE", "sglang", "lmdeploy", "mindie", "trtllm", "tgi", "HBM", "XDR", "NDR", "CSV", "MWh", "GWh", "kWh"]);
 const failures = [];
 const fail = (what) => { failures.push(what); console.error("FAIL: " + what); };
 
@@ -100,6 +102,8 @@ try {
   watch(page, errors);
   await page.goto(url + "?lang=en");
   for (const view of VIEWS) await checkView(page, view, "en", errors);
+  // Every control of every view gives the CLI's answer (ui/tests/parity.mjs).
+  await checkParity(page, binary, "en", fail);
 
   // A change of input changes the answer (debounced; the earlier requests are cancelled).
   await page.click('#tabs button[data-view="infer"]');
@@ -109,6 +113,11 @@ try {
     .catch(() => fail("changing the batch did not change the inference answer"));
   if (!/--batch 64/.test(await page.textContent("#infer-cli"))) fail("the CLI command does not follow the input");
   if (!/infer\.batch=64/.test(page.url())) fail("the URL does not keep the input: " + page.url());
+  // A number the browser cannot read is an error naming the field, not the default's answer.
+  await page.fill("#infer-batch", "");
+  await page.locator("#infer-batch").pressSequentially("1e");
+  await page.waitForFunction(() => /Batch/.test((document.querySelector("#infer-out .error") || {}).textContent || ""), null, { timeout: 10000 })
+    .catch(() => fail("'1e' in Batch did not give an error naming the field"));
   await page.fill("#infer-batch", "");  // empty: the API's default, not 0
   await page.waitForTimeout(800);
   if (await page.$("#infer-out .error")) fail("an empty batch field gave an error: " + await page.textContent("#infer-out .error"));
@@ -140,24 +149,80 @@ try {
 
   // A planner question no accelerator can answer shows why each was rejected, not an empty table.
   await page.click('#tabs button[data-view="plan"]');
-  await page.selectOption("#plan-model", "llama-3.1-405b");
+  await page.fill("#plan-model", "llama-3.1-405b");
   await page.fill("#plan-gpus", "l4");
   await page.waitForFunction(() => /nvidia-l4/.test((document.querySelector("#plan-out .panel") || {}).textContent || "") &&
     !!document.querySelector("#plan-out .error"), null, { timeout: 60000 })
     .catch(() => fail("a planner question with no feasible plan does not show the reasons"));
   await page.screenshot({ path: path.join(outDir, "en-plan-infeasible.png"), fullPage: true });
-  await page.selectOption("#plan-model", "qwen2.5-72b");
+  await page.fill("#plan-model", "qwen2.5-72b");
   await page.fill("#plan-gpus", "");
+  await page.waitForFunction(() => !!document.querySelector("#plan-out .cards"), null, { timeout: 60000 })
+    .catch(() => fail("the planner did not answer its default question again"));
+
+  // A view's answer downloads as JSON (the answer itself) and CSV (its main table: one row per
+  // plan); every chart saves itself as a PNG.
+  const saved = async (selector) => {
+    const [dl] = await Promise.all([page.waitForEvent("download", { timeout: 10000 }), page.click(selector)]);
+    return { name: dl.suggestedFilename(), text: readFileSync(await dl.path(), "utf8") };
+  };
+  try {
+    const json = await saved('[data-download="plan"][data-format="json"]');
+    const shown = await page.evaluate(() => JSON.stringify(state.plan.answer));
+    if (json.name !== "memwall-plan.json" || JSON.stringify(JSON.parse(json.text)) !== shown) fail("the JSON download is not the answer on screen");
+    const table = await saved('[data-download="plan"][data-format="csv"]');
+    const lines = table.text.trim().split("\n");
+    const plans = await page.evaluate(() => state.plan.answer.plans.length);
+    if (lines.length !== plans + 1 || !lines[0].split(",").includes("usd_per_million_tokens")) fail(`the CSV download has ${lines.length} lines for ${plans} plans: ${lines[0]}`);
+  } catch (e) { fail("download: " + e.message); }
+  const png = await page.evaluate(() => { const c = charts.get("plan-pareto"); return c && c.getOption().toolbox[0].feature.saveAsImage ? c.getDataURL({ type: "png" }).slice(0, 22) : ""; });
+  if (png !== "data:image/png;base64,") fail("the Pareto chart does not save as a PNG: " + png);
+  // The plans' dots are coloured per accelerator, one legend entry each.
+  const dots = await page.evaluate(() => ({ series: charts.get("plan-pareto").getOption().series.filter((x) => x.type === "scatter").map((x) => x.name),
+    accelerators: [...new Set(state.plan.answer.plans.map((p) => p.accelerator))] }));
+  if (JSON.stringify(dots.series) !== JSON.stringify(dots.accelerators)) fail("the Pareto chart's plans are not one series per accelerator: " + JSON.stringify(dots));
+
+  // A pinned scenario stays on the chart beside the next answer (H100 pinned, then H200), and the
+  // latency percentiles are points on a log axis, not bars.
+  await page.click('#tabs button[data-view="simulate"]');
+  await page.waitForSelector("#simulate-out .cards", { timeout: 60000 });
+  await page.click('[data-pin="simulate"]');
+  const h100 = await page.textContent("#simulate-out .cards");
+  await page.selectOption("#simulate-gpu", "nvidia-h200-sxm");
+  await page.waitForFunction((old) => { const c = document.querySelector("#simulate-out .cards"); return c && c.textContent !== old; }, h100, { timeout: 60000 })
+    .catch(() => fail("the serving view did not answer for H200"));
+  const overlay = await page.evaluate(() => charts.get("sim-pct").getOption().series.map((x) => ({ name: x.name, type: x.type, dashed: (x.lineStyle || {}).type === "dashed" })));
+  if (overlay.length !== 6 || overlay.filter((x) => x.dashed && /gpu=nvidia-h100-sxm|\(/.test(x.name)).length !== 3) fail("the pinned H100 scenario is not drawn beside H200: " + JSON.stringify(overlay));
+  if (overlay.some((x) => x.type === "bar")) fail("latency percentiles are drawn as bars");
+  if (!/nvidia-h100-sxm|default/.test(await page.textContent("#simulate-pinned"))) fail("the pinned scenario is not named: " + await page.textContent("#simulate-pinned"));
+  await page.screenshot({ path: path.join(outDir, "en-simulate-pinned.png"), fullPage: true });
+  // The error bars name their quantities as the cards do, with the estimate beside each.
+  const bars = await page.evaluate(() => { const p = [...document.querySelectorAll("#simulate-out .panel")].find((x) => /Error bars/.test(x.textContent));
+    return p ? [...p.querySelectorAll("tbody tr")].map((tr) => [...tr.cells].map((c) => c.textContent)) : []; });
+  if (!bars.length || bars.some((r) => /_s\b|_per_|_s\./.test(r[0]) || r[2] === "")) fail("the error bars show raw keys or an empty estimate: " + JSON.stringify(bars));
+  await page.click('[data-pin="simulate"]');
+  const unpinned = await page.evaluate(() => charts.get("sim-pct").getOption().series.length);
+  if (unpinned !== 3) fail(`unpinning leaves ${unpinned} series`);
+  await page.selectOption("#simulate-gpu", "nvidia-h100-sxm");
 
   // The page in Chinese: switching re-renders what is on screen, then every view.
   await page.selectOption("#lang", "zh");
   for (const view of VIEWS) await checkView(page, view, "zh", errors);
+  await checkParity(page, binary, "zh", fail);
+  // At phone width no view is wider than the screen (ui-audit-3 D17: Training's offload select).
   await page.setViewportSize({ width: 390, height: 844 });
-  await page.click('#tabs button[data-view="infer"]');
-  await page.waitForTimeout(300);
-  await page.screenshot({ path: path.join(outDir, "zh-infer-390px.png"), fullPage: true });
-  const wide = await page.evaluate(() => document.documentElement.scrollWidth);
-  if (wide > 420) fail(`at 390 px the page is ${wide} px wide`);
+  for (const view of VIEWS) {
+    await page.click(`#tabs button[data-view="${view}"]`);
+    await page.waitForTimeout(300);
+    await page.screenshot({ path: path.join(outDir, `zh-${view}-390px.png`), fullPage: true });
+    for (const lang of ["zh", "en"]) {
+      await page.selectOption("#lang", lang);
+      await page.waitForTimeout(150);
+      const wide = await page.evaluate(() => document.documentElement.scrollWidth);
+      if (wide > 390) fail(`${lang}/${view}: at 390 px the page is ${wide} px wide`);
+    }
+    await page.selectOption("#lang", "zh");
+  }
   await page.setViewportSize({ width: 1280, height: 900 });
 
   // The static report, from a file, with the network refused.
@@ -166,6 +231,10 @@ try {
   const offline = await context.newPage();
   const offlineErrors = [];
   watch(offline, offlineErrors);
+  // URL inputs do not change what a report claims: its controls show the inputs of its answers.
+  await offline.goto("file://" + report + "?lang=en&view=infer&infer.batch=64&infer.model=llama-3.1-70b");
+  await offline.waitForSelector("#infer-out .cards", { timeout: 30000 });
+  if (await offline.inputValue("#infer-batch") !== "16" || /--batch 64|70b/.test(await offline.textContent("#infer-cli"))) fail("the report's controls follow the URL, not its answers");
   await offline.goto("file://" + report + "?lang=en");
   for (const view of VIEWS) await checkView(offline, view, "en", offlineErrors, `report-en-${view}`);
   await offline.selectOption("#lang", "zh");

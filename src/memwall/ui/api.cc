@@ -11,8 +11,10 @@
 #include "memwall/cost/prices.h"
 #include "memwall/deploy/emit.h"
 #include "memwall/infer/request.h"
+#include "memwall/model/zoo.h"
 #include "memwall/net/request.h"
 #include "memwall/offload/request.h"
+#include "memwall/perf/efficiency.h"
 #include "memwall/plan/compare_query.h"
 #include "memwall/plan/query.h"
 #include "memwall/serve/request.h"
@@ -75,6 +77,14 @@ std::vector<std::string> names(const Json& r, const char* field) {
   return out;
 }
 
+// The engine profile (data/engines) and its version, as the CLI's --engine / --engine-version:
+// a version without an engine is refused by the library (infer::make_deployment).
+void read_engine(const Json& r, std::string& engine, std::optional<std::string>& version) {
+  engine = text(r, "engine", engine);
+  const std::string v = text(r, "engine_version", "");
+  if (!v.empty()) version = v;
+}
+
 Json catalog_json(const Catalog& c) {
   Json accels = Json::array(), models = Json::array(), nodes = Json::array(), fabrics = Json::array();
   for (const auto& a : c.accelerators()) {
@@ -83,22 +93,42 @@ Json catalog_json(const Catalog& c) {
                       {"memory_bandwidth_bytes_per_s",
                        a.memory_bandwidth ? Json(a.memory_bandwidth->value()) : Json(nullptr)}});
   }
-  for (const auto& m : c.models()) models.push_back({{"id", m.id}, {"layers", m.layers}, {"hidden", m.hidden}});
+  for (const auto& m : c.models())
+    models.push_back(
+        {{"id", m.id}, {"layers", m.layers}, {"hidden", m.hidden}, {"hf_repos", m.hf_repos}});
   for (const auto& n : c.nodes())
     nodes.push_back({{"id", n.id}, {"accelerator", n.accelerator}, {"devices", n.devices}});
   for (const auto& f : c.fabrics()) fabrics.push_back({{"id", f.id}, {"name", f.name}});
-  return Json{{"accelerators", accels}, {"models", models}, {"nodes", nodes}, {"fabrics", fabrics}};
+  // Engines with their versions, each once, the current one first (the page's selectors).
+  Json engines = Json::array();
+  for (const auto& name : perf::default_efficiency().engine_names()) {
+    std::vector<std::string> versions;
+    for (const auto& p : perf::default_efficiency().engines) {
+      if (p.name != name || p.version.empty()) continue;
+      if (std::find(versions.begin(), versions.end(), p.version) != versions.end()) continue;
+      if (p.current)
+        versions.insert(versions.begin(), p.version);
+      else
+        versions.push_back(p.version);
+    }
+    engines.push_back({{"id", name}, {"versions", versions}});
+  }
+  return Json{{"accelerators", accels},
+              {"models", models},
+              {"nodes", nodes},
+              {"fabrics", fabrics},
+              {"engines", engines}};
 }
 
-// Models by catalog id only: the HTTP API does not read files named by a request.
+// Models by catalog id or Hugging Face repository id (org/name, as the CLI's --model takes them:
+// Catalog::find_model_by_hf_repo); the HTTP API does not read files named by a request.
 std::string model_id(const Catalog& c, const Json& r, const std::string& fallback) {
   const std::string id = text(r, "model", fallback);
-  if (!c.find_model(id)) {
-    std::vector<std::string> ids;
-    for (const auto& m : c.models()) ids.push_back(m.id);
-    throw InputError::unknown_name("model", id, ids);
-  }
-  return id;
+  if (c.find_model(id)) return id;
+  if (const ModelSpec* m = c.find_model_by_hf_repo(id)) return m->id;
+  std::vector<std::string> ids;
+  for (const auto& m : c.models()) ids.push_back(m.id);
+  throw InputError::unknown_name("model", id, ids);
 }
 
 // One deployment serving a static batch, with every operator (the roofline plot's points):
@@ -109,6 +139,8 @@ Json infer_json(const Catalog& c, const Json& r) {
   q.deployment.gpu = text(r, "gpu", "h100");
   q.deployment.tp = count(r, "tp", 1, 1, 4096);
   q.deployment.pp = count(r, "pp", 1, 1, 4096);
+  q.deployment.ep = count(r, "ep", 1, 1, 4096);
+  read_engine(r, q.deployment.engine, q.deployment.engine_version);
   q.deployment.weight_precision = parse_precision_or_throw(text(r, "weight_precision", "bf16"), "weight_precision");
   const std::string kv = text(r, "kv_precision", "");
   if (!kv.empty()) q.deployment.kv_precision = parse_precision_or_throw(kv, "kv_precision");
@@ -260,6 +292,7 @@ Json simulate_json(const Catalog& c, const Json& r) {
   q.requests = count(r, "requests", 5000, 1, 50000);
   q.scheduler = text(r, "scheduler", q.scheduler);
   q.kv = text(r, "kv", q.kv);
+  read_engine(r, q.engine, q.engine_version);
   q.preempt = text(r, "preempt", q.preempt);
   q.host_kv_cache_gib = number(r, "host_kv_cache").value_or(0);
   q.prefix_hit_rate = number(r, "prefix_hit_rate");
@@ -297,26 +330,30 @@ const std::vector<Endpoint>& endpoint_table() {
          return out;
        }},
       {"infer",
-       {"model", "gpu", "tp", "pp", "batch", "input", "output", "weight_precision", "kv_precision", "sweep",
-        "offload", "cpu", "host_memory_gb"},
+       {"model", "gpu", "tp", "pp", "ep", "batch", "input", "output", "weight_precision",
+        "kv_precision", "engine", "engine_version", "sweep", "offload", "cpu", "host_memory_gb",
+        "config", "config_name"},
        infer_json},
       {"train",
        {"model", "gpu", "node", "fabric", "gpus", "tp", "pp", "cp", "ep", "dp", "vpp", "micro_batch",
         "global_batch", "seq", "precision", "recompute", "sequence_parallel", "zero", "tokens",
-        "price_per_gpu_hour", "offload", "cpu", "host_memory_gb", "nvme_drives", "delayed_update"},
+        "price_per_gpu_hour", "offload", "cpu", "host_memory_gb", "nvme_drives", "delayed_update",
+        "config", "config_name"},
        train_json},
       {"plan",
-       {"model", "concurrency", "rate", "input", "output", "sla", "fabric", "serving", "top", "gpus",
-        "engine", "emit", "pick", "benchmark", "engine_version"},
+       {"model", "concurrency", "rate", "input", "output", "sla", "fabric", "serving", "top",
+        "gpus", "engine", "quality", "min_recovery", "emit", "pick", "benchmark", "engine_version",
+        "config", "config_name"},
        plan_json},
       {"compare",
-       {"model", "concurrency", "rate", "input", "output", "sla", "gpus", "vendors", "domestic_only", "max_gpus",
-        "pricing"},
+       {"model", "concurrency", "rate", "input", "output", "sla", "gpus", "vendors",
+        "domestic_only", "max_gpus", "pricing", "quality", "min_recovery", "config", "config_name"},
        compare_json},
       {"net", {"node", "fabric", "nodes", "op", "sizes"}, net_json},
       {"simulate",
-       {"model", "gpu", "tp", "rate", "concurrency", "dataset", "requests", "scheduler", "kv", "sla",
-        "preempt", "host_kv_cache", "prefix_hit_rate"},
+       {"model", "gpu", "tp", "rate", "concurrency", "dataset", "requests", "scheduler", "kv",
+        "sla", "preempt", "host_kv_cache", "prefix_hit_rate", "engine", "engine_version", "config",
+        "config_name"},
        simulate_json},
   };
   return table;
@@ -385,7 +422,24 @@ Json handle(const Catalog& catalog, const std::string& endpoint, const Json& req
       if (std::find(e.fields.begin(), e.fields.end(), key) == e.fields.end())
         throw e.fields.empty() ? InputError(key, value.dump(), std::string("no fields (") + e.name + " takes none)")
                                : InputError::unknown_name(fmt::format("{} request field", e.name), key, e.fields);
-    return e.answer(catalog, request);
+    const auto config = request.find("config");
+    if (config == request.end() || config->is_null()) return e.answer(catalog, request);
+    // A Hugging Face config.json sent as "config" (the page's upload) answers as `--model FILE`:
+    // the model it describes (model/zoo.h import_hf_config), under the id its name or
+    // "config_name" gives, over a catalog entry of that id. The server reads no file.
+    if (request.contains("model"))
+      throw InputError("model", request.at("model").dump(), "left out when a config is sent");
+    if (!config->is_object())
+      throw InputError("config", std::string("a JSON ") + config->type_name(),
+                       "a Hugging Face config.json (a JSON object)");
+    Catalog with = catalog;
+    ModelSpec model = import_hf_config(*config, text(request, "config_name", "config.json"));
+    Json named = request;
+    named.erase("config");
+    named.erase("config_name");
+    named["model"] = model.id;
+    with.add(std::move(model));
+    return e.answer(with, named);
   }
   throw InputError::unknown_name("endpoint", endpoint, endpoints());
 }

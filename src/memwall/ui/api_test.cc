@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include <chrono>
+#include <fstream>
 #include <future>
 #include <thread>
 
@@ -51,6 +52,98 @@ TEST(UiApi, InferWithAnOffloadShowsThePlacement) {
   ASSERT_TRUE(r.contains("offload"));
   EXPECT_EQ(r.at("offload").at("strategy"), "experts");
   EXPECT_TRUE(r.at("offload").at("placement").contains("expert_weights"));
+}
+
+// The CLI's --ep, --engine and --engine-version reach the estimate (ui-audit-3: the page had no
+// engine selector), and every field an endpoint reads is one it accepts (plan and compare read
+// quality and min_recovery but refused them as unknown).
+TEST(UiApi, InferAndSimulateTakeTheEngineAndItsVersionAndInferTakesEp) {
+  const Catalog& c = Catalog::builtin();
+  infer::DeploymentOptions o;
+  o.model = "mixtral-8x7b";
+  o.gpu = "h100";
+  o.tp = 4;
+  o.ep = 2;
+  o.engine = "vllm";
+  o.engine_version = "0.8";
+  const infer::Estimate e = infer::estimate(infer::make_deployment(c, o), {8, 512, 128});
+  const Json r = handle(c, "infer",
+                        Json{{"model", "mixtral-8x7b"},
+                             {"gpu", "h100"},
+                             {"tp", 4},
+                             {"ep", 2},
+                             {"engine", "vllm"},
+                             {"engine_version", "0.8"},
+                             {"batch", 8},
+                             {"input", 512},
+                             {"output", 128}});
+  EXPECT_DOUBLE_EQ(r.at("tpot_s").get<double>(), e.tpot.value());
+  EXPECT_EQ(r.at("deployment").at("engine_version"), "0.8");
+  const Json current = handle(c, "infer", Json{{"engine", "vllm"}});
+  EXPECT_NE(current.at("deployment").at("engine_version"), "0.8");
+  EXPECT_THROW(handle(c, "infer", Json{{"engine_version", "0.8"}}), InputError);  // no engine
+  EXPECT_THROW(handle(c, "infer", Json{{"engine", "vllm"}, {"engine_version", "99"}}), InputError);
+  const Json s =
+      handle(c, "simulate", Json{{"engine", "vllm"}, {"engine_version", "0.8"}, {"requests", 200}});
+  EXPECT_GT(s.at("throughput_tokens_per_s").get<double>(), 0);
+  EXPECT_NO_THROW(handle(c, "compare", Json{{"gpus", {"h100"}}, {"quality", "any"}}));
+  const Json cat = handle(c, "catalog", Json::object());
+  bool vllm = false;
+  for (const auto& engine : cat.at("engines"))
+    if (engine.at("id") == "vllm") {
+      vllm = true;
+      EXPECT_EQ(engine.at("versions").at(0), current.at("deployment").at("engine_version"));
+    }
+  EXPECT_TRUE(vllm);
+  for (const auto& endpoint : {"plan", "compare"}) {
+    const auto fields = request_fields(endpoint);
+    EXPECT_NE(std::find(fields.begin(), fields.end(), "quality"), fields.end()) << endpoint;
+  }
+}
+
+// A Hugging Face repository id answers for its catalog model, as `--model org/name` does.
+TEST(UiApi, ModelsAreTakenByHuggingFaceRepositoryIdToo) {
+  const Catalog& c = Catalog::builtin();
+  const Json by_id =
+      handle(c, "infer", Json{{"model", "llama-3.1-70b"}, {"gpu", "h200"}, {"tp", 4}});
+  const Json by_repo = handle(
+      c, "infer", Json{{"model", "meta-llama/Llama-3.1-70B-Instruct"}, {"gpu", "h200"}, {"tp", 4}});
+  EXPECT_EQ(by_repo.at("deployment").at("model"), "llama-3.1-70b");
+  EXPECT_DOUBLE_EQ(by_repo.at("tpot_s").get<double>(), by_id.at("tpot_s").get<double>());
+  EXPECT_THROW(handle(c, "infer", Json{{"model", "nobody/NoSuchModel"}}), InputError);
+  const Json cat = handle(c, "catalog", Json::object());
+  bool listed = false;
+  for (const auto& m : cat.at("models"))
+    if (m.at("id") == "llama-3.1-70b")
+      for (const auto& repo : m.at("hf_repos"))
+        listed = listed || repo == "meta-llama/Llama-3.1-70B-Instruct";
+  EXPECT_TRUE(listed);
+}
+
+// A Hugging Face config.json sent as "config" answers as `--model FILE` does (the page's upload);
+// a model beside it, or a config that is not an object, is refused by name.
+TEST(UiApi, AnUploadedConfigAnswersAsTheCliReadingTheFile) {
+  const Catalog& c = Catalog::builtin();
+  // Llama-3.2-1B's shape (huggingface.co/meta-llama/Llama-3.2-1B config.json).
+  const Json config{{"model_type", "llama"},      {"hidden_size", 2048},
+                    {"intermediate_size", 8192},  {"num_hidden_layers", 16},
+                    {"num_attention_heads", 32},  {"num_key_value_heads", 8},
+                    {"vocab_size", 128256},       {"max_position_embeddings", 131072},
+                    {"tie_word_embeddings", true}};
+  const std::string path = ::testing::TempDir() + "tiny-llama.json";
+  std::ofstream(path) << config.dump();
+  infer::DeploymentOptions o;
+  o.model = path;
+  o.gpu = "h100";
+  const infer::Estimate e = infer::estimate(infer::make_deployment(c, o), {16, 1024, 256});
+  const Json r = handle(c, "infer", Json{{"config", config}, {"config_name", "tiny-llama.json"}});
+  EXPECT_EQ(r.at("deployment").at("model"), "tiny-llama");
+  EXPECT_DOUBLE_EQ(r.at("tpot_s").get<double>(), e.tpot.value());
+  EXPECT_EQ(handle(c, "train", Json{{"config", config}}).at("config").is_object(), true);
+  EXPECT_THROW(handle(c, "infer", Json{{"config", config}, {"model", "llama-3.1-8b"}}), InputError);
+  EXPECT_THROW(handle(c, "infer", Json{{"config", "config.json"}}), InputError);
+  EXPECT_THROW(handle(c, "infer", Json{{"config", Json{{"hidden_size", 8}}}}), InputError);
+  EXPECT_THROW(handle(c, "net", Json{{"config", config}}), InputError);  // net takes no model
 }
 
 TEST(UiApi, BadRequestsNameTheField) {
