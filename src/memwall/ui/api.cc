@@ -16,6 +16,7 @@
 #include "memwall/offload/request.h"
 #include "memwall/perf/efficiency.h"
 #include "memwall/plan/compare_query.h"
+#include "memwall/plan/fleet.h"
 #include "memwall/plan/query.h"
 #include "memwall/serve/request.h"
 #include "memwall/train/offload_request.h"
@@ -204,6 +205,50 @@ Json plan_json(const Catalog& c, const Json& r) {
   return out;
 }
 
+// A fleet for a demand curve: the `memwall plan fleet --json` answer. "demand" is the requests/s
+// of each hour (the CSV's rate_per_s column); the other fields are plan fleet's options.
+Json fleet_json(const Catalog& c, const Json& r) {
+  plan::FleetQuery q;
+  q.base.model = model_id(c, r, q.base.model);
+  q.base.input = text(r, "input", q.base.input);
+  q.base.output = text(r, "output", q.base.output);
+  q.base.sla = text(r, "sla", q.base.sla);
+  q.base.fabric = text(r, "fabric", q.base.fabric);
+  q.base.gpus = names(r, "gpus");
+  q.base.engine = text(r, "engine", q.base.engine);
+  q.base.quality = text(r, "quality", q.base.quality);
+  q.base.min_recovery = number(r, "min_recovery");
+  const auto demand = r.find("demand");
+  if (demand == r.end() || !demand->is_array())
+    throw InputError("demand", demand == r.end() ? "(missing)" : demand->dump().substr(0, 80),
+                     "an array of requests per second, one per hour");
+  std::string csv = "hour,rate_per_s\n";
+  for (size_t h = 0; h < demand->size(); ++h) {
+    const Json& v = (*demand)[h];
+    if (!v.is_number() || !std::isfinite(v.get<double>()))
+      throw InputError(fmt::format("demand[{}]", h), v.dump().substr(0, 80), "requests per second");
+    csv += fmt::format("{},{}\n", h, v.get<double>());
+    if (h > 8784) break;  // parse_demand_csv refuses more than a year of hours by name
+  }
+  q.demand = plan::parse_demand_csv(csv, "demand");
+  q.growth_per_month = number(r, "growth_percent").value_or(0) / 100.0;
+  q.months = count(r, "months", 1, 1, 120);
+  q.availability = number(r, "availability").value_or(q.availability);
+  if (const auto f = number(r, "failures_per_device_year")) q.failures_per_device_year = *f;
+  if (const auto h = number(r, "repair_hours")) {
+    q.repair_hours = *h;
+    q.repair_hours_given = true;
+  }
+  if (const auto s = number(r, "startup_s")) {
+    q.startup_s = *s;
+    q.startup_given = true;
+  }
+  q.rent_per_gpu_hour = number(r, "rent_per_gpu_hour");
+  q.min_replicas = count(r, "min_replicas", 1, 1, 100000);
+  q.check_requests = count(r, "check_requests", 1000, 0, 1000000);
+  return plan::to_json(plan::plan_fleet(c, cost::PriceBook::builtin(), q));
+}
+
 // The four-dimension scorecard: the `memwall compare --json` answer.
 Json compare_json(const Catalog& c, const Json& r) {
   plan::CompareQuery q;
@@ -349,6 +394,12 @@ const std::vector<Endpoint>& endpoint_table() {
        {"model", "concurrency", "rate", "input", "output", "sla", "gpus", "vendors",
         "domestic_only", "max_gpus", "pricing", "quality", "min_recovery", "config", "config_name"},
        compare_json},
+      {"fleet",
+       {"model", "demand", "input", "output", "sla", "fabric", "gpus", "engine", "quality",
+        "min_recovery", "growth_percent", "months", "availability", "failures_per_device_year",
+        "repair_hours", "startup_s", "rent_per_gpu_hour", "min_replicas", "check_requests",
+        "config", "config_name"},
+       fleet_json},
       {"net", {"node", "fabric", "nodes", "op", "sizes"}, net_json},
       {"simulate",
        {"model", "gpu", "tp", "rate", "concurrency", "dataset", "requests", "scheduler", "kv",

@@ -16,8 +16,10 @@
 #include <thread>
 
 #include "memwall/core/error.h"
+#include "memwall/core/test_paths.h"
 #include "memwall/infer/deployment.h"
 #include "memwall/infer/estimate.h"
+#include "memwall/plan/fleet.h"
 #include "memwall/train/offload_request.h"
 #include "memwall/train/request.h"
 #include "memwall/ui/server.h"
@@ -184,6 +186,41 @@ TEST(UiApi, UnknownFieldsAreRejectedByName) {
       EXPECT_FALSE(request_fields(e).empty()) << e;
     }
   }
+}
+
+// The fleet endpoint is `memwall plan fleet --json` over the same library call: the same curve as a
+// list of rates gives the same fleet as the CSV, and a bad curve is refused naming the hour.
+TEST(UiApi, FleetIsThePlanFleetAnswer) {
+  const Catalog& c = Catalog::builtin();
+  std::vector<double> week;
+  {
+    std::ifstream f(memwall::test::source_dir() + "/docs/examples/fleet/diurnal-week.csv");
+    std::string line;
+    std::getline(f, line);  // header
+    while (std::getline(f, line)) week.push_back(std::stod(line.substr(line.find(',') + 1)));
+  }
+  ASSERT_EQ(week.size(), 168u);
+  const Json a = handle(c, "fleet",
+                        Json{{"model", "llama-3.1-70b"}, {"input", "1024"}, {"output", "256"},
+                             {"demand", week}, {"check_requests", 0}});
+  plan::FleetQuery q;
+  q.base.model = "llama-3.1-70b";
+  q.base.input = "1024";
+  q.base.output = "256";
+  q.check_requests = 0;
+  std::string csv = "hour,rate_per_s\n";
+  for (size_t h = 0; h < week.size(); ++h) csv += fmt::format("{},{}\n", h, week[h]);
+  q.demand = plan::parse_demand_csv(csv, "week");
+  EXPECT_EQ(a, plan::to_json(plan::plan_fleet(c, cost::PriceBook::builtin(), q)));
+  EXPECT_GT(a.at("saving_usd").get<double>(), 0);
+  try {
+    handle(c, "fleet", Json{{"demand", Json::array({1.0, "x"})}});
+    ADD_FAILURE() << "accepted";
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("demand[1]"), std::string::npos) << e.what();
+  }
+  EXPECT_THROW(handle(c, "fleet", Json::object()), InputError);
+  EXPECT_THROW(handle(c, "fleet", Json{{"demand", Json::array({1.0})}, {"months", 0}}), InputError);
 }
 
 TEST(UiApi, TrainAndCompareAnswerWithTheirLibraryJson) {
