@@ -64,9 +64,17 @@ Model fit_kinds(const std::vector<Residual>& residuals, const std::vector<Residu
   std::map<std::string, std::vector<const Residual*>> by_kind;
   for (const auto& r : residuals)
     if (std::isfinite(r.log_ratio)) by_kind[r.regime.kind].push_back(&r);
-  auto abs_values = [](const std::vector<const Residual*>& sel) {
+  // In a regime's factor each publication weighs the same, whatever its number of rows: the
+  // factor is how far that regime's sources stray, so one source of 18 rows from one stack (the
+  // vllm-ascend tutorial, 3x off) cannot set the width of every memory-bound estimate alone. The
+  // kind's own width counts every case (its new-source scale is held out by source already).
+  auto abs_values = [](const std::vector<const Residual*>& sel, bool per_source_weight) {
+    std::map<std::string, int> per_source;
+    for (const auto* r : sel) ++per_source[r->source];
     std::vector<std::pair<double, double>> v;
-    for (const auto* r : sel) v.emplace_back(std::fabs(r->log_ratio), 1.0);
+    for (const auto* r : sel)
+      v.emplace_back(std::fabs(r->log_ratio),
+                     per_source_weight ? 1.0 / per_source[r->source] : 1.0);
     return v;
   };
   for (const auto& [kind, rs] : by_kind) {
@@ -75,14 +83,14 @@ Model fit_kinds(const std::vector<Residual>& residuals, const std::vector<Residu
     for (const auto* r : rs) sources.insert(r->source);
     k.cases = static_cast<int>(rs.size());
     k.sources = static_cast<int>(sources.size());
-    k.half_width = std::max(kMinHalfWidth, conformal_quantile(abs_values(rs), o.level));
+    k.half_width = std::max(kMinHalfWidth, conformal_quantile(abs_values(rs, false), o.level));
     std::map<std::string, std::map<std::string, std::vector<const Residual*>>> groups;
     for (const auto* r : rs)
       for (const auto& [dim, value] : r->regime.dims)
         if (!value.empty()) groups[dim][value].push_back(r);
     for (const auto& [dim, values] : groups)
       for (const auto& [value, sel] : values) {
-        const double q = std::max(kMinHalfWidth, conformal_quantile(abs_values(sel), o.level));
+        const double q = std::max(kMinHalfWidth, conformal_quantile(abs_values(sel, true), o.level));
         const double n = double(sel.size());
         const double keep = n / (n + o.shrinkage_cases);
         k.factors[dim][value] = {std::exp(keep * std::log(q / k.half_width)),

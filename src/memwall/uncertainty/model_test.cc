@@ -38,6 +38,26 @@ TEST(Uncertainty, HalfWidthIsTheConformalQuantile) {
   EXPECT_NEAR(i.high(1.0), std::exp(0.09), 1e-12);
 }
 
+// In a regime's factor each source weighs once: nine sources a few % off and one source of 30
+// rows 3x off (as the vllm-ascend tutorial is on the 910B). Row by row the 30 rows are 30 of the
+// regime's 39 and its 80 % quantile would be theirs (1.07); weighted by source the quantile is the
+// ceil(40 x 0.8) / 39 = 82 % point of ten equal sources, the ninth good source's 0.10.
+TEST(Uncertainty, OneSourcesManyRowsDoNotSetARegimesWidth) {
+  std::vector<Residual> rs;
+  for (int s = 0; s < 9; ++s)
+    rs.push_back(res("ok" + std::to_string(s), "s" + std::to_string(s), 0.02 + 0.01 * s, "Ascend"));
+  for (int i = 0; i < 30; ++i) rs.push_back(res("far" + std::to_string(i), "far", 1.07, "Ascend"));
+  for (int i = 1; i <= 20; ++i) rs.push_back(res("h" + std::to_string(i), "h", 0.01 * i, "Hopper"));
+  const Model m = fit(rs);
+  const KindModel& k = m.kinds.at("inference");
+  // The kind's width counts rows: 48th of 59 sorted values, one of the 30 at 1.07.
+  EXPECT_NEAR(k.half_width, 1.07, 1e-12);
+  // The regime's own quantile 0.10, shrunk toward the kind by 39 / (39 + 40) of its log ratio.
+  const double keep = 39.0 / (39.0 + 40.0);
+  EXPECT_NEAR(k.factors.at("hardware").at("Ascend").factor, std::exp(keep * std::log(0.10 / 1.07)),
+              1e-12);
+}
+
 TEST(Uncertainty, WidensOutsideTheCasesAndNarrowsWithAProbeProfile) {
   std::vector<Residual> rs;
   for (int i = 1; i <= 10; ++i) rs.push_back(res("c" + std::to_string(i), "s", 0.01 * i));
