@@ -9,8 +9,11 @@ For README.zh-CN.md (against README.md) and each docs/zh/NAME.md (against docs/N
 sequence of (level, English heading) taken from the comments must equal the sequence of headings
 of the English file. Every missing, extra or reordered section is listed, as is a Chinese heading
 without its comment, a required translation that does not exist and a relative link that points
-at no file. Headings inside fenced code blocks are not headings. Exit status 0 when every file is
-in step, 1 otherwise. Usage: scripts/check-zh-docs.py [SOURCE_DIR]  (default: this checkout)
+at no file. Headings inside fenced code blocks are not headings. The fenced code blocks (commands
+and program output, which are never translated) must be the English file's, in order. Exit status
+0 when every file is in step, 1 otherwise. With --sync-blocks, the Chinese files' fenced blocks are
+first replaced by the English ones (after scripts/readme-examples.py regenerates the README's).
+Usage: scripts/check-zh-docs.py [--sync-blocks] [SOURCE_DIR]  (default: this checkout)
 """
 import difflib
 import os
@@ -49,6 +52,46 @@ def prose_lines(path):
                 continue
             if fence is None:
                 yield number, line
+
+
+def fenced_blocks(lines):
+    """[(first line index, last line index)] of each fenced code block of `lines` (fences included)."""
+    blocks, fence, start = [], None, 0
+    for i, line in enumerate(lines):
+        m = FENCE.match(line.rstrip("\n"))
+        if not m:
+            continue
+        mark = m.group(1)
+        if fence is None:
+            fence, start = mark, i
+        elif mark[0] == fence[0] and len(mark) >= len(fence) and not line.strip()[len(mark):]:
+            blocks.append((start, i))
+            fence = None
+    return blocks
+
+
+def read_lines(path):
+    with open(path, encoding="utf-8") as f:
+        return f.readlines()
+
+
+def compare_blocks(zh_path, en_path, problems, sync):
+    zh, en = read_lines(zh_path), read_lines(en_path)
+    zb, eb = fenced_blocks(zh), fenced_blocks(en)
+    if len(zb) != len(eb):
+        problems.append(f"{zh_path}: {len(zb)} fenced code block(s), {en_path} has {len(eb)}")
+        return
+    if sync:
+        for (za, zz), (ea, ee) in reversed(list(zip(zb, eb))):
+            zh[za:zz + 1] = en[ea:ee + 1]
+        with open(zh_path, "w", encoding="utf-8") as f:
+            f.writelines(zh)
+        return
+    for n, ((za, zz), (ea, ee)) in enumerate(zip(zb, eb), 1):
+        if zh[za:zz + 1] != en[ea:ee + 1]:
+            problems.append(f"{zh_path}:{za + 1}: fenced block {n} differs from {en_path}:{ea + 1} "
+                            "(commands and output are copied, not translated: "
+                            "scripts/check-zh-docs.py --sync-blocks)")
 
 
 def headings(path):
@@ -125,7 +168,10 @@ def check_links(path, problems):
 
 def main():
     here = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-    root = os.path.abspath(sys.argv[1] if len(sys.argv) > 1 else here)
+    args = sys.argv[1:]
+    sync = "--sync-blocks" in args
+    args = [a for a in args if a != "--sync-blocks"]
+    root = os.path.abspath(args[0] if args else here)
     os.chdir(root)  # the messages name files relative to the checkout
     problems = []
     pairs = [("README.zh-CN.md", "README.md")]
@@ -144,6 +190,7 @@ def main():
             problems.append(f"{zh_path}: no English original {en_path}")
             continue
         compare(zh_path, en_path, problems)
+        compare_blocks(zh_path, en_path, problems, sync)
         check_links(zh_path, problems)
         checked += 1
     for p in problems:

@@ -55,6 +55,9 @@ def main():
     with open(path, "w", encoding="utf-8") as f:
         f.writelines(lines)
     print("readme-examples: README.md examples regenerated")
+    # The Chinese README carries the same blocks (commands and output are not translated).
+    subprocess.run([sys.executable, os.path.join(ROOT, "scripts", "check-zh-docs.py"),
+                    "--sync-blocks", ROOT], check=True)
 
 
 if __name__ == "__main__":
