@@ -644,7 +644,7 @@ int run_plan_train(const PlanTrainOptions& o, const GlobalOptions& g) {
 // `plan fleet`: the demand curve through plan::plan_fleet (docs/plan.md "Fleet").
 struct PlanFleetOptions {
   PlanInferOptions search;
-  std::string demand;
+  std::string demand, rates;
   double growth_percent = 0;
   int months = 1;
   double availability = 0.999;
@@ -658,7 +658,12 @@ int run_plan_fleet(const PlanFleetOptions& o, const GlobalOptions& g) {
   plan::FleetQuery q;
   q.base = query_from(o.search);
   q.base.catalog_files = g.catalog_files;
-  q.demand = plan::parse_demand_csv(read_input_file(o.demand, "--demand", kMaxDocumentBytes), o.demand);
+  if (o.demand.empty() == o.rates.empty())
+    throw InputError("--demand / --rates", o.demand.empty() ? "neither given" : "both given",
+                     "exactly one: --demand FILE (a CSV) or --rates R0,R1,... (requests/s per hour)");
+  q.demand = o.rates.empty() ? plan::parse_demand_csv(
+                                   read_input_file(o.demand, "--demand", kMaxDocumentBytes), o.demand)
+                             : plan::demand_from_rates(o.rates, "--rates");
   q.growth_per_month = o.growth_percent / 100.0;
   q.months = o.months;
   q.availability = o.availability;
@@ -802,8 +807,9 @@ void register_plan(CLI::App& app, GlobalOptions& g, Runner& run) {
   add_global_options(*fleet, g);
   fleet->add_option("--demand", f.demand,
                     "CSV: hour,rate_per_s[,input_tokens,output_tokens], hours 0, 1, 2 ... (a day or\n"
-                    "a week; it repeats over the horizon)")
-      ->required();
+                    "a week; it repeats over the horizon)");
+  fleet->add_option("--rates", f.rates,
+                    "The same curve inline: requests/s of hour 0, 1, 2 ... as a comma list");
   add_search_options(fleet, f.search);
   fleet->add_option("--growth", f.growth_percent, "Demand growth per month, % (the whole curve)")
       ->capture_default_str();

@@ -16,7 +16,7 @@ import { checkParity } from "./parity.mjs";
 const [binary, outDir] = process.argv.slice(2);
 if (!binary || !outDir) { console.error("usage: browser.mjs <memwall binary> <output folder>"); process.exit(2); }
 mkdirSync(outDir, { recursive: true });
-const VIEWS = ["infer", "train", "plan", "simulate", "net", "compare"];
+const VIEWS = ["infer", "train", "plan", "simulate", "net", "compare", "fleet"];
 // Units, technical terms and proper names that stay as they are in Chinese.
 const TERMS = new Set(["GiB", "MiB", "KiB", "TiB", "PiB", "FLOP", "FLOPs", "MFU", "MBU", "HFU", "TTFT", "TPOT", "SLA",
   "ZeRO", "NVLink", "NVSwitch", "PCIe", "token", "tokens", "max", "kWh", "AllReduce", "AllGather", "ReduceScatter",

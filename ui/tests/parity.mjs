@@ -49,6 +49,13 @@ export const CONTROLS = {
     node: { node: "hgx-b200" }, fabric: { fabric: "roce-400" }, nodes: { nodes: "4" }, op: { op: "allgather" },
     sizes: { sizes: "1M..1G" },
   },
+  fleet: {
+    model: { model: "llama-3.1-8b" }, config: CONFIG, rates: { rates: "10,20,30,20" }, input: { input: "2048" },
+    output: { output: "128" }, sla: { sla: "ttft_p99=2,tpot_p99=0.03" }, gpus: { gpus: "h100,h200" },
+    growth_percent: { growth_percent: "10", months: "2" }, months: { months: "2" }, availability: { availability: "0.99" },
+    repair_hours: { repair_hours: "4" }, startup_s: { startup_s: "120" }, rent_per_gpu_hour: { rent_per_gpu_hour: "3" },
+    check_requests: { check_requests: "200" },
+  },
   compare: {
     model: { model: "llama-3.1-8b" }, config: CONFIG, concurrency: { concurrency: "100" }, rate: { concurrency: "", rate: "5" },
     input: { input: "2048", output: "512" }, output: { output: "512" }, sla: { sla: "ttft_p99=2,tpot_p99=0.03" },
@@ -65,6 +72,7 @@ const HEADLINE = {
   simulate: [["requests_per_s", "sig"], ["sla.attainment", "pct"]],
   net: [["ranks", "sig"]],
   compare: [["required_capacity_bytes", "bytes"]],
+  fleet: [["saving_usd", "usd"]],
 };
 
 // The request fields the API reads that the page offers no control for, each sent to the API as a

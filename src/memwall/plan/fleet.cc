@@ -139,6 +139,23 @@ DemandCurve parse_demand_csv(const std::string& text, const std::string& where) 
   return d;
 }
 
+DemandCurve demand_from_rates(const std::string& rates, const std::string& field) {
+  const std::vector<std::string> cells = cells_of(rates);
+  if (cells.size() > kMaxHours)
+    throw InputError(field, fmt::format("{} rates", cells.size()),
+                     fmt::format("at most {} hours (a year)", kMaxHours));
+  std::string csv = "hour,rate_per_s\n";
+  for (size_t h = 0; h < cells.size(); ++h) {
+    const std::string at = fmt::format("{}[{}]", field, h);
+    const double v = number_cell(cells[h], at, "requests per second, 0 to 1e7");
+    check_range(v, 0, 1e7, at.c_str(), "requests per second, 0 to 1e7");
+    csv += fmt::format("{},{}\n", h, cells[h]);
+  }
+  DemandCurve d = parse_demand_csv(csv, field);
+  d.source = field;
+  return d;
+}
+
 FleetAnswer plan_fleet(const Catalog& catalog, const cost::PriceBook& prices, const FleetQuery& q) {
   if (q.demand.hours.empty()) throw InputError("demand", "(no hours)", "at least one hour");
   check_range(q.growth_per_month, -0.5, 10, "growth", "-50 % to +1000 % per month");

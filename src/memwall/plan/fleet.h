@@ -35,6 +35,9 @@ struct DemandCurve {
 // the minimum fleet), lengths whole numbers >= 1. Anything else is an InputError naming the
 // line, the column and the value.
 DemandCurve parse_demand_csv(const std::string& text, const std::string& where);
+// The same curve from a comma list of requests/s per hour ("6,5.2,4.5", `--rates`), hours from 0;
+// InputError naming `field` and the hour for a value that is not a rate.
+DemandCurve demand_from_rates(const std::string& rates, const std::string& field);
 
 // Failure rate of one device in service: the Llama 3 paper's 16,384-GPU H100 cluster had 419
 // unexpected interruptions in a 54-day snapshot (Dubey et al. 2024, "The Llama 3 Herd of

@@ -218,19 +218,29 @@ Json fleet_json(const Catalog& c, const Json& r) {
   q.base.engine = text(r, "engine", q.base.engine);
   q.base.quality = text(r, "quality", q.base.quality);
   q.base.min_recovery = number(r, "min_recovery");
+  // The curve as the CLI's --rates (a comma list), or as an array of numbers.
   const auto demand = r.find("demand");
-  if (demand == r.end() || !demand->is_array())
-    throw InputError("demand", demand == r.end() ? "(missing)" : demand->dump().substr(0, 80),
-                     "an array of requests per second, one per hour");
-  std::string csv = "hour,rate_per_s\n";
-  for (size_t h = 0; h < demand->size(); ++h) {
-    const Json& v = (*demand)[h];
-    if (!v.is_number() || !std::isfinite(v.get<double>()))
-      throw InputError(fmt::format("demand[{}]", h), v.dump().substr(0, 80), "requests per second");
-    csv += fmt::format("{},{}\n", h, v.get<double>());
-    if (h > 8784) break;  // parse_demand_csv refuses more than a year of hours by name
+  const std::string rates = text(r, "rates", "");
+  if ((demand == r.end()) == rates.empty())
+    throw InputError("rates / demand", rates.empty() ? "neither given" : "both given",
+                     "exactly one: rates (a comma list of requests/s per hour, the CLI's --rates) "
+                     "or demand (an array of them)");
+  if (!rates.empty()) {
+    q.demand = plan::demand_from_rates(rates, "rates");
+  } else {
+    if (!demand->is_array())
+      throw InputError("demand", demand->dump().substr(0, 80),
+                       "an array of requests per second, one per hour");
+    std::string csv = "hour,rate_per_s\n";
+    for (size_t h = 0; h < demand->size(); ++h) {
+      const Json& v = (*demand)[h];
+      if (!v.is_number() || !std::isfinite(v.get<double>()))
+        throw InputError(fmt::format("demand[{}]", h), v.dump().substr(0, 80), "requests per second");
+      csv += fmt::format("{},{}\n", h, v.get<double>());
+      if (h > 8784) break;  // parse_demand_csv refuses more than a year of hours by name
+    }
+    q.demand = plan::parse_demand_csv(csv, "demand");
   }
-  q.demand = plan::parse_demand_csv(csv, "demand");
   q.growth_per_month = number(r, "growth_percent").value_or(0) / 100.0;
   q.months = count(r, "months", 1, 1, 120);
   q.availability = number(r, "availability").value_or(q.availability);
@@ -395,7 +405,7 @@ const std::vector<Endpoint>& endpoint_table() {
         "domestic_only", "max_gpus", "pricing", "quality", "min_recovery", "config", "config_name"},
        compare_json},
       {"fleet",
-       {"model", "demand", "input", "output", "sla", "fabric", "gpus", "engine", "quality",
+       {"model", "rates", "demand", "input", "output", "sla", "fabric", "gpus", "engine", "quality",
         "min_recovery", "growth_percent", "months", "availability", "failures_per_device_year",
         "repair_hours", "startup_s", "rent_per_gpu_hour", "min_replicas", "check_requests",
         "config", "config_name"},

@@ -154,6 +154,14 @@ const std::vector<std::pair<std::string, Json>>& default_requests() {
       {"simulate", Json::object()},
       {"net", Json{{"nodes", 2}}},
       {"compare", Json{{"gpus", {"h100", "h200", "b200", "mi300x", "gaudi3", "910c", "l40s"}}}},
+      // The page's day of demand (ui/index.html, view "fleet").
+      {"fleet", Json{{"model", "llama-3.1-70b"},
+                     {"rates", "30.0,25.9,22.7,20.7,20.0,20.7,22.7,25.9,30.0,34.8,40.0,45.2,50.0,54.1,57.3,59.3,60.0,59.3,57.3,54.1,50.0,45.2,40.0,34.8"},
+                     {"input", "1024"},
+                     {"output", "256"},
+                     {"availability", 0.999},
+                     {"months", 1},
+                     {"check_requests", 1000}}},
   };
   return requests;
 }
