@@ -29,7 +29,7 @@ CompareAnswer answer_compare(const Catalog& catalog, const cost::PriceBook& pric
   w.load.concurrency = q.concurrency;
   if (!w.load.rate_per_s && !w.load.concurrency) w.load.concurrency = 300;
   const serve::Dataset lengths = parse_lengths(q.input, q.output);
-  summarize_lengths(lengths, w.input, w.output);
+  summarize_lengths(lengths, w.input, w.output, &w);
   w.sla = parse_sla(q.sla);
   w.validate();
 
