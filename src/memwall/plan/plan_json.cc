@@ -92,6 +92,8 @@ Json to_json(const Plan& p) {
   j["efficiency"] = p.software.efficiency_calibrated ? "calibrated" : "uncalibrated";
   j["energy"] = energy_json(c);
   j["servers"] = c.servers;
+  // What `servers` counts: whole servers, or whole racks of a rack-scale system (Node::unit).
+  j["purchase_unit"] = p.shape.node ? Json(p.shape.node->unit) : Json(nullptr);
   j["billed_devices"] = c.billed_devices;
   j["intervals"] = intervals_json(p);
   return j;
