@@ -355,8 +355,10 @@ int run_plan_infer(const PlanInferOptions& o, const GlobalOptions& g) {
               rows);
   fmt::print("  ECO = ecosystem score 0-10 (docs/compare.md); RISK: FLAG = immature stack or unknown support\n"
              "  (listed below; --risk-averse drops them), uncal = efficiencies from the vendor's conservative\n"
-             "  prior, not measured on this family. DEVICES counts devices in use; owned plans buy whole servers,\n"
-             "  and a [rack] NODE (a rack-scale system sold as one) whole racks: its $ and kW are the rack's.\n");
+             "  prior, not measured on this family. DEVICES counts devices in use; owned plans buy "
+             "whole servers,\n"
+             "  and a [rack] NODE (a rack-scale system sold as one) whole racks: its $ and kW are the "
+             "rack's.\n");
   fmt::print("  (low-high) = 80 % interval of the estimate (memwall validate's errors; docs/validate.md).\n");
   fmt::print("  ~ = within 2% of the plan above (a near-tie). BATCH = sequences in flight per replica.\n"
              "  PREFILL POOL: '-' = aggregated (prompts and decodes share each replica); otherwise the\n"

@@ -96,7 +96,8 @@ TEST(PlanPricingCli, RackScaleSystemsAreChargedAndLabelledAsRacks) {
       EXPECT_EQ(p["purchase_unit"], "rack");
       EXPECT_EQ(p["servers"], 1);
       EXPECT_EQ(p["billed_devices"], 384);
-      EXPECT_GE(p["capex_usd"].get<double>(), 8e6);  // the rack, plus fabric ports where it spans it
+      // The rack, plus fabric ports where a plan spans the fabric.
+      EXPECT_GE(p["capex_usd"].get<double>(), 8e6);
     } else if (p["node"] == "hgx-h100") {
       saw_server = true;
       EXPECT_EQ(p["purchase_unit"], "server");
