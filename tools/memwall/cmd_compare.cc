@@ -49,23 +49,37 @@ int run_compare(CompareOptions o, const GlobalOptions& g) {
              w.load.concurrency ? fmt::format("{:g} concurrent users", *w.load.concurrency)
                                 : fmt::format("{:g} requests/s", *w.load.rate_per_s),
              w.sla.ttft_p99.value(), w.sla.tpot_p99.value() * 1e3);
-  fmt::print("Needs (bf16 weights and KV): {:.1f} GB of memory, {:.2f} TB/s of bandwidth.\n"
-             "Scores 0-10: memory = capacity + bandwidth sufficiency of one device; interconnect = "
-             "scaling efficiency of the best plan; ecosystem = sourced software facts; energy and "
-             "cost relative to the best row.\n",
-             c.requirements.capacity.value() / 1e9, c.requirements.bandwidth.value() / 1e12);
+  fmt::print(
+      "Needs (bf16 weights and KV): {:.1f} GB of memory, {:.2f} TB/s of bandwidth.\n"
+      "Scores 0-10: memory = capacity + bandwidth sufficiency of one device; interconnect = "
+      "5 x all-reduce efficiency at 8 devices + 5 x at 64 (LINK 8/64: 1 GiB all-reduce bus "
+      "bandwidth there over the best inside one node, on the chip's largest node and ib-ndr; "
+      "docs/compare.md); ecosystem = sourced software facts; energy and cost relative to the "
+      "best row.\n",
+      c.requirements.capacity.value() / 1e9, c.requirements.bandwidth.value() / 1e12);
+  fmt::print(
+      "Precision: every row at weights {} / KV {} (a chip without bf16 runs the same 16-bit "
+      "tensors as fp16; --precision, --kv-precision).\n",
+      to_string(a.weights), to_string(a.kv));
   fmt::print("Quality: {} for every row; QUALITY = published recovery of the best plan's formats vs bf16 "
              "(docs/plan.md \"Model quality\").\n",
              a.quality.describe());
   for (const auto& why : a.removed_by_quality) fmt::print("  not searched: {}\n", why);
-  fmt::print("\n{:<24} {:>6} {:>6} {:>6} {:>6} {:>6}  {:<26}  {}\n", "ACCELERATOR", "MEMORY", "INTERC", "ECOSYS",
-             "ENERGY", "COST", "QUALITY", "BEST PLAN / FLAGS");
+  fmt::print("\n{:<24} {:>6} {:>6} {:>9} {:>6} {:>6} {:>6}  {:<26}  {}\n", "ACCELERATOR", "MEMORY",
+             "INTERC", "LINK 8/64", "ECOSYS", "ENERGY", "COST", "QUALITY", "BEST PLAN / FLAGS");
   for (size_t i : a.order) {
     const auto& r = c.rows[i];
-    fmt::print("{:<24} {:>6} {:>6} {:>6} {:>6} {:>6}  {:<26}  {}\n", r.accelerator->id, score_cell(r.memory),
-               score_cell(r.interconnect), score_cell(r.ecosystem), score_cell(r.energy), score_cell(r.cost),
+    const auto& e = r.evidence;
+    const std::string links = e.link_efficiency_8 && e.link_efficiency_64
+                                  ? fmt::format("{:.0f}/{:.0f} %", 100 * *e.link_efficiency_8,
+                                                100 * *e.link_efficiency_64)
+                                  : "unknown";
+    fmt::print("{:<24} {:>6} {:>6} {:>9} {:>6} {:>6} {:>6}  {:<26}  {}\n", r.accelerator->id,
+               score_cell(r.memory), score_cell(r.interconnect), links, score_cell(r.ecosystem),
+               score_cell(r.energy), score_cell(r.cost),
                a.row_quality[i] ? a.row_quality[i]->cell() : "-",
-               r.evidence.feasible ? r.evidence.plan_summary : fmt::format("{}", fmt::join(r.flags, "; ")));
+               r.evidence.feasible ? r.evidence.plan_summary
+                                   : fmt::format("{}", fmt::join(r.flags, "; ")));
   }
   fmt::print("\nThe numbers behind each score:\n");
   for (size_t i : a.order) {
@@ -106,6 +120,14 @@ void register_compare(CLI::App& app, GlobalOptions& g, Runner& run) {
   sub->add_option("--electricity", o.query.electricity, "$ per kWh");
   sub->add_option("--pue", o.query.pue, "Power usage effectiveness");
   sub->add_option("--life-years", o.query.life_years, "Amortisation life, years");
+  sub->add_option("--precision", o.query.precision,
+                  "Weight precision of every row (bf16, fp16, fp8, int8, int4, fp4); a chip that "
+                  "cannot run it "
+                  "is shown infeasible with the reason")
+      ->capture_default_str();
+  sub->add_option("--kv-precision", o.query.kv_precision,
+                  "KV-cache precision of every row (bf16, fp16, fp8)")
+      ->capture_default_str();
   add_quality_options(sub, o.query.quality, o.query.min_recovery);
   sub->callback([&run, &g] { run = [&g] { return run_compare(o, g); }; });
 }

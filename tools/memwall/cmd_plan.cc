@@ -331,7 +331,9 @@ int run_plan_infer(const PlanInferOptions& o, const GlobalOptions& g) {
     const auto& c = pl.cost;
     const Json iv = plan::intervals_json(pl);
     rows.push_back({fmt::format("{}{}", i + 1, pl.near_tie ? "~" : ""), pl.shape.accelerator->id,
-                    pl.shape.node ? pl.shape.node->id : "-",
+                    !pl.shape.node               ? std::string("-")
+                    : pl.shape.node->unit == "rack" ? pl.shape.node->id + " [rack]"
+                                                    : pl.shape.node->id,
                     fmt::format("{}x{}{}", pl.shape.tp, pl.shape.pp, pl.shape.ep > 1 ? fmt::format(" EP{}", pl.shape.ep) : ""),
                     fmt::format("{}/{}", to_string(pl.shape.weights), to_string(pl.shape.kv)),
                     p.plan_quality[static_cast<size_t>(i)].cell(), fmt::format("{}", pl.point.batch), fmt::format("{}", pl.replicas), fmt::format("{}", pl.devices),
@@ -354,7 +356,10 @@ int run_plan_infer(const PlanInferOptions& o, const GlobalOptions& g) {
               rows);
   fmt::print("  ECO = ecosystem score 0-10 (docs/compare.md); RISK: FLAG = immature stack or unknown support\n"
              "  (listed below; --risk-averse drops them), uncal = efficiencies from the vendor's conservative\n"
-             "  prior, not measured on this family. DEVICES counts devices in use; owned plans buy whole servers.\n");
+             "  prior, not measured on this family. DEVICES counts devices in use; owned plans buy "
+             "whole servers,\n"
+             "  and a [rack] NODE (a rack-scale system sold as one) whole racks: its $ and kW are the "
+             "rack's.\n");
   fmt::print("  (low-high) = 80 % interval of the estimate (memwall validate's errors; docs/validate.md).\n");
   fmt::print("  ~ = within 2% of the plan above (a near-tie). BATCH = sequences in flight per replica.\n"
              "  PREFILL POOL: '-' = aggregated (prompts and decodes share each replica); otherwise the\n"

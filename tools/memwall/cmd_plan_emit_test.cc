@@ -118,8 +118,8 @@ TEST(PlanEmit, VllmDisaggregatedHasAPrefillAndADecodeServerWithAConnectorOf011) 
               connectors.end());
     EXPECT_EQ(kv["kv_role"], i == 0 ? "kv_producer" : "kv_consumer");
   }
-  // Plan 1: decode pool TP8, prefill pool TP2 (the plan's PREFILL POOL column).
-  EXPECT_EQ(cmds[0].at("--tensor-parallel-size"), "2");
+  // Plan 1: decode pool TP8, prefill pool TP4 (the plan's PREFILL POOL column).
+  EXPECT_EQ(cmds[0].at("--tensor-parallel-size"), "4");
   EXPECT_EQ(cmds[1].at("--tensor-parallel-size"), "8");
 }
 

@@ -80,4 +80,33 @@ TEST(PlanPricingCli, PowerRankingNeverPutsABoardOnlyRowFirst) {
   EXPECT_TRUE(j["plans"][0]["facility_power_w"].is_number());
 }
 
+// A rack-scale system is charged and labelled as a rack: a CloudMatrix 384 plan buys the whole
+// 384-NPU system at its $8 M price (SemiAnalysis, data/prices/servers.json), never a per-card
+// share of it, its NODE cell says
+// [rack] and its JSON purchase_unit "rack"; an HGX plan in the same ranking buys servers.
+TEST(PlanPricingCli, RackScaleSystemsAreChargedAndLabelledAsRacks) {
+  const std::string args = "plan infer --concurrency 300 --gpus 910c,h100 --top 50";
+  const Result r = run(args + " --json");
+  ASSERT_EQ(r.status, 0);
+  const auto j = nlohmann::json::parse(r.out);
+  bool saw_rack = false, saw_server = false;
+  for (const auto& p : j["plans"]) {
+    if (p["node"] == "cloudmatrix-384") {
+      saw_rack = true;
+      EXPECT_EQ(p["purchase_unit"], "rack");
+      EXPECT_EQ(p["servers"], 1);
+      EXPECT_EQ(p["billed_devices"], 384);
+      // The rack, plus fabric ports where a plan spans the fabric.
+      EXPECT_GE(p["capex_usd"].get<double>(), 8e6);
+    } else if (p["node"] == "hgx-h100") {
+      saw_server = true;
+      EXPECT_EQ(p["purchase_unit"], "server");
+    }
+  }
+  EXPECT_TRUE(saw_rack && saw_server);
+  const Result text = run(args);
+  EXPECT_NE(text.out.find("cloudmatrix-384 [rack]"), std::string::npos) << text.out;
+  EXPECT_NE(text.out.find("a [rack] NODE"), std::string::npos);
+}
+
 }  // namespace

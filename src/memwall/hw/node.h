@@ -35,6 +35,9 @@ struct Node {
   int nics = 8;                                // scale-out NICs per node
   BytesPerSecond nic_bandwidth_per_direction;  // per NIC
   int scaleup_domain = 8;  // devices reachable over the scale-up fabric (72 for NVL72)
+  // What is bought whole: "server", or "rack" for a rack-scale system sold and priced as one
+  // (GB200 NVL72, CloudMatrix 384); plan tables label those rows and charge the whole rack.
+  std::string unit = "server";
   std::vector<std::string> sources;
   std::string notes;
 

@@ -131,7 +131,7 @@ Node node_from_json(const Json& entry, const std::string& where) {
           "pcie_bandwidth_per_direction_gbps", "devices_per_pcie_switch",
           "pcie_switch_uplink_bandwidth_per_direction_gbps", "sockets", "cpu_socket_link",
           "cpu_socket_bandwidth_per_direction_gbps", "nics", "nic_bandwidth_gbit_s", "nic_model",
-          "sources", "notes", "unconfirmed", "risk"});
+          "sources", "notes", "unconfirmed", "risk", "unit"});
   Node n;
   n.id = r.str("id");
   n.name = r.str_or("name", n.id);
@@ -189,6 +189,9 @@ Node node_from_json(const Json& entry, const std::string& where) {
   n.notes = r.str_or("notes", "");
   n.unconfirmed = r.strings("unconfirmed");
   n.risk = r.str_or("risk", "");
+  n.unit = r.str_or("unit", "server");
+  if (n.unit != "server" && n.unit != "rack")
+    throw InputError(r.field("unit"), n.unit, "server or rack (what is bought whole)");
   return n;
 }
 
@@ -218,6 +221,7 @@ Json node_to_json(const Node& n) {
          {"notes", n.notes},
          {"unconfirmed", n.unconfirmed}};
   if (!n.risk.empty()) j["risk"] = n.risk;
+  if (n.unit != "server") j["unit"] = n.unit;
   if (n.topology == IntraNodeTopology::nvlink_bridge) j["bridge_group"] = n.bridge_group;
   if (n.device_link_achievable_bandwidth_per_direction)
     j["device_link_achievable_bandwidth_per_direction_gbps"] =

@@ -29,7 +29,7 @@ CompareAnswer answer_compare(const Catalog& catalog, const cost::PriceBook& pric
   w.load.concurrency = q.concurrency;
   if (!w.load.rate_per_s && !w.load.concurrency) w.load.concurrency = 300;
   const serve::Dataset lengths = parse_lengths(q.input, q.output);
-  summarize_lengths(lengths, w.input, w.output);
+  summarize_lengths(lengths, w.input, w.output, &w);
   w.sla = parse_sla(q.sla);
   w.validate();
 
@@ -38,6 +38,10 @@ CompareAnswer answer_compare(const Catalog& catalog, const cost::PriceBook& pric
   space.fabric = &fabric;
   space.accelerators = accelerators_named(catalog, q.gpus);
   for (const auto& n : catalog.nodes()) space.nodes.push_back(&n);
+  a.weights = parse_precision_or_throw(q.precision, "precision");
+  a.kv = parse_precision_or_throw(q.kv_precision, "kv_precision");
+  space.weight_precisions = {a.weights};
+  space.kv_precisions = {a.kv};
   a.quality = quality::parse_quality_policy(q.quality, q.min_recovery);
   a.removed_by_quality = apply_quality_policy(a.model, a.quality, quality::QualityTable::builtin(),
                                               space.weight_precisions, space.kv_precisions);
@@ -97,26 +101,35 @@ Json to_json(const CompareAnswer& a) {
                        {"support", support_name(f.support)},
                        {"source", f.source},
                        {"date", f.date}});
-    rows.push_back({{"accelerator", r.accelerator->id},
-                    {"vendor", r.accelerator->vendor},
-                    {"memory", dimension_json(r.memory)},
-                    {"interconnect", dimension_json(r.interconnect)},
-                    {"ecosystem", dimension_json(r.ecosystem)},
-                    {"energy", dimension_json(r.energy)},
-                    {"cost", dimension_json(r.cost)},
-                    {"ecosystem_facts", facts},
-                    {"plan", r.evidence.plan_summary},
-                    {"devices", r.evidence.devices},
-                    {"quality", a.row_quality[i] ? quality::to_json(*a.row_quality[i]) : Json(nullptr)},
-                    {"flags", r.flags}});
+    rows.push_back(
+        {{"accelerator", r.accelerator->id},
+         {"vendor", r.accelerator->vendor},
+         {"memory", dimension_json(r.memory)},
+         {"interconnect", dimension_json(r.interconnect)},
+         {"link_efficiency",
+          {{"devices_8",
+            r.evidence.link_efficiency_8 ? Json(*r.evidence.link_efficiency_8) : Json(nullptr)},
+           {"devices_64",
+            r.evidence.link_efficiency_64 ? Json(*r.evidence.link_efficiency_64) : Json(nullptr)}}},
+         {"ecosystem", dimension_json(r.ecosystem)},
+         {"energy", dimension_json(r.energy)},
+         {"cost", dimension_json(r.cost)},
+         {"ecosystem_facts", facts},
+         {"plan", r.evidence.plan_summary},
+         {"devices", r.evidence.devices},
+         {"quality", a.row_quality[i] ? quality::to_json(*a.row_quality[i]) : Json(nullptr)},
+         {"flags", r.flags}});
   }
   Json quality_json = quality::to_json(a.quality);
   quality_json["removed"] = a.removed_by_quality;
-  return Json{{"model", a.model.id},
-              {"required_capacity_bytes", c.requirements.capacity.value()},
-              {"required_bandwidth_bytes_per_s", c.requirements.bandwidth.value()},
-              {"quality", quality_json},
-              {"rows", rows}};
+  return Json{
+      {"model", a.model.id},
+      {"precision",
+       {{"weights", std::string(to_string(a.weights))}, {"kv", std::string(to_string(a.kv))}}},
+      {"required_capacity_bytes", c.requirements.capacity.value()},
+      {"required_bandwidth_bytes_per_s", c.requirements.bandwidth.value()},
+      {"quality", quality_json},
+      {"rows", rows}};
 }
 
 }  // namespace memwall::plan

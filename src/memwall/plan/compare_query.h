@@ -28,6 +28,9 @@ struct CompareQuery {
   // A calibration profile (memwall calibrate, memwall probe) every chip's plans are timed with.
   std::optional<std::string> calibration;
   std::optional<double> price_per_gpu_hour, electricity, pue, life_years;
+  // Every row at these weight and KV precisions (like for like; a chip without bf16 stores the same
+  // 16-bit tensors as fp16); the quality policy must keep them.
+  std::string precision = "bf16", kv_precision = "bf16";
   std::string quality = "near-lossless";  // as InferenceQuery: every chip at the same quality floor
   std::optional<double> min_recovery;
 };
@@ -38,12 +41,14 @@ struct CompareAnswer {
   Comparison comparison;
   std::vector<size_t>
       order;  // feasible rows by cost score (best first), then the rest in catalog order
+  Precision weights = Precision::bf16, kv = Precision::bf16;  // every row's
   quality::QualityPolicy quality;
   std::vector<std::string> removed_by_quality;  // precisions the policy took out, with the reason
   std::vector<std::optional<quality::QualityVerdict>> row_quality;  // of each row's best plan (rows' order)
 };
 
-// InputError naming the field for a bad value (quality, min_recovery as plan infer).
+// InputError naming the field for a bad value (precision, kv_precision; quality, min_recovery as
+// plan infer); InfeasibleError (exit 3) when the quality policy admits none of the precisions.
 CompareAnswer answer_compare(const Catalog& catalog, const cost::PriceBook& prices,
                              const score::EcosystemBook& ecosystem, const CompareQuery& q);
 

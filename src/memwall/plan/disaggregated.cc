@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "memwall/plan/in_flight.h"
 #include "memwall/plan/steady_state.h"
 
 namespace memwall::plan {
@@ -66,28 +67,36 @@ DecodePool decode_pool(const InferenceWorkload& w, Seconds transfer_mean, int ba
     const Seconds step = decode_step(b);
     return step + (transfer_mean + step) / gaps;
   };
+  // At the p99 the sequence waits a whole iteration at each end (the target binds this).
+  auto tpot_p99_at = [&](int b) {
+    const Seconds step = decode_step(b);
+    return step + (transfer_mean + 2.0 * step) / gaps;
+  };
   const Seconds sla = w.sla.tpot_p99;
   // The largest decode batch within the TPOT target: TPOT is non-decreasing in the batch.
   int best = batch_cap;
-  if (tpot_at(best) > sla) {
-    if (tpot_at(1) > sla) return p;
+  if (tpot_p99_at(best) > sla) {
+    if (tpot_p99_at(1) > sla) return p;
     int lo = 1, hi = batch_cap;
     while (hi - lo > 1) {
       const int mid = lo + (hi - lo) / 2;
-      (tpot_at(mid) <= sla ? lo : hi) = mid;
+      (tpot_p99_at(mid) <= sla ? lo : hi) = mid;
     }
     best = lo;
   }
   // Decode pool: the fewest replicas nd whose batch b holds the sequences in flight with b <= best.
   // Open loop: sequences(b) = lambda x (output - 1) x TPOT(b) (Little's law), which grows with b;
   // for a given nd the least sufficient b is reached by iterating b <- ceil(sequences(b) / nd)
-  // from 1 (the iterates rise until they stop, or pass the cap: try nd + 1). Closed loop: every
+  // from 1 (the iterates rise until they stop, or pass the cap: try nd + 1); the pool holds the
+  // 99.9th percentile of that Poisson count (plan/in_flight.h), not its mean. Closed loop: every
   // user is at most one sequence in flight, so the decode pool is sized for all of them
   // (conservative by the few users whose prompt is still in the prefill pool).
   int n_dec = 1, batch = 1;
   Seconds tpot = tpot_at(1);
   auto sequences = [&](Seconds t) {
-    return w.load.concurrency ? *w.load.concurrency : *w.load.rate_per_s * std::max(0.0, out - 1.0) * t.value();
+    return w.load.concurrency
+               ? *w.load.concurrency
+               : sequences_to_hold(*w.load.rate_per_s * std::max(0.0, out - 1.0) * t.value());
   };
   n_dec = std::max(1, static_cast<int>(std::ceil(sequences(tpot) / best - 1e-9)));
   for (;; ++n_dec) {
@@ -110,6 +119,7 @@ DecodePool decode_pool(const InferenceWorkload& w, Seconds transfer_mean, int ba
   p.replicas = n_dec;
   p.batch = batch;
   p.tpot = tpot;
+  p.tpot_p99 = tpot_p99_at(batch);
   p.step = decode_step(batch);
   return p;
 }
@@ -147,6 +157,7 @@ PoolsPoint pools_point(const InferenceWorkload& w, const PrefillProfile& pre, Se
   p.transfer_mean = transfer_mean;
   p.transfer_p99 = transfer_p99;
   p.tpot = tpot;
+  p.tpot_p99 = dec.tpot_p99;
   p.ttft_mean = Seconds(s + mm1_wait_mean(s, rho));
   p.ttft_p99 = pre.prompt_p99 + Seconds(mm1_wait_p99(s, rho));
   p.e2e_mean = Seconds(e2e_mean);

@@ -55,7 +55,8 @@ PrefillProfile profile_prefill(const ReplicaModel& rm, const InferenceWorkload& 
 //    (the first token comes out of the prefill pool);
 //  - TPOT = decode step at the decode batch + (KV transfer + one decode step) / (output - 1): the
 //    handoff delays the second token (the pull starts and the sequence joins at decode iteration
-//    boundaries), spread over the output's gaps like every other gap;
+//    boundaries), spread over the output's gaps like every other gap; TPOT p99 (what the target
+//    binds) waits a whole iteration at each end, (KV transfer + two decode steps) / (output - 1);
 //  - decode sequences in flight = lambda x (output - 1) x TPOT (Little's law), N_d = ceil(that / B).
 struct PoolsPoint {
   bool feasible = false;
@@ -66,6 +67,7 @@ struct PoolsPoint {
   int batch_cap = 0;           // the most a decode replica may hold within the TPOT target
   double decode_concurrency = 0;
   Seconds decode_step, transfer_mean, transfer_p99, tpot, ttft_mean, ttft_p99, e2e_mean, e2e_p99;
+  Seconds tpot_p99;
   double generated_tokens_per_s = 0;  // whole deployment
 };
 
@@ -78,6 +80,7 @@ struct DecodePool {
   int batch_cap = 0;      // the largest batch within the TPOT target
   int replicas = 0, batch = 0;
   Seconds tpot, step;     // at `batch`
+  Seconds tpot_p99;       // at `batch`, a whole iteration's wait at each end of the handoff
 };
 DecodePool decode_pool(const InferenceWorkload& w, Seconds transfer_mean, int batch_cap,
                        const std::function<Seconds(int)>& decode_step);

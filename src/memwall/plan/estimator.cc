@@ -23,6 +23,17 @@ infer::DeploymentOptions deployment_options(const ReplicaShape& s) {
   return o;
 }
 
+StepUtilisation step_utilisation(const infer::Deployment& d, const infer::StepBatch& b) {
+  const infer::StepCost c = infer::step_cost(d, b);
+  StepUtilisation u;
+  if (c.total.value() <= 0) return {0.0, 0.0};
+  const double per_step = double(d.pp) / c.total.value();
+  u.mfu = c.flops.value() * per_step / d.ceilings.matmul_peak.value();
+  if (d.gpu.memory_bandwidth)
+    u.mbu = c.bytes_moved.value() * per_step / d.gpu.memory_bandwidth->value();
+  return u;
+}
+
 ReplicaModelFactory estimator_factory(std::optional<Fabric> fabric,
                                       std::shared_ptr<const perf::Efficiency> efficiency) {
   return [fabric, efficiency](const ModelSpec& model, const ReplicaShape& s) {
@@ -46,18 +57,11 @@ ReplicaModelFactory estimator_factory(std::optional<Fabric> fabric,
       const infer::StepCost c = infer::step_cost(*d, b);
       return StepShares{c.memory_bound, c.compute_bound, c.communication, c.overhead, c.bytes_moved};
     };
-    // Device activity for the power model: the larger of MBU and MFU of the iteration
-    // (PRODUCT.md definitions; bytes and FLOPs per device from the step cost). A pipelined engine
-    // keeps pp such batches in flight, so each device does its stage's share pp times per step.
+    // Device activity for the power model: the larger of MBU and MFU of the iteration (a device
+    // whose bandwidth is unknown is taken as fully active).
     m.activity = [d](const infer::StepBatch& b) {
-      const infer::StepCost c = infer::step_cost(*d, b);
-      if (c.total.value() <= 0) return 0.0;
-      const double per_step = double(d->pp) / c.total.value();
-      const double mbu = d->gpu.memory_bandwidth
-                             ? c.bytes_moved.value() * per_step / d->gpu.memory_bandwidth->value()
-                             : 1.0;
-      const double mfu = c.flops.value() * per_step / d->ceilings.matmul_peak.value();
-      return std::clamp(std::max(mbu, mfu), 0.0, 1.0);
+      const StepUtilisation u = step_utilisation(*d, b);
+      return std::clamp(std::max(u.mbu.value_or(1.0), u.mfu), 0.0, 1.0);
     };
     return m;
   };

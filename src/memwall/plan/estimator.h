@@ -16,6 +16,16 @@ namespace memwall::plan {
 // its plan names (the generic default profile when none is known).
 infer::DeploymentOptions deployment_options(const ReplicaShape& s);
 
+// MFU and MBU of one iteration (PRODUCT.md definitions): model FLOP/s per device / the matmul
+// peak, bytes moved per second per device / the datasheet bandwidth (nullopt when unknown). A
+// pipelined engine keeps pp such batches in flight, so each device does its stage's share pp times
+// per step. Not clamped: a figure above 1 is a defect of the estimator (plan_property_test.cc).
+struct StepUtilisation {
+  double mfu = 0;
+  std::optional<double> mbu;
+};
+StepUtilisation step_utilisation(const infer::Deployment& d, const infer::StepBatch& b);
+
 // `fabric` joins nodes when a replica spans more than one (pipeline stages across nodes);
 // `efficiency`: the parameters to time with (a calibration profile); null: the built-in ones.
 ReplicaModelFactory estimator_factory(std::optional<Fabric> fabric,

@@ -13,6 +13,7 @@
 #include "memwall/infer/estimate.h"
 #include "memwall/perf/efficiency.h"
 #include "memwall/plan/disaggregated.h"
+#include "memwall/plan/in_flight.h"
 
 namespace memwall::plan {
 
@@ -314,7 +315,7 @@ double memory_shortfall(const Requirements& r, const ReplicaShape& s) {
 // The worst latency of an operating point over its SLA target (infinite when it cannot hold).
 double sla_shortfall(const OperatingPoint& p, const Sla& sla) {
   if (!p.stable) return std::numeric_limits<double>::infinity();
-  double worst = std::max(p.tpot / sla.tpot_p99, p.ttft_p99 / sla.ttft_p99);
+  double worst = std::max(p.tpot_p99 / sla.tpot_p99, p.ttft_p99 / sla.ttft_p99);
   if (sla.e2e_p99) worst = std::max(worst, p.e2e_p99 / *sla.e2e_p99);
   return worst;
 }
@@ -415,7 +416,7 @@ InferenceSearchResult search_inference(const ModelSpec& model, const InferenceWo
     if (!reqs.count(key)) reqs.emplace(key, derive_requirements(model, w, wp, kp));
     return reqs.at(key);
   };
-  const double context = w.input.mean + w.output.mean / 2.0;
+  const double context = w.mean_context();
   const score::EcosystemBook builtin_ecosystem =
       options.ecosystem ? score::EcosystemBook() : score::EcosystemBook::builtin();
   const score::EcosystemBook& ecosystem = options.ecosystem ? *options.ecosystem : builtin_ecosystem;
@@ -536,7 +537,15 @@ InferenceSearchResult search_inference(const ModelSpec& model, const InferenceWo
                 reject(rm.infeasible, RejectionStage::memory, memory_shortfall(requirements_of(wp, kp), shape));
                 continue;
               }
-              const int fit_batch = rm.max_batch(context);
+              // The sequences whose KV fits at the mean context, fewer where contexts vary: the
+              // cache must hold the sum of their contexts at its p99 (plan/in_flight.h).
+              int fit_batch = rm.max_batch(context);
+              if (w.context_in_flight_sd > 0 && fit_batch > 0) {
+                const double capacity =
+                    rm.kv_capacity_tokens > 0 ? double(rm.kv_capacity_tokens) : fit_batch * context;
+                fit_batch = std::min(
+                    fit_batch, sequences_within_kv(capacity, context, w.context_in_flight_sd));
+              }
               // A closed loop never has more sequences in flight than users, and the engine never
               // schedules more than its max_num_seqs (data/engines limits).
               int max_batch =
@@ -612,6 +621,10 @@ InferenceSearchResult search_inference(const ModelSpec& model, const InferenceWo
               const double total_concurrency =
                   w.load.concurrency ? *w.load.concurrency
                                      : *w.load.rate_per_s * at_best.e2e_mean.value();
+              // The sequences the replicas must hold: every user (closed loop), or the 99.9th
+              // percentile of the Poisson count in flight (open loop; plan/in_flight.h).
+              const double held =
+                  w.load.concurrency ? total_concurrency : sequences_to_hold(total_concurrency);
               // The plan at a replica count: the load spread evenly over the replicas.
               auto make_plan = [&](int replicas) {
                 Plan plan;
@@ -621,9 +634,8 @@ InferenceSearchResult search_inference(const ModelSpec& model, const InferenceWo
                 plan.replicas = replicas;
                 // Report the point the replicas actually run at: the load spread evenly (no more
                 // than `best` sequences each, so the SLA still holds by monotonicity).
-                const int actual = static_cast<int>(std::max(
-                    1.0,
-                    std::min<double>(best, std::ceil(total_concurrency / plan.replicas - 1e-9))));
+                const int actual = static_cast<int>(
+                    std::max(1.0, std::min<double>(best, std::ceil(held / plan.replicas - 1e-9))));
                 if (actual != best) {
                   plan.point = steady_state(rm, w, actual);
                   ++result.configurations;
@@ -650,7 +662,7 @@ InferenceSearchResult search_inference(const ModelSpec& model, const InferenceWo
               // Fewest replicas first (B* each); when those leave devices of the servers they need
               // idle, also the plan that runs replicas on them too (owned servers are bought whole,
               // so more replicas at a smaller batch may cost less per token). The better one stays.
-              const double replicas = std::ceil(total_concurrency / best - 1e-9);
+              const double replicas = std::ceil(held / best - 1e-9);
               if (const std::string too_many = beyond_device_bound(replicas, shape.devices());
                   !too_many.empty()) {
                 reject(too_many);
@@ -661,8 +673,8 @@ InferenceSearchResult search_inference(const ModelSpec& model, const InferenceWo
               if (node && node->devices > shape.devices()) {
                 const int per_node = node->devices / shape.devices();
                 const int servers = (plan.devices + node->devices - 1) / node->devices;
-                const int filled = static_cast<int>(
-                    std::min<double>(servers * per_node, std::ceil(total_concurrency - 1e-9)));
+                const int filled =
+                    static_cast<int>(std::min<double>(servers * per_node, std::ceil(held - 1e-9)));
                 if (filled > plan.replicas) {
                   Plan alt = make_plan(filled);
                   const size_t rejected = result.rejected.size();
@@ -763,6 +775,7 @@ InferenceSearchResult search_inference(const ModelSpec& model, const InferenceWo
       op.prefill_p99 = pool.prompt_p99;
       op.prefill_share = pt.prefill_utilisation;
       op.tpot = pt.tpot;
+      op.tpot_p99 = pt.tpot_p99;
       op.ttft_mean = pt.ttft_mean;
       op.ttft_p99 = pt.ttft_p99;
       op.e2e_mean = pt.e2e_mean;

@@ -74,6 +74,7 @@ int require_confidence(InferenceSearchResult& r, const Sla& sla, double confiden
     OperatingPoint worst = p.point;
     const double f = i.high(1.0);  // exp(+h)
     worst.tpot = Seconds{worst.tpot.value() * f};
+    worst.tpot_p99 = Seconds{worst.tpot_p99.value() * f};
     worst.ttft_mean = Seconds{worst.ttft_mean.value() * f};
     worst.ttft_p99 = Seconds{worst.ttft_p99.value() * f};
     worst.e2e_mean = Seconds{worst.e2e_mean.value() * f};

@@ -13,6 +13,7 @@ Plan plan_with_tpot(double tpot_s) {
   p.shape.accelerator = &Catalog::builtin().accelerator("h100");
   p.point.batch = 8;
   p.point.tpot = Seconds(tpot_s);
+  p.point.tpot_p99 = Seconds(tpot_s);
   p.point.ttft_mean = Seconds(0.1);
   p.point.ttft_p99 = Seconds(0.2);
   p.point.e2e_mean = Seconds(1.0);

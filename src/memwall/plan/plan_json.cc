@@ -67,8 +67,9 @@ Json to_json(const Plan& p) {
       {"kv_precision", std::string(to_string(p.shape.kv))},
       {"batch_per_replica", p.point.batch}, {"replicas", p.replicas}, {"devices", p.devices},
       {"ttft_p99_s", p.point.ttft_p99.value()}, {"ttft_mean_s", p.point.ttft_mean.value()},
-      {"tpot_s", p.point.tpot.value()}, {"e2e_mean_s", p.point.e2e_mean.value()},
-      {"e2e_p99_s", p.point.e2e_p99.value()}, {"prefill_share", p.point.prefill_share},
+      {"tpot_s", p.point.tpot.value()}, {"tpot_p99_s", p.point.tpot_p99.value()},
+      {"e2e_mean_s", p.point.e2e_mean.value()}, {"e2e_p99_s", p.point.e2e_p99.value()},
+      {"prefill_share", p.point.prefill_share},
       {"throughput_tokens_per_s", p.generated_tokens_per_s},
       {"tokens_per_s_per_device", p.tokens_per_s_per_device},
       {"tokens_per_s_per_user", p.tokens_per_s_per_user},
@@ -91,6 +92,8 @@ Json to_json(const Plan& p) {
   j["efficiency"] = p.software.efficiency_calibrated ? "calibrated" : "uncalibrated";
   j["energy"] = energy_json(c);
   j["servers"] = c.servers;
+  // What `servers` counts: whole servers, or whole racks of a rack-scale system (Node::unit).
+  j["purchase_unit"] = p.shape.node ? Json(p.shape.node->unit) : Json(nullptr);
   j["billed_devices"] = c.billed_devices;
   j["intervals"] = intervals_json(p);
   return j;

@@ -41,7 +41,7 @@ struct Planner {
 InferenceWorkload load(double users, const std::string& in, const std::string& out, double ttft, double tpot) {
   InferenceWorkload w;
   w.load.concurrency = users;
-  summarize_lengths(parse_lengths(in, out), w.input, w.output);
+  summarize_lengths(parse_lengths(in, out), w.input, w.output, &w);
   w.sla.ttft_p99 = Seconds(ttft);
   w.sla.tpot_p99 = Seconds(tpot);
   return w;

@@ -66,7 +66,7 @@ std::unique_ptr<const InferenceAnswer> answer_inference(const Catalog& catalog, 
   w.load.rate_per_s = q.rate;
   w.load.concurrency = q.concurrency;
   a->lengths = parse_lengths(q.input, q.output);
-  summarize_lengths(a->lengths, w.input, w.output);
+  summarize_lengths(a->lengths, w.input, w.output, &w);
   w.sla = parse_sla(q.sla);
   w.validate();
 

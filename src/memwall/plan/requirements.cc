@@ -21,7 +21,7 @@ Requirements derive_requirements(const ModelSpec& m, const InferenceWorkload& w,
     r.concurrency = r.request_rate_per_s * e2e_at_target;  // Little's law: L = lambda x W
   }
   r.generated_tokens_per_s = r.concurrency / tpot;
-  r.mean_context_tokens = w.input.mean + w.output.mean / 2.0;
+  r.mean_context_tokens = w.mean_context();
   r.kv_bytes_per_token = kv_cache_bytes_per_token(m, kv);
   r.weights = Bytes(counts.total * bytes_per_element(weights));
   r.kv_cache = r.kv_bytes_per_token * (r.concurrency * r.mean_context_tokens);

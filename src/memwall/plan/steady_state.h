@@ -18,7 +18,8 @@ struct OperatingPoint {
   Seconds prefill_mean;             // a mean prompt, alone
   Seconds prefill_p99;              // a p99 prompt, sharing iterations with `batch` decodes
   double prefill_share = 0;         // rho: fraction of replica time spent prefilling
-  Seconds tpot;                     // decode_step / (1 - rho)
+  Seconds tpot;                     // decode_step / (1 - rho): the mean over requests
+  Seconds tpot_p99;                 // per-request TPOT at the p99 count of interleaved prompts
   Seconds ttft_mean, ttft_p99;
   Seconds e2e_mean, e2e_p99;
   double requests_per_s = 0;        // per replica, = batch / e2e_mean (Little's law)
@@ -32,6 +33,11 @@ struct OperatingPoint {
 //  - prefill waits in an M/M/1 queue of prefill work: P(W > t) = rho e^{-(1-rho) t / S}
 //    (M/M/1 FCFS waiting time, Kleinrock 1975, Queueing Systems Vol. 1 §3.2), so W_p99 = S/(1-rho)
 //    ln(100 rho) for rho > 0.01, mean W = S rho / (1 - rho), with S = prefill_mean;
+//  - a request of mean output n decodes over (n - 1) TPOT while prompts arrive at
+//    lambda_r = rho / S; each prompt interleaved adds about S to its gaps, so its TPOT is
+//    t_d + K S / (n - 1) with K Poisson of mean lambda_r (n - 1) TPOT, whose mean is TPOT;
+//    TPOT_p99 takes K at its 99th percentile (plan/in_flight.h): with short outputs one prompt in
+//    the only gap is the p99 request's whole TPOT, where the mean spreads it thin;
 //  - TTFT_p99 = prefill_p99 + W_p99; e2e = TTFT + (output - 1) x TPOT (PRODUCT.md definition),
 //    e2e_p99 with the p99 output length.
 // The iterations the planner asks the estimator about: `batch` decodes at a mean context of

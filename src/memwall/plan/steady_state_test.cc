@@ -32,5 +32,29 @@ TEST(SteadyState, LittlesLawHoldsAtThePointItReports) {
   }
 }
 
+// Prefill 30 ms, decode step 10 ms, two output tokens, four sequences: K = 4 x 0.03 / 0.04 = 3,
+// rho = 0.75 and the mean TPOT 40 ms; a request's one gap sees Poisson(rho / S x TPOT = 1)
+// prompts, 4 at the p99 (P(N <= 3) = 0.981, P(N <= 4) = 0.996), so its TPOT p99 is
+// 10 + 4 x 30 = 130 ms. The simulator had such plans at TPOT p99 56 ms under a 20 ms target whose
+// mean TPOT met it. With 324 output tokens the interleaved prompts average out: p99 near the mean.
+TEST(SteadyState, AShortOutputsTpotP99CarriesWholePrompts) {
+  ReplicaModel m;
+  m.step = [](const infer::StepBatch& b) { return Seconds(b.prefill_tokens > 0 ? 0.030 : 0.010); };
+  InferenceWorkload w;
+  w.input = {500, 500, ""};
+  w.output = {2, 2, ""};
+  OperatingPoint p = steady_state(m, w, 4);
+  EXPECT_NEAR(p.prefill_share, 0.75, 1e-12);
+  EXPECT_NEAR(p.tpot.value(), 0.040, 1e-12);
+  EXPECT_NEAR(p.tpot_p99.value(), 0.130, 1e-12);
+  std::string why;
+  EXPECT_FALSE(meets_sla(p, {Seconds(10), Seconds(0.05), std::nullopt}, &why));
+  EXPECT_EQ(why, "TPOT p99 130.0 ms > 50.0 ms at batch 4");
+  w.output = {324, 324, ""};
+  p = steady_state(m, w, 4);
+  EXPECT_GT(p.tpot_p99.value(), p.tpot.value());
+  EXPECT_LT(p.tpot_p99.value(), 1.05 * p.tpot.value());
+}
+
 }  // namespace
 }  // namespace memwall::plan

@@ -33,6 +33,11 @@ Verification verify_plan(const ModelSpec& model, const Plan& plan, const Inferen
     c.workload.arrival.rate_per_s = *w.load.rate_per_s;
   }
   c.replicas = plan.replicas;
+  // The planner sizes the replicas as one pool of batch slots (the load spread evenly, the open
+  // loop's in-flight count at its p99 over all of them), which a router that sends each request to
+  // the replica with the fewest outstanding requests serves; round robin lets one replica queue
+  // while another has free slots.
+  c.router = serve::RouterPolicy::least_outstanding;
   if (plan.prefill) {
     // Disaggregated: prefill-only and decode-only replicas, the KV moved over the pool link.
     c.disaggregation.enabled = true;
@@ -48,7 +53,7 @@ Verification verify_plan(const ModelSpec& model, const Plan& plan, const Inferen
   c.replica.scheduler.policy = serve::SchedulerPolicy::continuous;
   c.replica.scheduler.max_batch = std::max(1, plan.batch_cap);
   c.replica.kv.policy = serve::KvPolicy::paged;
-  const double context = w.input.mean + w.output.mean / 2.0;
+  const double context = w.mean_context();
   c.replica.kv.capacity_tokens =
       rm.kv_capacity_tokens > 0
           ? rm.kv_capacity_tokens

@@ -65,7 +65,8 @@ serve::Dataset parse_lengths(const std::string& input, const std::string& output
   return d;
 }
 
-void summarize_lengths(const serve::Dataset& d, Lengths& input, Lengths& output) {
+void summarize_lengths(const serve::Dataset& d, Lengths& input, Lengths& output,
+                       InferenceWorkload* in_flight) {
   serve::WorkloadSpec spec;
   spec.lengths = d;
   spec.requests = 20000;
@@ -73,16 +74,28 @@ void summarize_lengths(const serve::Dataset& d, Lengths& input, Lengths& output)
   serve::RequestSource source(spec);
   std::vector<int> in, out;
   serve::Request r;
-  double in_sum = 0, out_sum = 0;
+  // Context moments of a sequence in flight, weighted by its output (its time in flight): at a
+  // uniform point u of its output the context is in + u out, so E[ctx] = in + out / 2 and
+  // E[ctx^2] = in^2 + in out + out^2 / 3 for that sequence.
+  double in_sum = 0, out_sum = 0, weighted_context = 0, weighted_square = 0;
   while (source.next(r)) {
     in.push_back(r.input_tokens);
     out.push_back(r.output_tokens);
     in_sum += r.input_tokens;
     out_sum += r.output_tokens;
+    const double i = r.input_tokens, o = r.output_tokens;
+    weighted_context += o * (i + o / 2.0);
+    weighted_square += o * (i * i + i * o + o * o / 3.0);
   }
   const double n = static_cast<double>(in.size());
   input = {in_sum / n, percentile(in, 0.99), d.input.describe()};
   output = {out_sum / n, percentile(out, 0.99), d.output.describe()};
+  if (in_flight && out_sum > 0) {
+    const double mean = weighted_context / out_sum;
+    in_flight->context_in_flight = mean;
+    in_flight->context_in_flight_sd =
+        std::sqrt(std::max(0.0, weighted_square / out_sum - mean * mean));
+  }
 }
 
 Sla parse_sla(const std::string& spec) {

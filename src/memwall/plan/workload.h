@@ -32,6 +32,18 @@ struct InferenceWorkload {
   Load load;
   Lengths input, output;
   Sla sla;
+  // The mean context (prompt + tokens generated so far) of a sequence in flight, averaged over
+  // time: a sequence of n output tokens stays n decode steps, so long outputs are over-represented
+  // (length-biased sampling): E[out x (in + out / 2)] / E[out]. With lognormal lengths of CV 1
+  // (the ShareGPT preset) 438 tokens where input.mean + output.mean / 2 is 317. 0: lengths are
+  // fixed, and it is that.
+  double context_in_flight = 0;
+  // The standard deviation of that context over the sequences in flight (same weighting; a
+  // sequence is seen at a uniform point of its output); 0: not known, taken as none.
+  double context_in_flight_sd = 0;
+  double mean_context() const {
+    return context_in_flight > 0 ? context_in_flight : input.mean + output.mean / 2.0;
+  }
   void validate() const;  // InputError: exactly one of rate/concurrency, positive finite numbers
 };
 
@@ -43,7 +55,10 @@ serve::Dataset parse_lengths(const std::string& input, const std::string& output
 
 // Mean and p99 of the input and output lengths, from 20,000 requests drawn (seed 1) exactly as the
 // simulator draws them (limits applied), so the analytic plan and --verify see the same lengths.
-void summarize_lengths(const serve::Dataset& d, Lengths& input, Lengths& output);
+// `in_flight` (when given): InferenceWorkload::context_in_flight and context_in_flight_sd are set
+// from the same requests.
+void summarize_lengths(const serve::Dataset& d, Lengths& input, Lengths& output,
+                       InferenceWorkload* in_flight = nullptr);
 
 // Parses "ttft_p99=1,tpot_p99=0.05[,e2e_p99=20]" (seconds; suffix ms allowed).
 Sla parse_sla(const std::string& spec);

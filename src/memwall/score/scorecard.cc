@@ -43,12 +43,15 @@ std::vector<ScorecardRow> build_scorecard(const std::vector<Evidence>& evidence,
       r.flags.emplace_back(std::string_view("memory spec unknown"));
     }
 
-    if (e.feasible && e.scaling_efficiency) {
-      r.interconnect.score = 10.0 * std::clamp(*e.scaling_efficiency, 0.0, 1.0);
-      r.interconnect.basis = fmt::format("{:.0f}% scaling efficiency at {} devices per replica",
-                                         100 * *e.scaling_efficiency, e.devices_per_replica);
+    if (e.link_efficiency_8 && e.link_efficiency_64) {
+      r.interconnect.score = 5.0 * std::clamp(*e.link_efficiency_8, 0.0, 1.0) +
+                             5.0 * std::clamp(*e.link_efficiency_64, 0.0, 1.0);
+      r.interconnect.basis =
+          fmt::format("all-reduce efficiency {:.0f}% at 8 devices, {:.0f}% at 64 ({})",
+                      100 * *e.link_efficiency_8, 100 * *e.link_efficiency_64, e.link_basis);
     } else {
-      r.interconnect.basis = e.feasible ? "scaling efficiency unknown" : "no feasible plan";
+      r.interconnect.basis = e.link_basis.empty() ? "link scaling unknown" : e.link_basis;
+      r.flags.emplace_back(std::string_view("interconnect unknown"));
     }
 
     r.ecosystem_facts = score_ecosystem(a, ecosystem);

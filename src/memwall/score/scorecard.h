@@ -22,8 +22,11 @@ struct Evidence {
   bool feasible = false;        // some plan met the SLA within the constraints
   std::string infeasible_reason;
   int devices = 0;              // devices of the best plan (all replicas)
-  int devices_per_replica = 0;
-  std::optional<double> scaling_efficiency;  // 1 - exposed communication share of a decode step
+  // How far the chip's links scale, whatever its best plan uses (plan/compare.h): all-reduce bus
+  // bandwidth at 8 and at 64 devices over the best inside one node, on its largest catalog node and
+  // the fabric; nullopt when the chip has no node (or 64 devices need NICs or a fabric it lacks).
+  std::optional<double> link_efficiency_8, link_efficiency_64;
+  std::string link_basis;                  // node, fabric and the bus bandwidths behind them
   std::optional<double> tokens_per_joule;  // of the wall power of every device bought, before PUE
   std::optional<double> usd_per_million_tokens;
   int billed_devices = 0;  // devices bought (whole servers or racks: >= devices)
@@ -47,7 +50,7 @@ struct ScorecardRow {
 // Scores (docs/compare.md):
 //  memory       = 5 x min(1, device capacity / capacity the workload needs)
 //               + 5 x min(1, device bandwidth / bandwidth the workload needs)
-//  interconnect = 10 x scaling efficiency of the best plan at its device count
+//  interconnect = 5 x link efficiency at 8 devices + 5 x link efficiency at 64 devices
 //  ecosystem    = score_ecosystem (facts with sources)
 //  energy       = 10 x tokens-per-joule / best tokens-per-joule among the rows
 //  cost         = 10 x best $/M tokens / $/M tokens

@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+
 #include "memwall/core/error.h"
 
 namespace memwall::score {
@@ -68,12 +70,13 @@ TEST(Scorecard, MemoryScoreIsCapacityAndBandwidthSufficiency) {
   e1.feasible = true;
   e1.tokens_per_joule = 2.0;
   e1.usd_per_million_tokens = 0.50;
-  e1.scaling_efficiency = 0.9;
   Evidence e2 = need(&small, 160, 4);
   e2.feasible = true;
   e2.tokens_per_joule = 1.0;
   e2.usd_per_million_tokens = 0.25;
-  e2.scaling_efficiency = 0.6;
+  // Interconnect: how far the links scale (8 and 64 devices), not the best plan's own efficiency.
+  e2.link_efficiency_8 = 0.8;
+  e2.link_efficiency_64 = 0.2;
   const auto rows = build_scorecard({e1, e2}, EcosystemBook::builtin());
   ASSERT_EQ(rows.size(), 2u);
   EXPECT_DOUBLE_EQ(*rows[0].memory.score, 10.0);  // holds all of it, more than enough bandwidth
@@ -82,7 +85,10 @@ TEST(Scorecard, MemoryScoreIsCapacityAndBandwidthSufficiency) {
   EXPECT_DOUBLE_EQ(*rows[1].energy.score, 5.0);
   EXPECT_DOUBLE_EQ(*rows[0].cost.score, 5.0);
   EXPECT_DOUBLE_EQ(*rows[1].cost.score, 10.0);
-  EXPECT_DOUBLE_EQ(*rows[1].interconnect.score, 6.0);
+  EXPECT_DOUBLE_EQ(*rows[1].interconnect.score, 5.0);    // 5 x 0.8 + 5 x 0.2
+  EXPECT_FALSE(rows[0].interconnect.score.has_value());  // no link figures: unknown, flagged
+  EXPECT_NE(std::find(rows[0].flags.begin(), rows[0].flags.end(), "interconnect unknown"),
+            rows[0].flags.end());
 }
 
 TEST(Scorecard, UnknownSpecsAreFlaggedNotScored) {

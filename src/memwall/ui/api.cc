@@ -275,6 +275,8 @@ Json compare_json(const Catalog& c, const Json& r) {
   q.pricing = text(r, "pricing", q.pricing);
   q.quality = text(r, "quality", q.quality);
   q.min_recovery = number(r, "min_recovery");
+  q.precision = text(r, "precision", q.precision);
+  q.kv_precision = text(r, "kv_precision", q.kv_precision);
   return plan::to_json(plan::answer_compare(c, cost::PriceBook::builtin(), score::EcosystemBook::builtin(), q));
 }
 
