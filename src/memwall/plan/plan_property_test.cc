@@ -2,7 +2,8 @@
 // shown plan meets its SLA in the planner's own serving-simulator check (verify_plan, what
 // `plan infer --verify` runs), the MFU and MBU of its decode and prefill iterations lie in (0, 1],
 // and no number in its JSON is NaN, infinite or negative. Seeded, so every run asks the same
-// questions; MEMWALL_PROPERTY_CASES sets how many (default 25: the sanitizer build runs it too).
+// questions; MEMWALL_PROPERTY_CASES sets how many (default 25; the sanitizer test preset in
+// CMakePresets.json runs 10).
 #include <fmt/format.h>
 #include <gtest/gtest.h>
 
