@@ -1,6 +1,6 @@
-// Fuzzes the fleet planner's demand-curve reader (src/memwall/plan/fleet.h): any text must give
-// a curve of finite, non-negative rates over consecutive hours or raise InputError, never crash,
-// hang or read out of bounds.
+// Fuzzes the fleet planner's demand-curve readers (src/memwall/plan/fleet.h: the CSV and the
+// --rates list): any text must give a curve of finite, non-negative rates over consecutive hours
+// or raise InputError, never crash, hang or read out of bounds.
 #include <cmath>
 #include <cstddef>
 #include <cstdint>
@@ -18,6 +18,11 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
       if (!std::isfinite(h.rate_per_s) || h.rate_per_s < 0 ||
           (h.input_tokens && *h.input_tokens < 1))
         std::abort();  // a value the reader promised to refuse
+  } catch (const memwall::InputError&) {
+  }
+  try {  // the same text as `--rates`
+    for (const auto& h : memwall::plan::demand_from_rates(text, "fuzz").hours)
+      if (!std::isfinite(h.rate_per_s) || h.rate_per_s < 0) std::abort();
   } catch (const memwall::InputError&) {
   }
   return 0;

@@ -518,15 +518,14 @@ py::object plan_fleet_py(const std::string& model, const py::object& demand, con
     const std::string path = demand.cast<std::string>();
     q.demand = plan::parse_demand_csv(read_input_file(path, "demand", kMaxDocumentBytes), path);
   } else if (py::isinstance<py::list>(demand) || py::isinstance<py::tuple>(demand)) {
-    std::string csv = "hour,rate_per_s\n";
-    int hour = 0;
+    std::vector<double> values;
     for (const auto& v : demand) {
       if (!py::isinstance<py::float_>(v) && !py::isinstance<py::int_>(v))
-        throw InputError(fmt::format("demand[{}]", hour), py::str(v).cast<std::string>(),
+        throw InputError(fmt::format("demand[{}]", values.size()), py::str(v).cast<std::string>(),
                          "requests per second (a number)");
-      csv += fmt::format("{},{}\n", hour++, v.cast<double>());
+      values.push_back(v.cast<double>());
     }
-    q.demand = plan::parse_demand_csv(csv, "demand");
+    q.demand = plan::demand_from_rates(values, "demand");
   } else {
     throw InputError("demand", py::str(demand).cast<std::string>(),
                      "a CSV path or a list of requests per second per hour");
@@ -535,14 +534,8 @@ py::object plan_fleet_py(const std::string& model, const py::object& demand, con
   q.months = months;
   q.availability = availability;
   if (failures_per_device_year) q.failures_per_device_year = *failures_per_device_year;
-  if (repair_hours) {
-    q.repair_hours = *repair_hours;
-    q.repair_hours_given = true;
-  }
-  if (startup_s) {
-    q.startup_s = *startup_s;
-    q.startup_given = true;
-  }
+  q.repair_hours = repair_hours;
+  q.startup_s = startup_s;
   q.rent_per_gpu_hour = rent_per_gpu_hour;
   q.min_replicas = min_replicas;
   q.check_requests = check_requests;

@@ -673,14 +673,8 @@ int run_plan_fleet(const PlanFleetOptions& o, const GlobalOptions& g) {
   q.months = o.months;
   q.availability = o.availability;
   if (o.failures_per_device_year) q.failures_per_device_year = *o.failures_per_device_year;
-  if (o.repair_hours) {
-    q.repair_hours = *o.repair_hours;
-    q.repair_hours_given = true;
-  }
-  if (o.startup_s) {
-    q.startup_s = *o.startup_s;
-    q.startup_given = true;
-  }
+  q.repair_hours = o.repair_hours;
+  q.startup_s = o.startup_s;
   q.rent_per_gpu_hour = o.rent_per_gpu_hour;
   q.min_replicas = o.min_replicas;
   q.check_requests = o.check_requests;

@@ -35,8 +35,8 @@ std::vector<std::string> cells_of(const std::string& line) {
   size_t start = 0;
   while (true) {
     const size_t comma = line.find(',', start);
-    cells.push_back(trim(line.substr(start, comma == std::string::npos ? std::string::npos
-                                                                        : comma - start)));
+    cells.push_back(
+        trim(line.substr(start, comma == std::string::npos ? std::string::npos : comma - start)));
     if (comma == std::string::npos) break;
     start = comma + 1;
   }
@@ -80,7 +80,7 @@ void check_range(double v, double lo, double hi, const char* field, const char* 
 // planner's own search restricted to that replica (so an hour is sized exactly as `plan infer`
 // would size it).
 struct Capacity {
-  Plan plan;                 // the unit at these lengths (replicas to be set per hour)
+  Plan plan;                   // the unit at these lengths (replicas to be set per hour)
   InferenceWorkload workload;  // rate to be set per hour
   serve::Dataset lengths;
   double requests_per_s = 0;  // one replica: B* / e2e(B*)
@@ -121,7 +121,8 @@ DemandCurve parse_demand_csv(const std::string& text, const std::string& where) 
       throw InputError(at, cells[0], fmt::format("at most {} hours (a year)", kMaxHours));
     DemandHour h;
     h.rate_per_s = number_cell(cells[1], at + ": rate_per_s", "requests per second, 0 to 1e7");
-    check_range(h.rate_per_s, 0, 1e7, (at + ": rate_per_s").c_str(), "requests per second, 0 to 1e7");
+    check_range(h.rate_per_s, 0, 1e7, (at + ": rate_per_s").c_str(),
+                "requests per second, 0 to 1e7");
     if (lengths) {
       const char* names[] = {"input_tokens", "output_tokens"};
       for (int c = 0; c < 2; ++c) {
@@ -139,36 +140,51 @@ DemandCurve parse_demand_csv(const std::string& text, const std::string& where) 
   return d;
 }
 
+DemandCurve demand_from_rates(const std::vector<double>& rates, const std::string& field) {
+  if (rates.size() > kMaxHours)
+    throw InputError(field, fmt::format("{} rates", rates.size()),
+                     fmt::format("at most {} hours (a year)", kMaxHours));
+  if (rates.empty()) throw InputError(field, "(none)", "at least one hour of demand");
+  DemandCurve d;
+  d.source = field;
+  for (size_t h = 0; h < rates.size(); ++h) {
+    const std::string at = fmt::format("{}[{}]", field, h);
+    check_range(rates[h], 0, 1e7, at.c_str(), "requests per second, 0 to 1e7");
+    d.hours.push_back({rates[h], std::nullopt, std::nullopt});
+  }
+  return d;
+}
+
 DemandCurve demand_from_rates(const std::string& rates, const std::string& field) {
   const std::vector<std::string> cells = cells_of(rates);
   if (cells.size() > kMaxHours)
     throw InputError(field, fmt::format("{} rates", cells.size()),
                      fmt::format("at most {} hours (a year)", kMaxHours));
-  std::string csv = "hour,rate_per_s\n";
-  for (size_t h = 0; h < cells.size(); ++h) {
-    const std::string at = fmt::format("{}[{}]", field, h);
-    const double v = number_cell(cells[h], at, "requests per second, 0 to 1e7");
-    check_range(v, 0, 1e7, at.c_str(), "requests per second, 0 to 1e7");
-    csv += fmt::format("{},{}\n", h, cells[h]);
-  }
-  DemandCurve d = parse_demand_csv(csv, field);
-  d.source = field;
-  return d;
+  std::vector<double> values;
+  for (size_t h = 0; h < cells.size(); ++h)
+    values.push_back(
+        number_cell(cells[h], fmt::format("{}[{}]", field, h), "requests per second, 0 to 1e7"));
+  return demand_from_rates(values, field);
 }
 
 FleetAnswer plan_fleet(const Catalog& catalog, const cost::PriceBook& prices, const FleetQuery& q) {
   if (q.demand.hours.empty()) throw InputError("demand", "(no hours)", "at least one hour");
   check_range(q.growth_per_month, -0.5, 10, "growth", "-50 % to +1000 % per month");
-  if (q.months < 1 || q.months > 120) throw InputError("months", std::to_string(q.months), "1 to 120");
+  if (q.months < 1 || q.months > 120)
+    throw InputError("months", std::to_string(q.months), "1 to 120");
   check_range(q.availability, 0.5, 0.999999, "availability", "0.5 to 0.999999");
   check_range(q.failures_per_device_year, 0, 100, "failures_per_device_year", "0 to 100");
-  check_range(q.repair_hours, 0.01, 8760, "repair_hours", "0.01 to 8760 hours");
-  check_range(q.startup_s, 0, 86400, "startup_s", "0 to 86400 seconds");
-  if (q.rent_per_gpu_hour) check_range(*q.rent_per_gpu_hour, 0, 1e4, "rent_per_gpu_hour", "$0 to $10,000");
+  const double repair_hours = q.repair_hours.value_or(kAssumedRepairHours);
+  const double startup_s = q.startup_s.value_or(kAssumedStartupS);
+  check_range(repair_hours, 0.01, 8760, "repair_hours", "0.01 to 8760 hours");
+  check_range(startup_s, 0, 86400, "startup_s", "0 to 86400 seconds");
+  if (q.rent_per_gpu_hour)
+    check_range(*q.rent_per_gpu_hour, 0, 1e4, "rent_per_gpu_hour", "$0 to $10,000");
   if (q.min_replicas < 1 || q.min_replicas > 100000)
     throw InputError("min_replicas", std::to_string(q.min_replicas), "1 to 100000");
   if (q.check_requests != 0 && (q.check_requests < 10 || q.check_requests > 1'000'000))
-    throw InputError("check_requests", std::to_string(q.check_requests), "0 (no check) or 10 to 1000000");
+    throw InputError("check_requests", std::to_string(q.check_requests),
+                     "0 (no check) or 10 to 1000000");
   if (q.base.cost.basis != cost::PricingBasis::owned)
     throw InputError("pricing", cost::to_string(q.base.cost.basis),
                      "owned (the fleet owns its base; rented hours are priced with the rental "
@@ -228,7 +244,8 @@ FleetAnswer plan_fleet(const Catalog& catalog, const cost::PriceBook& prices, co
   constraints.engine = q.base.engine;
   std::map<std::pair<int64_t, int64_t>, Capacity> capacities;
   auto capacity = [&](const DemandHour& h, int hour) -> const Capacity& {
-    const std::pair<int64_t, int64_t> key{h.input_tokens.value_or(-1), h.output_tokens.value_or(-1)};
+    const std::pair<int64_t, int64_t> key{h.input_tokens.value_or(-1),
+                                          h.output_tokens.value_or(-1)};
     auto it = capacities.find(key);
     if (it != capacities.end()) return it->second;
     Capacity c;
@@ -261,8 +278,8 @@ FleetAnswer plan_fleet(const Catalog& catalog, const cost::PriceBook& prices, co
   // Availability: a replica is out while any of its devices is (failure rate x devices, each
   // out for the repair time): unavailability x / (1 + x), x = rate x repair (an alternating
   // renewal process, Barlow & Proschan 1965).
-  const double x = q.failures_per_device_year / cost::kHoursPerYear * a.devices_per_replica *
-                   q.repair_hours;
+  const double x =
+      q.failures_per_device_year / cost::kHoursPerYear * a.devices_per_replica * repair_hours;
   a.replica_unavailability = x / (1 + x);
   auto needed_at = [&](const DemandHour& h, int hour, double scale) {
     const double r = h.rate_per_s * scale;
@@ -293,13 +310,14 @@ FleetAnswer plan_fleet(const Catalog& catalog, const cost::PriceBook& prices, co
     // hour's next is the first).
     for (size_t h = 0; h < n_hours; ++h) {
       const int next = running[m][(h + 1) % n_hours];
-      billed[m][h] = running[m][h] + std::max(0, next - running[m][h]) * q.startup_s / 3600.0;
+      billed[m][h] = running[m][h] + std::max(0, next - running[m][h]) * startup_s / 3600.0;
     }
   }
 
   // Prices: owned at the plan's own device-hour (card + host + network + energy x PUE +
   // hosting); rented at the cloud $/device-hour.
-  if (a.unit.cost.device.total) a.owned_usd_per_device_hour = a.unit.cost.device.total->value();
+  if (a.unit.cost.device.total)
+    a.owned_usd_per_device_hour = a.unit.cost.device.total->value();
   else
     for (const auto& u : a.unit.cost.device.unknown) a.unknown.push_back("owned: " + u);
   cost::CostOverrides cloud = q.base.cost;
@@ -308,10 +326,11 @@ FleetAnswer plan_fleet(const Catalog& catalog, const cost::PriceBook& prices, co
   cloud.capex_usd.reset();
   const cost::DeviceHourCost rent =
       cost::device_hour_cost(*shape.accelerator, prices, cloud, 1.0, shape.node);
-  if (rent.total) a.rent_usd_per_device_hour = rent.total->value();
+  if (rent.total)
+    a.rent_usd_per_device_hour = rent.total->value();
   else
-    a.unknown.push_back(fmt::format("rented: no cloud $/device-hour for {} (give --rent-per-gpu-hour)",
-                                    shape.accelerator->id));
+    a.unknown.push_back(fmt::format(
+        "rented: no cloud $/device-hour for {} (give --rent-per-gpu-hour)", shape.accelerator->id));
 
   const int dpr = a.devices_per_replica, dps = a.devices_per_server;
   auto servers_for = [&](int replicas) { return (replicas * dpr + dps - 1) / dps; };
@@ -325,10 +344,12 @@ FleetAnswer plan_fleet(const Catalog& catalog, const cost::PriceBook& prices, co
         c.rented_device_hours +=
             reps_per_month * std::max(0.0, billed[m][h] - owned_replicas) * dpr;
     const bool owns = c.owned_servers > 0, rents = c.rented_device_hours > 0;
-    if (!owns) c.owned_usd = 0;
+    if (!owns)
+      c.owned_usd = 0;
     else if (a.owned_usd_per_device_hour)
       c.owned_usd = c.owned_servers * dps * *a.owned_usd_per_device_hour * a.horizon_hours;
-    if (!rents) c.rented_usd = 0;
+    if (!rents)
+      c.rented_usd = 0;
     else if (a.rent_usd_per_device_hour)
       c.rented_usd = c.rented_device_hours * *a.rent_usd_per_device_hour;
     if (c.owned_usd && c.rented_usd) c.total_usd = *c.owned_usd + *c.rented_usd;
@@ -342,8 +363,10 @@ FleetAnswer plan_fleet(const Catalog& catalog, const cost::PriceBook& prices, co
     if (c.total_usd && (!a.chosen.total_usd || *c.total_usd < *a.chosen.total_usd - 1e-6))
       a.chosen = std::move(c);
   }
-  if (a.chosen.owned_replicas == peak_running) a.chosen.label = a.peak_owned.label;
-  else if (a.chosen.owned_replicas == 0) a.chosen.label = a.all_rented.label;
+  if (a.chosen.owned_replicas == peak_running)
+    a.chosen.label = a.peak_owned.label;
+  else if (a.chosen.owned_replicas == 0)
+    a.chosen.label = a.all_rented.label;
   if (a.chosen.total_usd && a.peak_owned.total_usd)
     a.saving_usd = *a.peak_owned.total_usd - *a.chosen.total_usd;
 
@@ -393,11 +416,11 @@ FleetAnswer plan_fleet(const Catalog& catalog, const cost::PriceBook& prices, co
           ? " (Llama 3 paper, Sec. 3.3.4: 419 unexpected interruptions in 54 days on 16,384 H100s)"
           : " (given)"));
   a.assumptions.push_back(fmt::format(
-      "repair: {:.3g} h per failed replica{}", q.repair_hours,
-      q.repair_hours_given ? " (given)" : " (assumed: no published serving figure; --repair-hours)"));
+      "repair: {:.3g} h per failed replica{}", repair_hours,
+      q.repair_hours ? " (given)" : " (assumed: no published serving figure; --repair-hours)"));
   a.assumptions.push_back(fmt::format(
-      "start-up: {:.0f} s from asking for a replica to it serving{}", q.startup_s,
-      q.startup_given ? " (given)" : " (assumed: measure your engine's cold start; --startup-s)"));
+      "start-up: {:.0f} s from asking for a replica to it serving{}", startup_s,
+      q.startup_s ? " (given)" : " (assumed: measure your engine's cold start; --startup-s)"));
   a.assumptions.push_back(
       "owned hardware is bought whole-server at the horizon's start and drawn at the plan's "
       "power all hours; rented device-hours are billed as used, start-up included");
@@ -462,23 +485,24 @@ std::string to_text(const FleetAnswer& a) {
   auto money = [](const std::optional<double>& v) {
     return v ? fmt::format("${:.0f}", *v) : std::string("unknown");
   };
-  std::string out = fmt::format(
-      "fleet of {} (B* {} sequences per replica, {} device(s) each, {} per server)\n",
-      a.unit.describe(), a.unit.batch_cap, a.devices_per_replica, a.devices_per_server);
-  out += fmt::format("horizon {:.0f} h ({} month(s), demand x {:.3g} in the last); one replica "
-                     "out {:.3g} % of the time\n",
-                     a.horizon_hours, a.monthly_scale.size(), a.monthly_scale.back(),
-                     100 * a.replica_unavailability);
+  std::string out =
+      fmt::format("fleet of {} (B* {} sequences per replica, {} device(s) each, {} per server)\n",
+                  a.unit.describe(), a.unit.batch_cap, a.devices_per_replica, a.devices_per_server);
+  out += fmt::format(
+      "horizon {:.0f} h ({} month(s), demand x {:.3g} in the last); one replica "
+      "out {:.3g} % of the time\n",
+      a.horizon_hours, a.monthly_scale.size(), a.monthly_scale.back(),
+      100 * a.replica_unavailability);
   for (const auto& s : a.assumptions) out += "  assumption: " + s + "\n";
   for (const auto& u : a.unknown) out += "  unknown: " + u + "\n";
-  out += fmt::format("prices: owned {} per device-hour, rented {} per device-hour\n",
-                     a.owned_usd_per_device_hour
-                         ? fmt::format("${:.3f}", *a.owned_usd_per_device_hour)
-                         : "unknown",
-                     a.rent_usd_per_device_hour ? fmt::format("${:.3f}", *a.rent_usd_per_device_hour)
-                                                : "unknown");
-  out += "\n  STRATEGY                                        OWNED REPL  SERVERS  RENTED DEV-H"
-         "        OWNED $       RENTED $        TOTAL $\n";
+  out += fmt::format(
+      "prices: owned {} per device-hour, rented {} per device-hour\n",
+      a.owned_usd_per_device_hour ? fmt::format("${:.3f}", *a.owned_usd_per_device_hour)
+                                  : "unknown",
+      a.rent_usd_per_device_hour ? fmt::format("${:.3f}", *a.rent_usd_per_device_hour) : "unknown");
+  out +=
+      "\n  STRATEGY                                        OWNED REPL  SERVERS  RENTED DEV-H"
+      "        OWNED $       RENTED $        TOTAL $\n";
   std::vector<const FleetCost*> rows = {&a.all_rented, &a.peak_owned};
   if (a.chosen.owned_replicas != a.all_rented.owned_replicas &&
       a.chosen.owned_replicas != a.peak_owned.owned_replicas)
@@ -494,13 +518,16 @@ std::string to_text(const FleetAnswer& a) {
                        a.peak_owned.total_usd && *a.peak_owned.total_usd > 0
                            ? 100 * *a.saving_usd / *a.peak_owned.total_usd
                            : 0.0);
-  out += "\n  HOUR   REQ/S  NEEDED  SPARES  RUNNING  OWNED  RENTED  SIM TTFT p99  SIM TPOT p99  SLA\n";
+  out +=
+      "\n  HOUR   REQ/S  NEEDED  SPARES  RUNNING  OWNED  RENTED  SIM TTFT p99  SIM TPOT p99  SLA\n";
   for (const auto& h : a.hours)
     out += fmt::format("  {:>4}{:>8.3g}{:>8}{:>8}{:>9}{:>7}{:>8}{:>14}{:>14}  {}\n", h.hour,
                        h.rate_per_s, h.needed, h.spares, h.running, h.owned, h.rented,
                        h.ttft_p99_s ? fmt::format("{:.3f} s", *h.ttft_p99_s) : "-",
                        h.tpot_p99_s ? fmt::format("{:.1f} ms", 1e3 * *h.tpot_p99_s) : "-",
-                       !h.meets_sla ? "-" : *h.meets_sla ? "met" : "MISSED");
+                       !h.meets_sla   ? "-"
+                       : *h.meets_sla ? "met"
+                                      : "MISSED");
   out += a.all_hours_meet_sla ? "every hour meets the SLA in the simulator\n"
                               : "not every hour was checked or met the SLA (see the table)\n";
   return out;

@@ -35,8 +35,10 @@ struct DemandCurve {
 // the minimum fleet), lengths whole numbers >= 1. Anything else is an InputError naming the
 // line, the column and the value.
 DemandCurve parse_demand_csv(const std::string& text, const std::string& where);
-// The same curve from a comma list of requests/s per hour ("6,5.2,4.5", `--rates`), hours from 0;
-// InputError naming `field` and the hour for a value that is not a rate.
+// The same curve from requests/s per hour (hours from 0): a list of numbers (the HTTP API's and
+// Python's), or a comma list ("6,5.2,4.5", `--rates`). InputError naming `field[hour]` for a value
+// that is not a rate in [0, 1e7], and for more than a year of hours.
+DemandCurve demand_from_rates(const std::vector<double>& rates, const std::string& field);
 DemandCurve demand_from_rates(const std::string& rates, const std::string& field);
 
 // Failure rate of one device in service: the Llama 3 paper's 16,384-GPU H100 cluster had 419
@@ -44,6 +46,11 @@ DemandCurve demand_from_rates(const std::string& rates, const std::string& field
 // Models", Sec. 3.3.4 and Table 5): 419 / (16,384 x 54 x 24 h) = 1.97e-5 per device-hour,
 // 0.173 per device-year. Every interruption takes the replica holding the device out.
 inline constexpr double kInterruptionsPerDeviceYear = 419.0 / (16384.0 * 54.0) * 365.0;
+
+// The defaults of FleetQuery's repair and start-up times: assumptions (no published figure for
+// serving fleets was found), printed as such in every answer.
+inline constexpr double kAssumedRepairHours = 24;
+inline constexpr double kAssumedStartupS = 600;
 
 struct FleetQuery {
   InferenceQuery base;  // model, lengths, SLA, accelerators, quality, fabric, owned prices ...
@@ -55,13 +62,11 @@ struct FleetQuery {
   // Hours a failed replica stays out (until its device is replaced or the replica is restarted
   // on healthy hardware). No published figure for serving fleets was found: an assumption, shown
   // as such in every answer, and the user's to set.
-  double repair_hours = 24;
-  bool repair_hours_given = false;
+  std::optional<double> repair_hours;  // nullopt: kAssumedRepairHours, shown as assumed
   // Seconds from asking for a replica to it serving (model load, engine start-up, CUDA graph
   // capture). An assumption unless given (no published start-up figure fits every engine and
   // storage); replicas for the next hour start this long before it.
-  double startup_s = 600;
-  bool startup_given = false;
+  std::optional<double> startup_s;          // nullopt: kAssumedStartupS, shown as assumed
   std::optional<double> rent_per_gpu_hour;  // replaces the price book's cloud $/device-hour
   int min_replicas = 1;                     // never fewer running, however quiet the hour
   int64_t check_requests = 1000;            // simulated requests per hour checked; 0: no check
@@ -90,7 +95,7 @@ struct FleetCost {
 
 struct FleetAnswer {
   std::unique_ptr<const InferenceAnswer> peak;  // the planner's answer at the peak hour
-  Plan unit;                     // the replica every hour is built from
+  Plan unit;                                    // the replica every hour is built from
   int devices_per_replica = 0, devices_per_server = 0;
   double horizon_hours = 0;
   std::vector<FleetHour> hours;  // at the last month

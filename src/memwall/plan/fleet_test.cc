@@ -5,6 +5,8 @@
 #include <cmath>
 #include <fstream>
 #include <sstream>
+#include <string>
+#include <vector>
 
 #include "memwall/core/error.h"
 #include "memwall/core/test_paths.h"
@@ -39,6 +41,37 @@ TEST(DemandCsv, ReadsHoursAndLengthsAndRefusesWhatItCannotMap) {
             std::string::npos);
   EXPECT_NE(refusal("").find("(empty)"), std::string::npos);
   EXPECT_NE(refusal("hour,rate_per_s\n").find("(no rows)"), std::string::npos);
+}
+
+// The inline curve (--rates, the API's and Python's lists) is the CSV's, refused by hour.
+TEST(DemandCsv, RatesAreTheSameCurveRefusedByHour) {
+  const DemandCurve csv = parse_demand_csv("hour,rate_per_s\n0,6\n1,5.5\n", "d.csv");
+  const DemandCurve text = demand_from_rates("6, 5.5", "--rates");
+  const DemandCurve list = demand_from_rates(std::vector<double>{6, 5.5}, "demand");
+  ASSERT_EQ(text.hours.size(), 2u);
+  ASSERT_EQ(list.hours.size(), 2u);
+  for (size_t h = 0; h < 2; ++h) {
+    EXPECT_EQ(text.hours[h].rate_per_s, csv.hours[h].rate_per_s);
+    EXPECT_EQ(list.hours[h].rate_per_s, csv.hours[h].rate_per_s);
+  }
+  auto refused = [](auto f) {
+    try {
+      f();
+    } catch (const InputError& e) {
+      return std::string(e.what());
+    }
+    return std::string("(accepted)");
+  };
+  EXPECT_NE(refused([] { demand_from_rates("5,x", "--rates"); }).find("--rates[1]: value 'x'"),
+            std::string::npos);
+  EXPECT_NE(refused([] { demand_from_rates(std::vector<double>{1, -1}, "demand"); })
+                .find("demand[1]: value '-1'"),
+            std::string::npos);
+  EXPECT_NE(refused([] { demand_from_rates(std::vector<double>(9000, 1.0), "demand"); })
+                .find("at most 8784 hours"),
+            std::string::npos);
+  EXPECT_NE(refused([] { demand_from_rates(std::vector<double>{}, "demand"); }).find("(none)"),
+            std::string::npos);
 }
 
 FleetQuery week_query() {

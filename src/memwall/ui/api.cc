@@ -231,28 +231,21 @@ Json fleet_json(const Catalog& c, const Json& r) {
     if (!demand->is_array())
       throw InputError("demand", demand->dump().substr(0, 80),
                        "an array of requests per second, one per hour");
-    std::string csv = "hour,rate_per_s\n";
+    std::vector<double> values;
     for (size_t h = 0; h < demand->size(); ++h) {
       const Json& v = (*demand)[h];
-      if (!v.is_number() || !std::isfinite(v.get<double>()))
+      if (!v.is_number())
         throw InputError(fmt::format("demand[{}]", h), v.dump().substr(0, 80), "requests per second");
-      csv += fmt::format("{},{}\n", h, v.get<double>());
-      if (h > 8784) break;  // parse_demand_csv refuses more than a year of hours by name
+      values.push_back(v.get<double>());
     }
-    q.demand = plan::parse_demand_csv(csv, "demand");
+    q.demand = plan::demand_from_rates(values, "demand");
   }
   q.growth_per_month = number(r, "growth_percent").value_or(0) / 100.0;
   q.months = count(r, "months", 1, 1, 120);
   q.availability = number(r, "availability").value_or(q.availability);
   if (const auto f = number(r, "failures_per_device_year")) q.failures_per_device_year = *f;
-  if (const auto h = number(r, "repair_hours")) {
-    q.repair_hours = *h;
-    q.repair_hours_given = true;
-  }
-  if (const auto s = number(r, "startup_s")) {
-    q.startup_s = *s;
-    q.startup_given = true;
-  }
+  q.repair_hours = number(r, "repair_hours");
+  q.startup_s = number(r, "startup_s");
   q.rent_per_gpu_hour = number(r, "rent_per_gpu_hour");
   q.min_replicas = count(r, "min_replicas", 1, 1, 100000);
   q.check_requests = count(r, "check_requests", 1000, 0, 1000000);
