@@ -16,16 +16,24 @@ using memwall::cli_test::run;
 
 // 1e8 users (the largest --concurrency allowed) once overflowed a 32-bit device count
 // (replicas x devices per replica) into "bad input: devices: value '-1094967296'" (TPU v5e) and
-// '-1540566336' (MTT S4000). Plans stay within the planner's 2^24-device bound.
+// '-1540566336' (MTT S4000). Plans stay within the planner's 2^24-device bound; where every shape
+// that meets the SLA needs more, that bound is the reason given (it once ranked below an SLA miss
+// of a smaller shape, so the answer blamed TTFT at batch 1).
 TEST(PlanExtremes, AHundredMillionUsersIsAnAnswerNotAnOverflow) {
   const std::string args =
       "plan infer --concurrency 100000000 --gpus google-tpu-v5e,moorethreads-mtt-s4000 --quality any";
   const Result err = run(args, "2>&1 >/dev/null");
   EXPECT_EQ(err.out.find("bad input"), std::string::npos) << err.out;
   const Result r = run(args + " --json");
-  ASSERT_EQ(r.status, 0);
+  ASSERT_TRUE(r.status == 0 || r.status == 3) << r.status;
   const auto j = nlohmann::json::parse(r.out);
-  ASSERT_FALSE(j["plans"].empty());
+  if (r.status == 3) {
+    ASSERT_TRUE(j["plans"].empty());
+    EXPECT_NE(j["not_feasible"]["google-tpu-v5e"].get<std::string>().find(
+                  "beyond the 16777216-device bound"),
+              std::string::npos)
+        << j["not_feasible"];
+  }
   for (const auto& p : j["plans"]) {
     EXPECT_GT(p["devices"].get<double>(), 0);
     EXPECT_LE(p["devices"].get<double>(), 1 << 24);

@@ -67,10 +67,23 @@ DecodePool decode_pool(const InferenceWorkload& w, Seconds transfer_mean, int ba
     const Seconds step = decode_step(b);
     return step + (transfer_mean + step) / gaps;
   };
-  // At the p99 the sequence waits a whole iteration at each end (the target binds this).
+  // The p99 over requests, each of its own length: TPOT = step + (transfer + W) / g with W the
+  // two iteration-boundary waits, each uniform on [0, step], so triangular on [0, 2 step].
+  const std::vector<WeightedLength> request = request_gaps(w.output);
+  double fewest = request.front().tokens;
+  for (const WeightedLength& g : request) fewest = std::min(fewest, g.tokens);
   auto tpot_p99_at = [&](int b) {
-    const Seconds step = decode_step(b);
-    return step + (transfer_mean + 2.0 * step) / gaps;
+    const double step = decode_step(b).value(), transfer = transfer_mean.value();
+    auto exceeds = [&](size_t i, double t) {
+      const double x = (t - step) * request[i].tokens - transfer;  // waits putting TPOT above t
+      if (x <= 0) return 1.0;
+      if (x >= 2 * step) return 0.0;
+      return x <= step ? 1.0 - x * x / (2 * step * step)
+                       : (2 * step - x) * (2 * step - x) / (2 * step * step);
+    };
+    return tpot_p99_over_requests(request, Seconds(step),
+                                  Seconds(step + (transfer + 2 * step) / fewest), w.sla.tpot_p99,
+                                  exceeds);
   };
   const Seconds sla = w.sla.tpot_p99;
   // The largest decode batch within the TPOT target: TPOT is non-decreasing in the batch.

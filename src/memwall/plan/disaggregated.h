@@ -55,9 +55,12 @@ PrefillProfile profile_prefill(const ReplicaModel& rm, const InferenceWorkload& 
 //    (the first token comes out of the prefill pool);
 //  - TPOT = decode step at the decode batch + (KV transfer + one decode step) / (output - 1): the
 //    handoff delays the second token (the pull starts and the sequence joins at decode iteration
-//    boundaries), spread over the output's gaps like every other gap; TPOT p99 (what the target
-//    binds) waits a whole iteration at each end, (KV transfer + two decode steps) / (output - 1);
-//  - decode sequences in flight = lambda x (output - 1) x TPOT (Little's law), N_d = ceil(that / B).
+//    boundaries, each wait uniform over one iteration), spread over the output's gaps like every
+//    other gap; TPOT p99 (what the target binds) is the 99th percentile over requests of
+//    step + (KV transfer + W) / (output - 1), W the sum of the two waits (triangular on [0, 2
+//    steps]) and each request of its own output length (steady_state.h tpot_p99_over_outputs);
+//  - decode sequences in flight = lambda x (output - 1) x TPOT (Little's law), N_d = ceil(that /
+//  B).
 struct PoolsPoint {
   bool feasible = false;
   double lambda = 0;           // requests/s through the deployment

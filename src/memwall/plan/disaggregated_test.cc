@@ -72,8 +72,8 @@ TEST(PrefillQueue, MaxUtilisationSpendsExactlyTheTtftBudgetOnWaiting) {
 InferenceWorkload open_loop(double rate) {
   InferenceWorkload w;
   w.load.rate_per_s = rate;
-  w.input = {1000, 3000, "test"};
-  w.output = {201, 600, "test"};
+  w.input = {1000, 3000, "test", {}};
+  w.output = {201, 600, "test", {}};
   w.sla.ttft_p99 = Seconds(1.0);
   w.sla.tpot_p99 = Seconds(0.05);
   return w;

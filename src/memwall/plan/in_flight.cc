@@ -38,6 +38,20 @@ double poisson_quantile(double mean, double probability) {
   return k;
 }
 
+double poisson_exceeds(double mean, double k) {
+  if (k < 0) return 1;
+  if (!(mean > 0)) return 0;
+  k = std::floor(k);
+  if (k > mean + 12 * std::sqrt(mean) + 40) return 0;
+  if (mean > 500) return 0.5 * std::erfc((k + 0.5 - mean) / std::sqrt(2 * mean));
+  double pmf = std::exp(-mean), cdf = pmf;
+  for (double i = 1; i <= k; i += 1) {
+    pmf *= mean / i;
+    cdf += pmf;
+  }
+  return std::max(0.0, 1.0 - cdf);
+}
+
 double sequences_to_hold(double mean_in_flight) {
   return poisson_quantile(mean_in_flight, 0.999);
 }

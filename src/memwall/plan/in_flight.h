@@ -12,6 +12,11 @@ namespace memwall::plan {
 // mean + z sqrt(mean) + (z^2 - 1) / 6 with z the normal quantile, whose error there is below one.
 double poisson_quantile(double mean, double probability);
 
+// P(N > k) for a Poisson count N of mean `mean`: summed exactly up to a mean of 500, beyond it the
+// normal approximation with continuity correction; 0 once k is 12 deviations and 40 above the mean
+// (a tail below 1e-30), which keeps the long-output terms of a mixture cheap.
+double poisson_exceeds(double mean, double k);
+
 // The sequences an open loop's replicas must hold: the Poisson count in flight at its 99.9th
 // percentile. An arrival that finds every slot taken waits for a whole request's residual time
 // (seconds), far beyond any TTFT target, so such arrivals must be rarer than the 1 % a TTFT p99

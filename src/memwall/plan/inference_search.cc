@@ -665,7 +665,9 @@ InferenceSearchResult search_inference(const ModelSpec& model, const InferenceWo
               const double replicas = std::ceil(held / best - 1e-9);
               if (const std::string too_many = beyond_device_bound(replicas, shape.devices());
                   !too_many.empty()) {
-                reject(too_many);
+                // It meets the SLA and fits: only its size stops it, the furthest a shape gets.
+                reject(too_many, RejectionStage::constraint,
+                       replicas * shape.devices() / kMaxPlanDevices);
                 continue;
               }
               Plan plan = make_plan(static_cast<int>(replicas));

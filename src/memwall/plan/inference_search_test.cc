@@ -101,8 +101,8 @@ ReplicaModelFactory toy_factory() {
 InferenceWorkload chat(double users, double ttft) {
   InferenceWorkload w;
   w.load.concurrency = users;
-  w.input = {1000, 3000, "test"};
-  w.output = {300, 900, "test"};
+  w.input = {1000, 3000, "test", {}};
+  w.output = {300, 900, "test", {}};
   w.sla.ttft_p99 = Seconds(ttft);
   w.sla.tpot_p99 = Seconds(0.05);
   return w;

@@ -24,8 +24,8 @@ ModelSpec builtin_model(const std::string& id) {
 InferenceWorkload chat(double users) {
   InferenceWorkload w;
   w.load.concurrency = users;
-  w.input = {161.31, 800, "sharegpt"};
-  w.output = {337.99, 1500, "sharegpt"};
+  w.input = {161.31, 800, "sharegpt", {}};
+  w.output = {337.99, 1500, "sharegpt", {}};
   w.sla = parse_sla("ttft_p99=1,tpot_p99=50ms");
   return w;
 }

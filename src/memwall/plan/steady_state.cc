@@ -26,6 +26,78 @@ infer::StepBatch prefill_batch(double tokens) {
   return b;
 }
 
+std::vector<WeightedLength> request_gaps(const Lengths& output) {
+  std::vector<WeightedLength> gaps;
+  double total = 0;
+  for (const WeightedLength& l : output.points) {
+    if (l.tokens < 2) continue;
+    gaps.push_back({l.tokens - 1.0, l.weight});
+    total += l.weight;
+  }
+  if (gaps.empty()) return {{std::max(1.0, output.mean - 1.0), 1.0}};
+  for (WeightedLength& g : gaps) g.weight /= total;
+  return gaps;
+}
+
+namespace {
+
+// The prompts interleaved into a request's gaps, per gap point: K ~ Poisson(mean = prompts per gap
+// x gaps). Each point's tail P(K > k) is tabulated once (its exact sum, up to where it falls below
+// 1e-9) so the bisection over TPOT looks it up; a point of mean above 100 takes the normal
+// approximation with continuity correction, whose quantile is within about one prompt there,
+// a TPOT error of S / gaps with gaps > 100 / (prompts per gap).
+struct InterleavedPrompts {
+  static constexpr double kNormalAbove = 100;
+  std::vector<WeightedLength> gaps;
+  std::vector<double> mean;
+  std::vector<size_t> start;  // of each tabulated point's tail in `tail`; npos: normal
+  std::vector<double> tail;
+  std::vector<size_t> length;
+  double most_per_gap_p99 = 0;  // max over points of (99th percentile of K) / gaps
+
+  InterleavedPrompts(std::vector<WeightedLength> g, double prompts_per_gap) : gaps(std::move(g)) {
+    for (const WeightedLength& p : gaps) {
+      const double m = std::max(0.0, prompts_per_gap * p.tokens);
+      mean.push_back(m);
+      double k99 = 0;
+      if (m > kNormalAbove) {
+        start.push_back(std::string::npos);
+        length.push_back(0);
+        k99 = std::ceil(m + 2.3263478740408408 * std::sqrt(m) + 0.5);
+      } else {
+        start.push_back(tail.size());
+        // Past the mean, stop once the tail is below 1e-9: a weight of at most 1 times it moves
+        // the mixture's 1 % by less than its own rounding.
+        double pmf = std::exp(-m), cdf = 0;
+        bool found = false;
+        size_t k = 0;
+        for (;; ++k) {
+          if (k > 0) pmf *= m / static_cast<double>(k);
+          cdf += pmf;
+          tail.push_back(std::max(0.0, 1.0 - cdf));
+          if (!found && tail.back() <= 0.01) {
+            k99 = static_cast<double>(k);
+            found = true;
+          }
+          if (static_cast<double>(k) > m && tail.back() < 1e-9) break;
+        }
+        length.push_back(k + 1);
+      }
+      most_per_gap_p99 = std::max(most_per_gap_p99, k99 / p.tokens);
+    }
+  }
+  // P(K > k) at point i.
+  double exceeds(size_t i, double k) const {
+    if (k < 0) return 1.0;
+    k = std::floor(k);
+    if (start[i] == std::string::npos)
+      return 0.5 * std::erfc((k + 0.5 - mean[i]) / std::sqrt(2 * mean[i]));
+    return k < static_cast<double>(length[i]) ? tail[start[i] + static_cast<size_t>(k)] : 0.0;
+  }
+};
+
+}  // namespace
+
 OperatingPoint steady_state(const ReplicaModel& model, const InferenceWorkload& w, int batch) {
   OperatingPoint p;
   p.batch = batch;
@@ -59,9 +131,14 @@ OperatingPoint steady_state(const ReplicaModel& model, const InferenceWorkload& 
     return p;
   }
   p.tpot = Seconds(td / (1.0 - rho));
-  const double gaps = std::max(1.0, out - 1.0);
-  const double interleaved_p99 = poisson_quantile(rho / s * gaps * p.tpot.value(), 0.99);
-  p.tpot_p99 = std::max(p.tpot, Seconds(td + s * interleaved_p99 / gaps));
+  // A request of g gaps has K ~ Poisson(lambda_r g TPOT) prompts interleaved, TPOT = t_d + K S / g.
+  const InterleavedPrompts prompts(request_gaps(w.output), rho / s * p.tpot.value());
+  p.tpot_p99 = std::max(
+      p.tpot,
+      tpot_p99_over_requests(prompts.gaps, Seconds(td), Seconds(td + s * prompts.most_per_gap_p99),
+                             w.sla.tpot_p99, [&](size_t i, double t) {
+                               return prompts.exceeds(i, (t - td) * prompts.gaps[i].tokens / s);
+                             }));
   const double wait_mean = s * rho / (1.0 - rho);
   const double wait_p99 = rho > 0.01 ? s / (1.0 - rho) * std::log(100.0 * rho) : 0.0;
   p.ttft_mean = Seconds(s + wait_mean);

@@ -4,6 +4,10 @@
 
 #include <gtest/gtest.h>
 
+#include <cmath>
+
+#include "memwall/plan/in_flight.h"
+
 namespace memwall::plan {
 namespace {
 
@@ -16,8 +20,8 @@ TEST(SteadyState, LittlesLawHoldsAtThePointItReports) {
   ReplicaModel m;
   m.step = [](const infer::StepBatch& b) { return Seconds(b.prefill_tokens > 0 ? 0.030 : 0.045); };
   InferenceWorkload w;
-  w.input = {155, 696, ""};
-  w.output = {324, 1408, ""};
+  w.input = {155, 696, "", {}};
+  w.output = {324, 1408, "", {}};
   for (int batch : {1, 100, 400, 480, 484, 486, 490, 640, 2000}) {
     SCOPED_TRACE(batch);
     const OperatingPoint p = steady_state(m, w, batch);
@@ -41,8 +45,8 @@ TEST(SteadyState, AShortOutputsTpotP99CarriesWholePrompts) {
   ReplicaModel m;
   m.step = [](const infer::StepBatch& b) { return Seconds(b.prefill_tokens > 0 ? 0.030 : 0.010); };
   InferenceWorkload w;
-  w.input = {500, 500, ""};
-  w.output = {2, 2, ""};
+  w.input = {500, 500, "", {}};
+  w.output = {2, 2, "", {}};
   OperatingPoint p = steady_state(m, w, 4);
   EXPECT_NEAR(p.prefill_share, 0.75, 1e-12);
   EXPECT_NEAR(p.tpot.value(), 0.040, 1e-12);
@@ -50,10 +54,58 @@ TEST(SteadyState, AShortOutputsTpotP99CarriesWholePrompts) {
   std::string why;
   EXPECT_FALSE(meets_sla(p, {Seconds(10), Seconds(0.05), std::nullopt}, &why));
   EXPECT_EQ(why, "TPOT p99 130.0 ms > 50.0 ms at batch 4");
-  w.output = {324, 324, ""};
+  w.output = {324, 324, "", {}};
   p = steady_state(m, w, 4);
   EXPECT_GT(p.tpot_p99.value(), p.tpot.value());
   EXPECT_LT(p.tpot_p99.value(), 1.05 * p.tpot.value());
+}
+
+}  // namespace
+}  // namespace memwall::plan
+
+namespace memwall::plan {
+namespace {
+
+// The TPOT p99 over requests is that of the p99 request, not of the mean one: a per-request TPOT
+// of 10 ms + 100 ms / gaps, 5 % of the requests with one gap (2 tokens) and the rest with 99.
+TEST(SteadyState, TpotP99IsOverRequestsOfTheirOwnLengths) {
+  auto tpot = [](double g) { return 0.010 + 0.100 / g; };
+  auto p99 = [&](const Lengths& out, double target) {
+    const std::vector<WeightedLength> gaps = request_gaps(out);
+    return tpot_p99_over_requests(gaps, Seconds(0.010), Seconds(0.110), Seconds(target),
+                                  [&](size_t i, double t) { return tpot(gaps[i].tokens) > t; })
+        .value();
+  };
+  Lengths out;
+  out.mean = 0.05 * 2 + 0.95 * 100;
+  out.points = {{2, 0.05}, {100, 0.95}};
+  EXPECT_NEAR(p99(out, 0.05), 0.110, 1e-6);
+  // Short requests rarer than 1 %: the p99 request is a long one; exact on the target's side.
+  out.points = {{2, 0.005}, {100, 0.995}};
+  EXPECT_NEAR(p99(out, 0.05), tpot(99), 1e-6);
+  EXPECT_LE(p99(out, tpot(99)), tpot(99));
+  EXPECT_GT(p99(out, tpot(99) - 1e-9), tpot(99) - 1e-9);
+  // Requests of one token have no TPOT (serve/metrics.cc) and are left out.
+  out.points = {{1, 0.5}, {100, 0.5}};
+  EXPECT_NEAR(p99(out, 0.05), tpot(99), 1e-6);
+  // No points: every request at the mean.
+  out.points.clear();
+  out.mean = 51;
+  EXPECT_NEAR(p99(out, 0.05), tpot(50), 1e-6);
+}
+
+TEST(InFlight, PoissonTailIsExactAndItsNormalBranchContinuous) {
+  // P(N > 3) at mean 2 = 1 - e^-2 (1 + 2 + 2 + 4/3).
+  EXPECT_NEAR(poisson_exceeds(2.0, 3.0), 1 - std::exp(-2.0) * (1 + 2 + 2 + 4.0 / 3), 1e-12);
+  EXPECT_NEAR(poisson_exceeds(2.0, 3.7), poisson_exceeds(2.0, 3.0), 1e-15);  // k rounds down
+  EXPECT_EQ(poisson_exceeds(2.0, -0.5), 1.0);
+  EXPECT_EQ(poisson_exceeds(0.0, 0.0), 0.0);
+  EXPECT_EQ(poisson_exceeds(2.0, 200.0), 0.0);
+  // Either side of the 500 switch the tail at mean + 2 sd agrees within 0.002.
+  const double below = poisson_exceeds(499.9, 499.9 + 2 * std::sqrt(499.9));
+  const double above = poisson_exceeds(500.1, 500.1 + 2 * std::sqrt(500.1));
+  EXPECT_NEAR(below, above, 2e-3);
+  EXPECT_NEAR(above, 0.0228, 5e-3);
 }
 
 }  // namespace

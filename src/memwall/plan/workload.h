@@ -4,17 +4,28 @@
 
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "memwall/core/units.h"
 #include "memwall/serve/workload.h"
 
 namespace memwall::plan {
 
+// A length and the fraction of requests it stands for.
+struct WeightedLength {
+  double tokens = 0;
+  double weight = 0;
+};
+
 // Summary statistics of a token-length distribution (the serving simulator samples the full one).
 struct Lengths {
   double mean = 0;
   double p99 = 0;  // 99th percentile, for tail latency (TTFT p99 uses the p99 prompt)
   std::string description;
+  // The distribution as weighted lengths of the same draws (38 quantile bands, finest in the low
+  // tail; equal lengths merged; weights sum to 1): what a per-request tail over lengths needs
+  // (the TPOT p99 of short outputs). Empty: every request at `mean`.
+  std::vector<WeightedLength> points;
 };
 
 struct Sla {
