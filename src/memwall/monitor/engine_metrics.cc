@@ -22,9 +22,30 @@ namespace {
 // smallDeltaTolerance = 1e-12, relative).
 constexpr double kRelativeTolerance = 1e-9;
 
-bool is_engine_reading(const std::string& r) {
-  const auto& all = engine_readings();
-  return std::find(all.begin(), all.end(), r) != all.end();
+// Each reading and the metric type that feeds it.
+struct ReadingType {
+  const char* key;
+  EngineMetric::Type type;
+};
+constexpr ReadingType kReadings[] = {
+    {"running_requests", EngineMetric::Type::gauge},
+    {"waiting_requests", EngineMetric::Type::gauge},
+    {"kv_cache_usage_ratio", EngineMetric::Type::gauge},
+    {"prompt_tokens", EngineMetric::Type::counter},
+    {"generation_tokens", EngineMetric::Type::counter},
+    {"finished_requests", EngineMetric::Type::counter},
+    {"preemptions", EngineMetric::Type::counter},
+    {"ttft_seconds", EngineMetric::Type::histogram},
+    {"inter_token_seconds", EngineMetric::Type::histogram},
+    {"e2e_seconds", EngineMetric::Type::histogram},
+    {"prompt_length_tokens", EngineMetric::Type::histogram},
+    {"generation_length_tokens", EngineMetric::Type::histogram},
+};
+
+const ReadingType* reading_type(const std::string& r) {
+  for (const auto& t : kReadings)
+    if (r == t.key) return &t;
+  return nullptr;
 }
 
 EngineMetric::Type type_of(const std::string& t, const std::string& where) {
@@ -231,11 +252,11 @@ HistogramSummary histogram_summary(const ReadingAcc& r) {
 }  // namespace
 
 const std::vector<std::string>& engine_readings() {
-  static const std::vector<std::string> readings = {
-      "running_requests", "waiting_requests",     "kv_cache_usage_ratio",
-      "prompt_tokens",    "generation_tokens",    "finished_requests",
-      "preemptions",      "ttft_seconds",         "inter_token_seconds",
-      "e2e_seconds",      "prompt_length_tokens", "generation_length_tokens"};
+  static const std::vector<std::string> readings = [] {
+    std::vector<std::string> out;
+    for (const auto& t : kReadings) out.push_back(t.key);
+    return out;
+  }();
   return readings;
 }
 
@@ -261,14 +282,14 @@ EngineTable engine_table_from_json(const Json& j, const ExporterTable& exporters
       e.type = type_of(m.at("type").get<std::string>(), mw);
       if (!std::regex_match(e.name, metric_name))
         throw InputError(mw + ".name", e.name, "a Prometheus metric name");
-      if (!is_engine_reading(e.reading))
-        throw InputError::unknown_name(mw + ".reading", e.reading, engine_readings());
-      const bool histogram_reading = e.reading.find("_seconds") != std::string::npos ||
-                                     e.reading.find("_length_") != std::string::npos;
-      if (histogram_reading != (e.type == EngineMetric::Type::histogram))
-        throw InputError(
-            mw + ".type", m.at("type").get<std::string>(),
-            histogram_reading ? "histogram for " + e.reading : "gauge or counter for " + e.reading);
+      const ReadingType* rt = reading_type(e.reading);
+      if (!rt) throw InputError::unknown_name(mw + ".reading", e.reading, engine_readings());
+      if (rt->type != e.type)
+        throw InputError(mw + ".type", m.at("type").get<std::string>(),
+                         fmt::format("the type of {}: {}", e.reading,
+                                     rt->type == EngineMetric::Type::gauge     ? "gauge"
+                                     : rt->type == EngineMetric::Type::counter ? "counter"
+                                                                               : "histogram"));
       e.rank = rank++;
       t.metrics.push_back(e);
     }

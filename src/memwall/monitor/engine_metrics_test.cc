@@ -50,6 +50,19 @@ TEST(EngineMetrics, TheTableHoldsEveryReadingForVllmAndOneNameOfEachVersion) {
   EXPECT_NE(q.find("sglang:num_running_reqs"), std::string::npos) << q;
   EXPECT_EQ(q.substr(q.size() - 17), ",namespace=\"llm\"}");
   EXPECT_THROW(engine_query(t, "{pod=\"x\"}"), InputError);
+  // A table entry of the wrong type or an unknown reading is refused by name.
+  auto table = [](const std::string& type, const std::string& reading) {
+    const Json j = {
+        {"sets",
+         {{{"id", "vllm"},
+           {"engine", "vllm"},
+           {"metrics", {{{"name", "vllm:x"}, {"type", type}, {"reading", reading}}}}}}}};
+    return engine_table_from_json(j, exporter_table(), "engines");
+  };
+  EXPECT_EQ(table("histogram", "ttft_seconds").metrics.size(), 1u);
+  EXPECT_THROW(table("gauge", "ttft_seconds"), InputError);
+  EXPECT_THROW(table("counter", "running_requests"), InputError);
+  EXPECT_THROW(table("gauge", "tokens"), InputError);
 }
 
 // PromQL's histogram_quantile: linear inside the bucket the rank falls in, 0 as the lowest
