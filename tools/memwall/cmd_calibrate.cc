@@ -26,7 +26,7 @@ namespace {
 
 struct CalibrateCliOptions {
   std::vector<std::string> files;
-  std::string out;
+  std::string out, records_out;
   // The engines' own series over Prometheus instead of files.
   std::string prometheus, job, window = "1h";
   double timeout_s = 10;
@@ -89,12 +89,21 @@ std::vector<measure::Record> prometheus_records(const CalibrateCliOptions& o,
   return r.records;
 }
 
+// Writes `doc` to `path` (replaced); InputError naming `flag` when it cannot.
+void write_json(const std::string& path, const char* flag, const Json& doc) {
+  std::ofstream f(path);
+  if (!f) throw InputError(flag, path, "a writable file path");
+  f << doc.dump(2) << "\n";
+  f.flush();
+  if (!f) throw InputError(flag, path, "a writable file path (write failed)");
+}
+
 int run_calibrate(const CalibrateCliOptions& o, const GlobalOptions& g, const CLI::App& sub) {
   const CommandCatalog catalog(g);
   if (o.files.empty() == o.prometheus.empty())
     throw InputError("FILE", o.files.empty() ? "none" : "with --prometheus",
                      "measurement record files or --prometheus URL (one of the two)");
-  for (const char* flag : {"--job", "--window", "--timeout"})
+  for (const char* flag : {"--job", "--window", "--timeout", "--records-out"})
     if (o.prometheus.empty() && sub.count(flag) > 0)
       throw InputError(flag, "without --prometheus", "with --prometheus only");
   for (const char* flag : kDeploymentFlags)
@@ -112,16 +121,11 @@ int run_calibrate(const CalibrateCliOptions& o, const GlobalOptions& g, const CL
     }
     co.files = o.files;
   }
+  if (!o.records_out.empty()) write_json(o.records_out, "--records-out", measure::to_json(records));
   const measure::CalibrationFit fit = measure::calibrate(records, *catalog, co);
   // The profile must be one --calibration accepts.
   (void)perf::apply_calibration(perf::default_efficiency(), fit.profile, "the fitted profile");
-  if (!o.out.empty()) {
-    std::ofstream f(o.out);
-    if (!f) throw InputError("--out", o.out, "a writable file path");
-    f << fit.profile.dump(2) << "\n";
-    f.flush();
-    if (!f) throw InputError("--out", o.out, "a writable file path (write failed)");
-  }
+  if (!o.out.empty()) write_json(o.out, "--out", fit.profile);
   if (g.json) {
     Json j = measure::to_json(fit);
     if (!o.out.empty()) j["profile_file"] = o.out;
@@ -164,6 +168,9 @@ void register_calibrate(CLI::App& app, GlobalOptions& g, Runner& run) {
                   "With --prometheus: the range back from now the rates and latencies are taken "
                   "over (90s, 15m, 1h)")
       ->capture_default_str();
+  sub->add_option("--records-out", o->records_out,
+                  "With --prometheus: also write the window's measurement records to this file "
+                  "(windows at other loads are then fitted together as FILEs)");
   sub->add_option("--timeout", o->timeout_s, "With --prometheus: connection and read timeout (s)")
       ->capture_default_str();
   measure::ImportOptions& d = o->deployment;

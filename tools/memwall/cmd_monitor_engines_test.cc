@@ -104,6 +104,18 @@ TEST(CalibrateEnginesCli, ProfileFromTheVllmWindow) {
   EXPECT_NE(written["fitted_on"]["files"][0].get<std::string>().find("{job=\"vllm\"} 60 s"),
             std::string::npos)
       << written.dump();
+  // The window's records, written with --records-out, fit the same as a file.
+  const std::string records = ::testing::TempDir() + "vllm-window-records.json";
+  ASSERT_EQ(run("calibrate --prometheus " + fake.url() +
+                " --job 'job=\"vllm\"' --window 1m --gpu h100 --engine-version 0.10.1 "
+                "--records-out " +
+                records)
+                .status,
+            0);
+  const auto from_file = run("calibrate " + records + " --json");
+  ASSERT_EQ(from_file.status, 0) << from_file.out;
+  EXPECT_EQ(nlohmann::json::parse(from_file.out)["profile"]["engines"], written["engines"]);
+  EXPECT_EQ(run("calibrate " + records + " --records-out x.json").status, 2);
   // The profile is one every face takes.
   EXPECT_EQ(run("infer --model llama-3.1-8b --gpu h100 --engine vllm --input 1000 --output 500 "
                 "--calibration " +
