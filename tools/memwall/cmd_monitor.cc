@@ -19,7 +19,11 @@
 #include "memwall/catalog/catalog.h"
 #include "memwall/core/error.h"
 #include "memwall/core/precision.h"
+#include "memwall/measure/import.h"
+#include "memwall/measure/predict.h"
 #include "memwall/monitor/advisor.h"
+#include "memwall/monitor/engine_metrics.h"
+#include "memwall/monitor/engine_records.h"
 #include "memwall/monitor/fleet.h"
 #include "memwall/monitor/nvml_source.h"
 #include "memwall/monitor/recording.h"
@@ -28,6 +32,7 @@
 #include "memwall/monitor/session.h"
 #include "memwall/monitor/summary.h"
 #include "memwall/monitor/view.h"
+#include "memwall/perf/efficiency.h"
 
 namespace memwall::cli {
 namespace {
@@ -59,7 +64,13 @@ constexpr const char* kDefinitions =
     "bytes moved per second / memory bandwidth); implied tokens/s = estimated tokens/s x measured\n"
     "/ expected bandwidth. Exit 3 when no NVML driver library is found.\n"
     "--prometheus maps dcgm-exporter, AMD device-metrics-exporter, Ascend npu-exporter and\n"
-    "memwall names (data/monitor/exporters.json); counters a source does not expose are unknown.";
+    "memwall names (data/monitor/exporters.json); counters a source does not expose are unknown.\n"
+    "It also reads vLLM's vllm:* and SGLang's sglang:* series and reports per job the operating\n"
+    "point achieved over --window: mean running/waiting requests and KV-cache usage, prompt and\n"
+    "generation tokens/s, and TTFT, TPOT (inter-token) and e2e mean, p50 and p99 from the\n"
+    "histogram buckets' increases (interpolated inside a bucket as histogram_quantile does).\n"
+    "With --gpu (and --model where the series carry no model_name) memwall's estimate for that\n"
+    "point stands beside it; --input/--output replace the length histograms' means.";
 
 std::atomic<bool> g_stop{false};
 extern "C" void on_signal(int) {
@@ -121,6 +132,25 @@ int run_replay(MonitorOptions& o, const GlobalOptions& g, const CLI::App& sub) {
   return report("replay of " + o.replay, samples, advice, g.json, false);
 }
 
+// The deployment the engines' series ran on, as the flags give it (the series say the engine, the
+// model where they carry model_name, and the lengths where they hold the length histograms).
+measure::ImportOptions deployment_of(const MonitorOptions& o, const CLI::App& sub) {
+  measure::ImportOptions d;
+  if (!o.d.model.empty()) d.model = o.d.model;
+  if (!o.d.gpu.empty()) d.accelerator = o.d.gpu;
+  d.tp = o.d.tp;
+  d.pp = o.d.pp;
+  d.dp = o.d.dp;
+  if (!o.node.empty()) d.node = o.node;
+  if (sub.count("--engine") > 0) d.engine = o.d.engine;
+  d.engine_version = o.d.engine_version;
+  if (!o.weight_precision.empty()) d.weight_precision = o.weight_precision;
+  if (!o.kv_precision.empty()) d.kv_precision = o.kv_precision;
+  if (o.input > 0) d.input = std::to_string(o.input);
+  if (o.output > 0) d.output = std::to_string(o.output);
+  return d;
+}
+
 // The fleet through a Prometheus server: one query, the exporters' names mapped, the advisor per
 // job and per GPU (src/memwall/monitor/fleet.h).
 int run_prometheus(MonitorOptions& o, const GlobalOptions& g, const CLI::App& sub) {
@@ -134,14 +164,50 @@ int run_prometheus(MonitorOptions& o, const GlobalOptions& g, const CLI::App& su
   f.window = monitor::parse_window(o.window, "--window");
   f.job_selector = o.job;
   f.client.timeout = Seconds(o.timeout_s);
+  f.require_gpus = false;
   const auto expected = o.advise ? expectation(o, g) : std::nullopt;
   const auto fleet = monitor::fetch_fleet(f);
+  const auto engines = monitor::fetch_engines(f);
+  if (fleet.gpus.empty() && engines.points.empty())
+    throw InfeasibleError(monitor::no_series_message(
+        f, "the mapped exporter or engine names (" +
+               fmt::format("{}", fmt::join(monitor::exporter_table().sets, ", ")) + ", " +
+               fmt::format("{}", fmt::join(monitor::engine_table().sets, ", ")) + ")"));
   std::optional<monitor::FleetAdvice> advice;
   if (o.advise) advice = monitor::advise_fleet(fleet, expected);
-  if (g.json)
-    std::cout << monitor::to_json(fleet, advice ? &*advice : nullptr).dump(2) << "\n";
-  else
-    std::cout << monitor::format_fleet(fleet, advice ? &*advice : nullptr);
+  // memwall's estimate beside each engine's operating point, where the deployment is given.
+  const auto catalog = Catalog::with_user_files(g.catalog_files);
+  measure::PredictOptions po;
+  if (o.d.calibration_file)
+    po.efficiency =
+        std::make_shared<const perf::Efficiency>(perf::load_calibration(*o.d.calibration_file));
+  const measure::ImportOptions deployment = deployment_of(o, sub);
+  std::vector<std::optional<monitor::OperatingPointEstimate>> estimates;
+  for (const auto& p : engines.points)
+    estimates.push_back(deployment.accelerator
+                            ? std::optional(monitor::estimate_operating_point(
+                                  p, deployment, "prometheus " + p.job, catalog, po))
+                            : std::nullopt);
+  if (g.json) {
+    Json out = monitor::to_json(fleet, advice ? &*advice : nullptr);
+    out["engine_query"] = engines.query;
+    out["engines"] = Json::array();
+    for (size_t i = 0; i < engines.points.size(); ++i) {
+      Json j = monitor::to_json(engines.points[i]);
+      if (estimates[i]) j["estimate"] = monitor::to_json(*estimates[i]);
+      out["engines"].push_back(j);
+    }
+    std::cout << out.dump(2) << "\n";
+    return 0;
+  }
+  if (!fleet.gpus.empty()) std::cout << monitor::format_fleet(fleet, advice ? &*advice : nullptr);
+  if (engines.points.empty()) return 0;
+  std::cout << fmt::format("{}engines (vllm:*, sglang:* series over the window):\n",
+                           fleet.gpus.empty() ? "" : "\n");
+  for (size_t i = 0; i < engines.points.size(); ++i) {
+    std::cout << monitor::format_operating_point(engines.points[i]);
+    if (estimates[i]) std::cout << monitor::format_estimate(*estimates[i]);
+  }
   return 0;
 }
 
@@ -261,18 +327,27 @@ void register_monitor(CLI::App& app, GlobalOptions& g, Runner& run) {
                   "(- for stdout) and exit");
   sub->add_flag("--advise", o->advise,
                 "Name the wall; with --model/--gpu/--input/--output compare with the estimate");
-  sub->add_option("--model", o->d.model, "Built-in model id or Hugging Face config.json (advisor)");
-  sub->add_option("--gpu", o->d.gpu, "Accelerator id or alias of the monitored GPUs (advisor)");
+  sub->add_option("--model", o->d.model,
+                  "Built-in model id or Hugging Face config.json (advisor; engines: default\n"
+                  "the series' model_name label)");
+  sub->add_option("--gpu", o->d.gpu,
+                  "Accelerator id or alias of the monitored GPUs (advisor; engines: gives\n"
+                  "memwall's estimate beside each operating point)");
   sub->add_option("--tp", o->d.tp, "Tensor-parallel size (advisor)")->capture_default_str();
   sub->add_option("--pp", o->d.pp, "Pipeline-parallel size (advisor)")->capture_default_str();
   sub->add_option("--dp", o->d.dp, "Data-parallel replicas (advisor)")->capture_default_str();
   sub->add_option("--node", o->node, "Node id (advisor; default: the catalog node of --gpu)");
   sub->add_option("--batch", o->batch, "Sequences per replica (advisor)")->capture_default_str();
-  sub->add_option("--input", o->input, "Input tokens per sequence (advisor)");
-  sub->add_option("--output", o->output, "Output tokens per sequence (advisor)");
+  sub->add_option("--input", o->input,
+                  "Input tokens per sequence (advisor; engines: replaces the prompt-length\n"
+                  "histogram's mean)");
+  sub->add_option("--output", o->output,
+                  "Output tokens per sequence (advisor; engines: replaces the\n"
+                  "generation-length histogram's mean)");
   sub->add_option("--weight-precision", o->weight_precision, "Weight precision (advisor)");
   sub->add_option("--kv-precision", o->kv_precision, "KV-cache precision (advisor)");
-  sub->add_option("--engine", o->d.engine, "Engine overhead profile (advisor)")
+  sub->add_option("--engine", o->d.engine,
+                  "Engine overhead profile (advisor; engines: the series' own)")
       ->capture_default_str();
   sub->add_option("--engine-version", o->d.engine_version, "Engine version of the profile (advisor)");
   sub->add_option("--calibration", o->d.calibration_file,

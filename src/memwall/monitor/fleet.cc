@@ -235,10 +235,7 @@ std::vector<FleetGpu> fleet_from_series(const std::vector<PromSeries>& series,
                        "a series with one of the GPU labels " +
                            fmt::format("{}", fmt::join(t.uuid_labels, ", ")) + ", " +
                            fmt::format("{}", fmt::join(t.index_labels, ", ")));
-    std::string job;
-    for (const auto& [canonical, aliases] : t.job_labels)
-      if (const auto v = first_label(s.labels, aliases); !v.empty())
-        job += fmt::format("{}{}={}", job.empty() ? "" : ",", canonical, v);
+    const std::string job = job_of(s.labels, t.job_labels);
     const std::string node = first_label(s.labels, t.node_labels);
     std::string gpu = uuid.empty() ? index : uuid;
     if (const auto mig = first_label(s.labels, t.instance_labels); !mig.empty())
@@ -334,6 +331,30 @@ Seconds parse_window(const std::string& text, const std::string& field) {
   return Seconds(s);
 }
 
+double range_step_s(Seconds window, const std::optional<Seconds>& step) {
+  return step ? step->value() : std::max(1.0, window.value() / kPointsPerSeries);
+}
+
+std::string job_of(
+    const std::map<std::string, std::string>& labels,
+    const std::vector<std::pair<std::string, std::vector<std::string>>>& job_labels) {
+  std::string job;
+  for (const auto& [canonical, aliases] : job_labels)
+    if (const auto v = first_label(labels, aliases); !v.empty())
+      job += fmt::format("{}{}={}", job.empty() ? "" : ",", canonical, v);
+  return job;
+}
+
+std::string no_series_message(const FleetOptions& o, const std::string& names) {
+  return fmt::format(
+      "Prometheus at {} has no series of {} {} matching {}; see data/monitor/exporters.json for "
+      "the names",
+      o.url, names,
+      o.window.value() == 0 ? std::string("now")
+                            : fmt::format("in the last {} s", o.window.value()),
+      o.job_selector.empty() ? std::string("any job") : o.job_selector);
+}
+
 Fleet fetch_fleet(const FleetOptions& o) {
   Fleet f;
   f.url = o.url;
@@ -347,19 +368,15 @@ Fleet fetch_fleet(const FleetOptions& o) {
     f.start_s = f.end_s = now;
     series = client.query(f.query, now);
   } else {
-    f.step_s = std::max(1.0, f.window_s / kPointsPerSeries);
+    f.step_s = range_step_s(o.window, o.step);
     f.start_s = now - f.window_s;
     f.end_s = now;
     series = client.query_range(f.query, f.start_s, f.end_s, f.step_s);
   }
   f.gpus = fleet_from_series(series, exporter_table());
-  if (f.gpus.empty())
-    throw InfeasibleError(fmt::format(
-        "Prometheus at {} has no series of the mapped exporter names ({}) {} matching {}; "
-        "see data/monitor/exporters.json for the names",
-        o.url, fmt::join(exporter_table().sets, ", "),
-        f.window_s == 0 ? std::string("now") : fmt::format("in the last {} s", f.window_s),
-        o.job_selector.empty() ? std::string("any job") : o.job_selector));
+  if (f.gpus.empty() && o.require_gpus)
+    throw InfeasibleError(no_series_message(
+        o, fmt::format("the mapped exporter names ({})", fmt::join(exporter_table().sets, ", "))));
   return f;
 }
 

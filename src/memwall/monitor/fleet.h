@@ -72,6 +72,7 @@ struct FleetOptions {
   std::string job_selector;
   PromClientOptions client;
   std::optional<double> end_time_s;  // default: now
+  bool require_gpus = true;          // false: no mapped GPU series is an empty fleet, not exit 3
 };
 
 struct Fleet {
@@ -82,6 +83,17 @@ struct Fleet {
 
 // "15m", "1h", "90s", "2d", "900" (seconds) -> seconds; InputError naming `field` otherwise.
 Seconds parse_window(const std::string& text, const std::string& field);
+
+// The step of a range query over `window`: `step` when given, else about 240 points per series.
+double range_step_s(Seconds window, const std::optional<Seconds>& step);
+
+// The job of a series: its job labels under their one name each, "namespace=..,pod=.."; empty
+// without job labels.
+std::string job_of(const std::map<std::string, std::string>& labels,
+                   const std::vector<std::pair<std::string, std::vector<std::string>>>& job_labels);
+
+// "Prometheus at URL has no series of `names` in the last N s matching SELECTOR; ...".
+std::string no_series_message(const FleetOptions& o, const std::string& names);
 
 // Queries the server (range, or instant for a zero window) and maps the answer.
 Fleet fetch_fleet(const FleetOptions& o);

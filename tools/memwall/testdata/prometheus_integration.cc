@@ -1,10 +1,11 @@
 // End to end against a real Prometheus (the Debian package `prometheus`; the test is skipped when
 // its binary is not found, and carries the CTest label `prometheus`): Prometheus on a loopback port
-// scrapes `memwall monitor --serve` on the fake NVIDIA driver library and a static server answering
-// the recorded dcgm-exporter exposition (src/memwall/monitor/testdata); after two scrapes of each,
-// `memwall monitor --prometheus` with the advisor reads both back and must name the same wall for
-// both sources. Every process and file the test started or wrote is stopped or removed, also when
-// an assertion fails (the guards below run in their destructors).
+// scrapes `memwall monitor --serve` on the fake NVIDIA driver library and static servers answering
+// the recorded dcgm-exporter and vLLM 0.10 expositions (src/memwall/monitor/testdata); after two
+// scrapes of each, `memwall monitor --prometheus` with the advisor reads them back and must name
+// the same wall for both GPU sources and read the vLLM gauges as written. Every process and file
+// the test started or wrote is stopped or removed, also when an assertion fails (the guards below
+// run in their destructors).
 #include <gtest/gtest.h>
 #include <httplib.h>
 #include <netinet/in.h>
@@ -13,6 +14,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <array>
 #include <chrono>
 #include <cstdio>
@@ -159,6 +161,7 @@ TEST(MonitorPrometheusIntegration, RealPrometheusScrapesBothSourcesAndTheAdvisor
   TempDir dir;
   ASSERT_FALSE(dir.path.empty());
   StaticExposition dcgm(memwall::monitor::fixtures::testdata("dcgm-exporter-4.5.3-4.8.2.prom"));
+  StaticExposition vllm(memwall::monitor::fixtures::testdata("vllm-0.10.prom"));
   const int exporter_port = free_port(), prometheus_port = free_port();
   ASSERT_GT(exporter_port, 0);
   ASSERT_GT(prometheus_port, 0);
@@ -172,6 +175,7 @@ TEST(MonitorPrometheusIntegration, RealPrometheusScrapesBothSourcesAndTheAdvisor
       << "global:\n  scrape_interval: 1s\n  scrape_timeout: 1s\nscrape_configs:\n"
       << "  - job_name: memwall\n    static_configs: [{targets: ['127.0.0.1:" << exporter_port
       << "']}]\n  - job_name: dcgm\n    static_configs: [{targets: ['127.0.0.1:" << dcgm.port()
+      << "']}]\n  - job_name: vllm\n    static_configs: [{targets: ['127.0.0.1:" << vllm.port()
       << "']}]\n";
   Child server({prometheus, "--config.file=" + (dir.path / "prometheus.yml").string(),
                 "--storage.tsdb.path=" + (dir.path / "tsdb").string(),
@@ -182,13 +186,15 @@ TEST(MonitorPrometheusIntegration, RealPrometheusScrapesBothSourcesAndTheAdvisor
   const auto deadline = std::chrono::steady_clock::now() + 60s;
   while (std::chrono::steady_clock::now() < deadline &&
          (samples_of(prometheus_port, "memwall_gpu_dram_bandwidth_utilization_ratio") < 2 ||
-          samples_of(prometheus_port, "DCGM_FI_PROF_DRAM_ACTIVE") < 2)) {
+          samples_of(prometheus_port, "DCGM_FI_PROF_DRAM_ACTIVE") < 2 ||
+          samples_of(prometheus_port, "vllm:num_requests_running") < 2)) {
     ASSERT_TRUE(server.running()) << "prometheus exited; see its log";
     ASSERT_TRUE(exporter.running()) << "memwall monitor --serve exited";
     std::this_thread::sleep_for(250ms);
   }
   ASSERT_GE(samples_of(prometheus_port, "memwall_gpu_dram_bandwidth_utilization_ratio"), 2);
   ASSERT_GE(samples_of(prometheus_port, "DCGM_FI_PROF_DRAM_ACTIVE"), 2);
+  ASSERT_GE(samples_of(prometheus_port, "vllm:num_requests_running"), 2);
 
   int status = -1;
   const std::string out =
@@ -209,6 +215,20 @@ TEST(MonitorPrometheusIntegration, RealPrometheusScrapesBothSourcesAndTheAdvisor
   // Per job: dcgm's pod labels make one job, memwall's unlabelled GPUs another; same wall.
   ASSERT_EQ(j["jobs"].size(), 2u);
   EXPECT_EQ(j["jobs"][0]["advice"]["wall"], j["jobs"][1]["advice"]["wall"]);
+  // The recorded vLLM 0.10 exposition, a static target: its gauges read back as written (the end
+  // of the fixture's window); its counters stand still, so the rates are 0 and the histograms
+  // have no observations in the window: their means and quantiles are unknown, not 0.
+  ASSERT_EQ(j["engines"].size(), 1u) << out;
+  const auto& e = j["engines"][0];
+  EXPECT_EQ(e["engine"], "vllm");
+  EXPECT_EQ(e["model"], "meta-llama/Llama-3.1-8B-Instruct");
+  EXPECT_DOUBLE_EQ(e["running_requests_mean"].get<double>(), 24);
+  EXPECT_DOUBLE_EQ(e["kv_cache_usage_ratio_mean"].get<double>(), 0.35);
+  EXPECT_NE(std::find(e["names"].begin(), e["names"].end(), "vllm:kv_cache_usage_perc"),
+            e["names"].end());
+  EXPECT_DOUBLE_EQ(e["generation_tokens_per_s"].get<double>(), 0);
+  EXPECT_TRUE(e["inter_token"]["mean_s"].is_null());
+  EXPECT_TRUE(e["inter_token"]["p99_s"].is_null());
 }
 
 }  // namespace

@@ -1,0 +1,147 @@
+// The engines' own metrics through the built binary: `memwall monitor --prometheus` reports the
+// operating point of the hand-written vLLM 0.10 and SGLang loads (src/memwall/monitor/testdata,
+// README.md "Engine metrics") served by the fake Prometheus, with memwall's estimate beside it,
+// and `memwall calibrate --prometheus` fits a profile from it; bad input exits 2.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <string>
+
+#include "cli_test_util.h"
+#include "memwall/monitor/fake_prometheus.h"
+
+namespace {
+
+using memwall::cli_test::run;
+using memwall::monitor::fixtures::FakePrometheus;
+using memwall::monitor::fixtures::testdata;
+
+TEST(MonitorEnginesCli, Vllm010OperatingPointWithTheEstimate) {
+  FakePrometheus fake("", testdata("prom-vllm-0.10-range.json"));
+  const auto r = run("monitor --prometheus " + fake.url() +
+                     " --window 1m --gpu h100 --engine-version 0.10.1 --json");
+  ASSERT_EQ(r.status, 0) << r.out;
+  const auto j = nlohmann::json::parse(r.out);
+  EXPECT_TRUE(j["gpus"].empty());  // no exporter series: the engines alone
+  ASSERT_EQ(j["engines"].size(), 1u);
+  const auto& e = j["engines"][0];
+  EXPECT_EQ(e["engine"], "vllm");
+  EXPECT_EQ(e["job"], "namespace=llm,pod=vllm-0,container=engine");
+  EXPECT_DOUBLE_EQ(e["running_requests_mean"].get<double>(), 24);
+  EXPECT_DOUBLE_EQ(e["generation_tokens_per_s"].get<double>(), 2000);
+  EXPECT_NEAR(e["inter_token"]["mean_s"].get<double>(), 0.012, 1e-12);
+  EXPECT_NEAR(e["inter_token"]["p99_s"].get<double>(), 0.05 + 0.025 * 562.4 / 1500, 1e-12);
+  EXPECT_NEAR(e["ttft"]["p50_s"].get<double>(), 0.13, 1e-12);
+  const auto& est = e["estimate"];
+  EXPECT_EQ(est["running"], 24);
+  EXPECT_EQ(est["input_tokens"], 1000);
+  EXPECT_EQ(est["output_tokens"], 500);
+  ASSERT_EQ(est["rows"].size(), 4u);
+  EXPECT_EQ(est["rows"][0]["metric"], "itl mean");
+  EXPECT_NEAR(est["rows"][0]["measured"].get<double>(), 0.012, 1e-12);
+  EXPECT_GT(est["rows"][0]["predicted"].get<double>(), 0);
+
+  const auto text = run("monitor --prometheus " + fake.url() + " --window 1m");
+  ASSERT_EQ(text.status, 0) << text.out;
+  EXPECT_NE(text.out.find("TPOT (inter-token)   mean 12.0 ms, p50 14.8 ms, p99 59.4 ms (119760 "
+                          "observations)"),
+            std::string::npos)
+      << text.out;
+  EXPECT_NE(text.out.find("24.0 running (mean), 0.2 waiting, KV cache 35 %"), std::string::npos)
+      << text.out;
+  EXPECT_EQ(text.out.find("memwall's estimate"), std::string::npos);  // no --gpu: none
+}
+
+// One Prometheus holding dcgm-exporter's and vLLM's series: the advisor per GPU job and the
+// engines' operating point in one report.
+TEST(MonitorEnginesCli, GpuExportersAndEnginesTogether) {
+  auto dcgm = nlohmann::json::parse(testdata("prom-dcgm-range.json"));
+  const auto vllm = nlohmann::json::parse(testdata("prom-vllm-0.10-range.json"));
+  for (const auto& s : vllm["data"]["result"]) dcgm["data"]["result"].push_back(s);
+  FakePrometheus fake("", dcgm.dump());
+  const auto r = run("monitor --prometheus " + fake.url() + " --advise --json");
+  ASSERT_EQ(r.status, 0) << r.out;
+  const auto j = nlohmann::json::parse(r.out);
+  EXPECT_EQ(j["gpus"].size(), 2u);
+  EXPECT_EQ(j["jobs"][0]["advice"]["wall"], "memory-bandwidth");
+  ASSERT_EQ(j["engines"].size(), 1u);
+  EXPECT_DOUBLE_EQ(j["engines"][0]["prompt_tokens_per_s"].get<double>(), 4000);
+}
+
+TEST(MonitorEnginesCli, ContradictorySeriesExit2) {
+  auto answer = nlohmann::json::parse(testdata("prom-vllm-0.10-range.json"));
+  for (auto& s : answer["data"]["result"])
+    if (s["metric"]["__name__"] == "vllm:e2e_request_latency_seconds_count")
+      s["values"][4][1] = "9999";
+  FakePrometheus fake("", answer.dump());
+  const auto r = run("monitor --prometheus " + fake.url(), "2>&1");
+  EXPECT_EQ(r.status, 2);
+  EXPECT_NE(r.out.find("vllm:e2e_request_latency_seconds{container=\"engine\""), std::string::npos)
+      << r.out;
+  EXPECT_NE(r.out.find("a _count equal to its +Inf bucket"), std::string::npos) << r.out;
+}
+
+TEST(CalibrateEnginesCli, ProfileFromTheVllmWindow) {
+  FakePrometheus fake("", testdata("prom-vllm-0.10-range.json"));
+  const std::string profile = ::testing::TempDir() + "vllm-window-profile.json";
+  const auto r = run("calibrate --prometheus " + fake.url() +
+                     " --job 'job=\"vllm\"' --window 1m --gpu h100 --engine-version 0.10.1 --out " +
+                     profile + " --json");
+  ASSERT_EQ(r.status, 0) << r.out;
+  const auto j = nlohmann::json::parse(r.out);
+  ASSERT_EQ(j["groups"].size(), 1u);
+  const auto& g = j["groups"][0];
+  EXPECT_EQ(g["engine"], "vllm@0.8");    // 0.10.1 resolves to the profile at or below it
+  EXPECT_EQ(g["residuals"].size(), 4u);  // itl, output throughput, ttft, e2e
+  EXPECT_EQ(g["residuals"][0]["id"], "vllm/itl_mean (namespace=llm,pod=vllm-0,container=engine)");
+  EXPECT_NEAR(g["residuals"][0]["measured"].get<double>(), 12.0, 1e-9);  // ms
+  EXPECT_LE(g["median_abs_error_after"].get<double>(), g["median_abs_error_before"].get<double>());
+  std::ifstream in(profile);
+  const auto written = nlohmann::json::parse(in);
+  EXPECT_TRUE(written.contains("engines"));
+  EXPECT_NE(written["fitted_on"]["files"][0].get<std::string>().find("{job=\"vllm\"} 60 s"),
+            std::string::npos)
+      << written.dump();
+  // The window's records, written with --records-out, fit the same as a file.
+  const std::string records = ::testing::TempDir() + "vllm-window-records.json";
+  ASSERT_EQ(run("calibrate --prometheus " + fake.url() +
+                " --job 'job=\"vllm\"' --window 1m --gpu h100 --engine-version 0.10.1 "
+                "--records-out " +
+                records)
+                .status,
+            0);
+  const auto from_file = run("calibrate " + records + " --json");
+  ASSERT_EQ(from_file.status, 0) << from_file.out;
+  EXPECT_EQ(nlohmann::json::parse(from_file.out)["profile"]["engines"], written["engines"]);
+  EXPECT_EQ(run("calibrate " + records + " --records-out x.json").status, 2);
+  // The profile is one every face takes.
+  EXPECT_EQ(run("infer --model llama-3.1-8b --gpu h100 --engine vllm --input 1000 --output 500 "
+                "--calibration " +
+                profile)
+                .status,
+            0);
+}
+
+TEST(CalibrateEnginesCli, WhatTheSeriesCannotSayComesFromFlagsOrIsRefused) {
+  FakePrometheus fake("", testdata("prom-sglang-range.json"));
+  const std::string base =
+      "calibrate --prometheus " + fake.url() + " --job 'job=\"sglang\"' --window 1m";
+  const auto no_input = run(base + " --gpu h100", "2>&1");
+  EXPECT_EQ(no_input.status, 2);
+  EXPECT_NE(no_input.out.find("--input: required"), std::string::npos) << no_input.out;
+  EXPECT_NE(no_input.out.find("500 prompt tokens per finished request"), std::string::npos)
+      << no_input.out;
+  const auto ok = run(base + " --gpu h100 --input 500 --output 400 --json", "2>&1 >/dev/null");
+  EXPECT_NE(ok.out.find("ttft not used: 4.0 requests waited"), std::string::npos) << ok.out;
+  EXPECT_EQ(run(base + " --gpu h100 --input 500 --output 400").status, 0);
+  EXPECT_EQ(run(base + " --input 500 --output 400").status, 2);  // --gpu
+  EXPECT_EQ(run(base + " --gpu h100 --input 500 --output 400 --engine vllm").status, 2);
+  EXPECT_EQ(run("calibrate --prometheus " + fake.url() + " --window 1m --gpu h100").status, 2);
+  EXPECT_EQ(run(base + " --window 0 --gpu h100").status, 2);
+  EXPECT_EQ(run("calibrate").status, 2);
+  EXPECT_EQ(run("calibrate --job 'job=\"x\"'").status, 2);
+}
+
+}  // namespace
