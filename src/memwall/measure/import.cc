@@ -361,7 +361,8 @@ std::vector<Record> checked(const std::vector<Json>& records, const std::string&
 }  // namespace detail
 
 std::vector<std::string> import_formats() {
-  return {"vllm-serve", "vllm-throughput", "vllm-latency", "sglang-serve", "llama-bench"};
+  return {"vllm-serve",  "vllm-throughput", "vllm-latency", "sglang-serve",
+          "llama-bench", "guidellm",        "genai-perf",   "aiperf"};
 }
 
 std::vector<Record> import_text(const std::string& text, const std::string& where,
@@ -382,6 +383,10 @@ std::vector<Record> import_text(const std::string& text, const std::string& wher
     records = detail::import_sglang_serve(text, where, o, catalog, notes);
   else if (o.format == "llama-bench")
     records = detail::import_llama_bench(text, where, o, catalog, notes);
+  else if (o.format == "guidellm")
+    records = detail::import_guidellm(text, where, o, catalog, notes);
+  else if (o.format == "genai-perf" || o.format == "aiperf")
+    records = detail::import_profile_export(text, where, o, catalog, notes);
   else
     throw InputError::unknown_name("--format", o.format, import_formats());
   return detail::checked(records, where, catalog);

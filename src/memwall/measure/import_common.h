@@ -93,6 +93,13 @@ std::vector<Json> import_vllm_latency(const std::string& text, const std::string
 std::vector<Json> import_llama_bench(const std::string& text, const std::string& where,
                                      const ImportOptions& o, const Catalog& catalog,
                                      std::vector<std::string>& notes);
+std::vector<Json> import_guidellm(const std::string& text, const std::string& where,
+                                  const ImportOptions& o, const Catalog& catalog,
+                                  std::vector<std::string>& notes);
+// genai-perf and aiperf (o.format): the profile export's metric objects.
+std::vector<Json> import_profile_export(const std::string& text, const std::string& where,
+                                        const ImportOptions& o, const Catalog& catalog,
+                                        std::vector<std::string>& notes);
 std::vector<Json> import_sglang_serve(const std::string& text, const std::string& where,
                                       const ImportOptions& o, const Catalog& catalog,
                                       std::vector<std::string>& notes);
