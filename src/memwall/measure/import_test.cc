@@ -849,8 +849,16 @@ TEST(ImportProfileExport, RefusesWhatItCannotMapByName) {
   EXPECT_NE(export_refusal(flat, "genai-perf")
                 .find("p.json.input_config: required field 'perf_analyzer' is missing"),
             std::string::npos);
-  // A genai-perf file read as aiperf (and back) is refused, not misread.
-  EXPECT_NE(export_refusal(genai, "aiperf"), "(accepted)");
+  // A genai-perf file read as aiperf (and back) is refused by name, not read with defaults.
+  EXPECT_NE(export_refusal(genai, "aiperf")
+                .find("p.json.input_config.analyze: value '{\"sweep_parameters\":{}}' is not "
+                      "allowed; allowed: a field of the input_config of "
+                      "profile_export_aiperf.json"),
+            std::string::npos)
+      << export_refusal(genai, "aiperf");
+  EXPECT_NE(export_refusal(aiperf, "genai-perf").find("p.json.input_config.cli_command: value"),
+            std::string::npos)
+      << export_refusal(aiperf, "genai-perf");
 }
 
 TEST(ImportVllmServe, ImportedRecordsReadBackAndArePredicted) {
