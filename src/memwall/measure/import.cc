@@ -226,6 +226,13 @@ std::vector<std::pair<Json, std::string>> json_lines(const std::string& raw,
   return runs;
 }
 
+void only_fields(const Json& obj, const std::string& where, const std::set<std::string>& allowed,
+                 const std::string& allowed_text) {
+  if (!obj.is_object()) throw InputError(where, obj.dump().substr(0, 80), "an object");
+  for (const auto& [k, v] : obj.items())
+    if (!allowed.count(k)) throw InputError(where + "." + k, v.dump().substr(0, 80), allowed_text);
+}
+
 const Json* field_or_null(const Json& obj, const std::string& key) {
   const auto it = obj.find(key);
   return it == obj.end() || it->is_null() ? nullptr : &*it;

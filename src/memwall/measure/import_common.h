@@ -4,6 +4,7 @@
 #pragma once
 
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -54,6 +55,10 @@ Json lengths_from_stats(const LengthStats& stats, const std::string& field,
 std::vector<std::pair<Json, std::string>> json_lines(const std::string& text,
                                                      const std::string& where,
                                                      bool python_tokens = false);
+// InputError naming the first field of the object `obj` (at `where`) outside `allowed`, with
+// `allowed_text` as what is allowed; InputError when `obj` is no object.
+void only_fields(const Json& obj, const std::string& where, const std::set<std::string>& allowed,
+                 const std::string& allowed_text);
 // The field `key` of `obj`, or nullptr when it is absent or null.
 const Json* field_or_null(const Json& obj, const std::string& key);
 // The text field `key`, or nullopt when absent or null; InputError when it is not text.

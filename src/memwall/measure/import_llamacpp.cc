@@ -49,12 +49,10 @@ int64_t count_at(const Json& run, const char* key, const std::string& where, int
 
 void bench_test(const Json& run, const std::string& where, const ImportOptions& flags,
                 const Catalog& catalog, std::vector<Json>& out, std::vector<std::string>& notes) {
-  for (const auto& [k, v] : run.items())
-    if (!known_fields().count(k))
-      throw InputError(where + "." + k, v.dump().substr(0, 80),
-                       fmt::format("a field of {} (another version's field: tell memwall which "
-                                   "build wrote it)",
-                                   kSchema));
+  only_fields(run, where, known_fields(),
+              fmt::format("a field of {} (another version's field: tell memwall which build "
+                          "wrote it)",
+                          kSchema));
   ImportOptions o = flags;
   if (o.engine && *o.engine != "llama.cpp")
     throw InputError("--engine", *o.engine, "llama.cpp (llama-bench times llama.cpp)");

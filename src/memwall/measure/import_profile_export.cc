@@ -214,7 +214,6 @@ std::vector<Json> profile_export(const std::string& text, const std::string& whe
     throw InputError(where, run.dump().substr(0, 80), "a JSON object of metrics");
   const Json& config = require_field(run, "input_config", where);
   const std::string cw = where + ".input_config";
-  if (!config.is_object()) throw InputError(cw, config.dump().substr(0, 80), "an object");
   if (const Json* c = field_or_null(run, "was_cancelled"); c && *c != false)
     throw InputError(where + ".was_cancelled", c->dump(),
                      "false (a cancelled run's statistics are of part of its requests)");
@@ -225,14 +224,12 @@ std::vector<Json> profile_export(const std::string& text, const std::string& whe
   static const std::set<std::string> kGenaiPerfConfig = {
       "model_names",   "subcommand", "verbose", "template_filename", "analyze", "endpoint",
       "perf_analyzer", "input",      "output",  "tokenizer",         "process"};
-  for (const auto& [k, v] : config.items())
-    if (!(schema.aiperf ? kAiperfConfig : kGenaiPerfConfig).count(k))
-      throw InputError(cw + "." + k, v.dump().substr(0, 80),
-                       fmt::format("a field of the input_config of {}{}", schema.cite,
-                                   schema.aiperf ? " (perf_analyzer, model_names: a genai-perf "
-                                                   "export, --format genai-perf)"
-                                                 : " (loadgen, cli_command: an aiperf export, "
-                                                   "--format aiperf)"));
+  only_fields(config, cw, schema.aiperf ? kAiperfConfig : kGenaiPerfConfig,
+              fmt::format("a field of the input_config of {}{}", schema.cite,
+                          schema.aiperf ? " (perf_analyzer, model_names: a genai-perf export, "
+                                          "--format genai-perf)"
+                                        : " (loadgen, cli_command: an aiperf export, --format "
+                                          "aiperf)"));
   auto [workload, label] = schema.aiperf ? aiperf_load(config, cw) : genai_perf_load(config, cw);
   refuse_workload_shapes(config, cw, schema);
 

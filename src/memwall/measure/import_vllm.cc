@@ -243,14 +243,6 @@ Json offline_base(const std::string& where, const ImportOptions& o, const Catalo
       notes);
 }
 
-void only_fields(const Json& run, const std::string& where, const std::set<std::string>& allowed,
-                 const char* schema) {
-  for (const auto& [k, v] : run.items())
-    if (!allowed.count(k))
-      throw InputError(where + "." + k, v.dump().substr(0, 80),
-                       fmt::format("a field of {}", schema));
-}
-
 }  // namespace
 
 std::vector<Json> import_vllm_serve(const std::string& text, const std::string& where,
@@ -271,7 +263,7 @@ std::vector<Json> import_vllm_throughput(const std::string& text, const std::str
   only_fields(run, where,
               {"elapsed_time", "num_requests", "total_num_tokens", "requests_per_second",
                "tokens_per_second"},
-              kSchema);
+              fmt::format("a field of {}", kSchema));
   const int64_t requests =
       file_count(require_field(run, "num_requests", where), where + ".num_requests", 1);
   const double elapsed =
@@ -312,7 +304,8 @@ std::vector<Json> import_vllm_latency(const std::string& text, const std::string
   const Json run = parse_document(text, where);
   if (!run.is_object())
     throw InputError(where, run.dump().substr(0, 80), "a JSON object of results");
-  only_fields(run, where, {"avg_latency", "latencies", "percentiles"}, kSchema);
+  only_fields(run, where, {"avg_latency", "latencies", "percentiles"},
+              fmt::format("a field of {}", kSchema));
   if (!o.batch)
     throw InputError(
         fmt::format("--batch: required: {} does not record the run's --batch-size "
