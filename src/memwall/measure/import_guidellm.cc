@@ -1,6 +1,6 @@
 // GuideLLM's report, read to its upstream schema:
-//   guidellm: `guidellm benchmark ... --outputs benchmarks.json`, the GenerativeBenchmarksReport
-//     of report schema version 2, vllm-project/guidellm at commit
+//   guidellm: `guidellm benchmark ... --outputs benchmarks.json` (GuideLLM 0.7), the report
+//     (GenerativeBenchmarksReport) of schema version 2, vllm-project/guidellm at commit
 //     ee7a77457ba668b4b5ccb40f110518829893b36a: src/guidellm/benchmark/schemas/report.py
 //     (metadata, config, benchmarks), benchmark.py (GenerativeBenchmark: type_, config,
 //     scheduler_state, scheduler_metrics, metrics, requests and the computed start_time, end_time,
@@ -283,12 +283,21 @@ std::vector<Json> import_guidellm(const std::string& text, const std::string& wh
                                   std::vector<std::string>& notes) {
   const Json report = parse_document(text, where);
   only_fields(report, where, {"metadata", "config", "benchmarks"}, another_version());
-  const Json& meta = require_field(report, "metadata", where);
+  const Json* meta_field = field_or_null(report, "metadata");
+  if (!meta_field)
+    throw InputError(fmt::format(
+        "{}: required field 'metadata' is missing ({} writes metadata.version 2; a report "
+        "without it is from guidellm before 0.5, whose fields differ: tell memwall which "
+        "version wrote it)",
+        where, kSchema));
+  const Json& meta = *meta_field;
   const Json& version = require_field(meta, "version", where + ".metadata");
   if (version != 2)
     throw InputError(
         where + ".metadata.version", version.dump().substr(0, 80),
-        fmt::format("2 (the report schema of {}; another version's fields differ)", kSchema));
+        fmt::format("2 (the report schema of {}, guidellm 0.7; version 1, of guidellm 0.5 and "
+                    "0.6, has other fields)",
+                    kSchema));
   const Json& benchmarks = require_field(report, "benchmarks", where);
   if (!benchmarks.is_array() || benchmarks.empty())
     throw InputError(where + ".benchmarks", benchmarks.dump().substr(0, 80),

@@ -609,6 +609,10 @@ TEST(ImportGuidellm, RefusesWhatItCannotMapByName) {
   EXPECT_NE(guidellm_refusal(with(Json::json_pointer("/metadata/version"), 1))
                 .find("g.json.metadata.version: value '1' is not allowed; allowed: 2"),
             std::string::npos);
+  Json old = report;
+  old.erase("metadata");  // guidellm 0.3 and before wrote no report version
+  EXPECT_NE(guidellm_refusal(old).find("g.json: required field 'metadata' is missing"),
+            std::string::npos);
   EXPECT_NE(guidellm_refusal(with(Json::json_pointer("/benchmarks/1/run_stats"), Json::object()))
                 .find("g.json.benchmarks[1].run_stats: value '{}' is not allowed"),
             std::string::npos);
