@@ -23,6 +23,12 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
       o.output = "128";
     }
     if (format == "vllm-latency") o.batch = 8;
+    // The summarising formats (GuideLLM, genai-perf, aiperf): lengths that vary read as fixed, so
+    // an input gets past its lengths to its metrics.
+    if (format == "guidellm" || format == "genai-perf" || format == "aiperf") {
+      o.input = "fixed";
+      o.output = "fixed";
+    }
     if (format != "vllm-serve") o.model = "llama-3.1-8b";
     std::vector<std::string> notes;
     try {

@@ -780,8 +780,9 @@ PYBIND11_MODULE(memwall, m) {
       },
       "A benchmark result file read into measurement records, as `memwall import FILE --format F "
       "--json`: {'records': the records document, 'notes': what was not imported or came from a "
-      "keyword}. format: vllm-serve | vllm-throughput | vllm-latency | sglang-serve; the keywords "
-      "are the CLI's flags (gpu, engine, engine_version, tp, input, output ...; "
+      "keyword}. format: vllm-serve | vllm-throughput | vllm-latency | sglang-serve | "
+      "llama-bench | guidellm | genai-perf | aiperf; the keywords are the CLI's flags (gpu, "
+      "engine, engine_version, tp, input, output ...; "
       "docs/measurements.md \"Importers\").",
       arg("path"), py::kw_only(), arg("format"), arg("model") = none, arg("gpu") = none,
       arg("gpus") = none, arg("tp") = none, arg("pp") = none, arg("ep") = none, arg("dp") = none,

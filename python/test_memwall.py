@@ -336,6 +336,23 @@ class PlanTest(unittest.TestCase):
         with self.assertRaises(memwall.InputError):
             memwall.calibrate([])
 
+    def test_import_guidellm_and_aiperf_give_the_cli_answer(self):
+        testdata = os.path.join(HERE, "..", "src", "memwall", "measure", "testdata")
+        for fixture, fmt, count in (("guidellm_benchmarks.json", "guidellm", 31),
+                                    ("aiperf_profile_export.json", "aiperf", 17)):
+            path = os.path.join(testdata, fixture)
+            py = memwall.import_benchmark(path, format=fmt, gpu="h100", engine="vllm",
+                                          engine_version="0.10.2")
+            cli = subprocess.run([BINARY, "import", path, "--format", fmt, "--gpu", "h100",
+                                  "--engine", "vllm", "--engine-version", "0.10.2"],
+                                 check=True, capture_output=True, text=True)
+            self.assertEqual(py["records"], json.loads(cli.stdout))
+            self.assertEqual(len(py["records"]["records"]), count)
+        with self.assertRaises(memwall.InputError) as e:
+            memwall.import_benchmark(os.path.join(testdata, "genai_perf_profile_export.json"),
+                                     format="genai-perf", gpu="h100", engine="vllm")
+        self.assertIn("output_sequence_length: the lengths vary", str(e.exception))
+
     def test_plan_fleet_gives_the_cli_answer(self):
         week = os.path.join(HERE, "..", "docs", "examples", "fleet", "diurnal-week.csv")
         args = dict(model="llama-3.1-70b", input=1024, output=256, check_requests=0)

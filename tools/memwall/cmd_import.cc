@@ -1,5 +1,6 @@
 // memwall import: a benchmark file users already have (vllm bench serve / throughput / latency,
-// SGLang bench_serving, llama.cpp llama-bench) read
+// SGLang bench_serving, llama.cpp llama-bench, GuideLLM benchmarks.json, genai-perf and AIPerf
+// profile exports) read
 // into measurement records (src/memwall/measure/import.h, docs/measurements.md "Importers"):
 // the records document on stdout, ready for `memwall validate` and `memwall calibrate`, and what
 // was not imported on stderr.
@@ -43,8 +44,10 @@ void register_import(CLI::App& app, GlobalOptions& g, Runner& run) {
       "calibrate`, and on stderr each field that was not imported or was taken from a flag.\n"
       "What the file does not carry comes from the flags (the accelerator, the engine that\n"
       "served, the parallel sizes, the lengths when the file holds only totals); what is still\n"
-      "missing, or a field that changes what was measured (gamma arrivals, a ramp-up,\n"
-      "speculative decoding), exits 2 naming it.");
+      "missing, or a field that changes what was measured (gamma or constant-interval\n"
+      "arrivals, a ramp-up, speculative decoding), exits 2 naming it. Units are read from the\n"
+      "file. GuideLLM: the successful requests of each benchmark; genai-perf / AIPerf: the\n"
+      "profile_export_genai_perf.json / profile_export_aiperf.json metric objects.");
   add_global_options(*sub, g);
   auto c = std::make_shared<ImportCliOptions>();
   measure::ImportOptions& o = c->o;
@@ -79,7 +82,9 @@ void register_import(CLI::App& app, GlobalOptions& g, Runner& run) {
                   "The engine's memory fraction (vLLM gpu_memory_utilization ...)");
   sub->add_option("--input", o.input,
                   "Input tokens per request: N | uniform:LO,HI | lognormal:MEAN,CV; where the file "
-                  "lists each request's (input_lens): fixed | uniform | uniform:LO,HI | lognormal");
+                  "lists or summarises each request's (input_lens, GuideLLM's prompt_token_count, "
+                  "input_sequence_length) and they vary: fixed | uniform | uniform:LO,HI | "
+                  "lognormal");
   sub->add_option("--output", o.output, "Output tokens per request (same forms as --input)");
   sub->add_option("--batch", o.batch, "vllm-latency: the run's --batch-size");
   sub->callback([&run, &g, c] { run = [&g, c] { return run_import(*c, g); }; });

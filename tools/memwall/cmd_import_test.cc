@@ -58,4 +58,43 @@ TEST(ImportCli, NotesOnStderrAndMissingFlagsNamed) {
   EXPECT_EQ(run("import " + fixture("vllm_serve_concurrency.json") + " --format gguf").status, 2);
 }
 
+TEST(ImportCli, GuidellmReportToRecordsThatValidateReads) {
+  const Result r = run("import " + fixture("guidellm_benchmarks.json") +
+                       " --format guidellm --gpu h100 --engine vllm --engine-version 0.10.2");
+  ASSERT_EQ(r.status, 0) << r.out;
+  const auto doc = nlohmann::json::parse(r.out);
+  ASSERT_EQ(doc["records"].size(), 31u);
+  EXPECT_EQ(doc["records"][0]["metric"]["name"], "ttft");
+  EXPECT_EQ(doc["records"][0]["metric"]["value"], 22.8);
+  EXPECT_EQ(doc["records"][0]["workload"]["concurrency"], 1);
+  const auto path = std::filesystem::temp_directory_path() /
+                    ("memwall-import-guidellm-" + std::to_string(::getpid()) + ".json");
+  std::ofstream(path) << r.out;
+  const Result v = run("validate " + path.string() + " --json");
+  std::filesystem::remove(path);
+  ASSERT_EQ(v.status, 0) << v.out;
+  EXPECT_EQ(nlohmann::json::parse(v.out)["cases"].size(), 31u);
+}
+
+TEST(ImportCli, ProfileExportsAndTheirRefusalsNamed) {
+  const Result aiperf = run("import " + fixture("aiperf_profile_export.json") +
+                            " --format aiperf --gpu h100 --engine vllm --engine-version 0.10.2");
+  ASSERT_EQ(aiperf.status, 0) << aiperf.out;
+  EXPECT_EQ(nlohmann::json::parse(aiperf.out)["records"].size(), 17u);
+  // genai-perf's output lengths vary: the flag that says how to read them is named.
+  const std::string genai = "import " + fixture("genai_perf_profile_export.json") +
+                            " --format genai-perf --gpu h100 --engine trtllm";
+  const Result lengths = run(genai + " 2>&1", "");
+  EXPECT_EQ(lengths.status, 2);
+  EXPECT_NE(lengths.out.find("output_sequence_length: the lengths vary"), std::string::npos)
+      << lengths.out;
+  EXPECT_EQ(run(genai + " --output uniform").status, 0);
+  // One tool's export read as the other's: exit 2 naming the field.
+  const Result other = run("import " + fixture("genai_perf_profile_export.json") +
+                               " --format aiperf --gpu h100 --engine vllm 2>&1",
+                           "");
+  EXPECT_EQ(other.status, 2);
+  EXPECT_NE(other.out.find("input_config.analyze"), std::string::npos) << other.out;
+}
+
 }  // namespace

@@ -92,12 +92,31 @@ Json lengths_from_list(const Json& list, const std::string& field,
         fmt::format("{}: {} entries of 0 tokens (failed requests) left out", field, zeros));
   if (v.empty()) throw InputError(field, "[]", "at least one request's length");
   const auto [lo_it, hi_it] = std::minmax_element(v.begin(), v.end());
-  const int64_t lo = *lo_it, hi = *hi_it;
   double sum = 0;
   for (int64_t n : v) sum += double(n);
   const double mean = sum / double(v.size());
+  double ss = 0;
+  for (int64_t n : v) ss += (double(n) - mean) * (double(n) - mean);
+  // The population standard deviation.
+  return lengths_from_stats({v.size(), *lo_it, *hi_it, mean, std::sqrt(ss / double(v.size()))},
+                            field, flag, option, notes);
+}
+
+Json lengths_from_stats(const LengthStats& s, const std::string& field,
+                        const std::optional<std::string>& flag, const std::string& option,
+                        std::vector<std::string>& notes) {
+  const int64_t lo = s.min, hi = s.max;
+  const double mean = s.mean;
+  // A summary's mean is a float sum over the requests: rounding is allowed for.
+  const double slack = 1e-9 * double(hi);
+  if (s.requests == 0 || lo < 1 || lo > hi || !(mean >= double(lo) - slack) ||
+      !(mean <= double(hi) + slack) || !(s.std_dev >= 0))
+    throw InputError(field,
+                     fmt::format("{} requests from {} to {} tokens, mean {:.6g}, std {:.6g}",
+                                 s.requests, lo, hi, mean, s.std_dev),
+                     "at least one request, lengths from 1 token, min <= mean <= max");
   const std::string range =
-      fmt::format("{} requests from {} to {} tokens, mean {:.6g}", v.size(), lo, hi, mean);
+      fmt::format("{} requests from {} to {} tokens, mean {:.6g}", s.requests, lo, hi, mean);
   if (!flag) {
     if (lo == hi) return lo;
     throw InputError(fmt::format("{}: the lengths vary ({}); say how to read them with {} {}",
@@ -105,7 +124,7 @@ Json lengths_from_list(const Json& list, const std::string& field,
   }
   const std::string& t = *flag;
   if (const auto n = number_of(t.rfind("fixed:", 0) == 0 ? std::string_view(t).substr(6) : t)) {
-    // A length stated beside the file's own list must be the list's.
+    // A length stated beside the file's own lengths must be the file's.
     if (lo != hi || double(lo) != *n)
       throw InputError(option, t,
                        fmt::format("the lengths {} lists ({}), or {}", field, range, kListForms));
@@ -129,9 +148,7 @@ Json lengths_from_list(const Json& list, const std::string& field,
     return {{"distribution", "uniform"}, {"mean", 0.5 * double(a + b)}, {"min", a}, {"max", b}};
   }
   if (t == "lognormal") {
-    double ss = 0;
-    for (int64_t n : v) ss += (double(n) - mean) * (double(n) - mean);
-    const double cv = std::sqrt(ss / double(v.size())) / mean;  // population standard deviation
+    const double cv = s.std_dev / mean;
     notes.push_back(
         fmt::format("{}: {}: recorded as lognormal with that mean and cv {:.6g} ({} lognormal)",
                     field, range, cv, option));
@@ -209,6 +226,13 @@ std::vector<std::pair<Json, std::string>> json_lines(const std::string& raw,
   return runs;
 }
 
+void only_fields(const Json& obj, const std::string& where, const std::set<std::string>& allowed,
+                 const std::string& allowed_text) {
+  if (!obj.is_object()) throw InputError(where, obj.dump().substr(0, 80), "an object");
+  for (const auto& [k, v] : obj.items())
+    if (!allowed.count(k)) throw InputError(where + "." + k, v.dump().substr(0, 80), allowed_text);
+}
+
 const Json* field_or_null(const Json& obj, const std::string& key) {
   const auto it = obj.find(key);
   return it == obj.end() || it->is_null() ? nullptr : &*it;
@@ -221,12 +245,36 @@ std::optional<std::string> opt_string(const Json& obj, const char* key, const st
   return v->get<std::string>();
 }
 
+namespace {
+
+// {"name": ..., "statistic": ..., "value": ..., "unit": ...} (statistic omitted when "value").
 Json metric(const char* name, const char* statistic, double value, const char* unit) {
   Json m = {{"name", name}};
   if (std::string_view(statistic) != "value") m["statistic"] = statistic;
   m["value"] = value;
   m["unit"] = unit;
   return m;
+}
+
+}  // namespace
+
+void add_metric_record(const Json& base, const std::string& id, const std::string& where,
+                       const std::string& key, double value, const char* name,
+                       const char* statistic, const char* unit, ZeroValue zero,
+                       std::vector<Json>& out, std::vector<std::string>& notes) {
+  if (value == 0 && zero == ZeroValue::refused)
+    throw InputError(where + "." + key, "0", "a measured value above 0");
+  if (value == 0) {
+    notes.push_back(
+        fmt::format("{}: not imported: {} is 0 (no request measured it: the endpoint "
+                    "did not stream, or every output was one token)",
+                    where, key));
+    return;
+  }
+  Json r = base;
+  r["id"] = id;
+  r["metric"] = metric(name, statistic, value, unit);
+  out.push_back(std::move(r));
 }
 
 double file_number(const Json& v, const std::string& field) {
@@ -320,7 +368,8 @@ std::vector<Record> checked(const std::vector<Json>& records, const std::string&
 }  // namespace detail
 
 std::vector<std::string> import_formats() {
-  return {"vllm-serve", "vllm-throughput", "vllm-latency", "sglang-serve", "llama-bench"};
+  return {"vllm-serve",  "vllm-throughput", "vllm-latency", "sglang-serve",
+          "llama-bench", "guidellm",        "genai-perf",   "aiperf"};
 }
 
 std::vector<Record> import_text(const std::string& text, const std::string& where,
@@ -341,6 +390,10 @@ std::vector<Record> import_text(const std::string& text, const std::string& wher
     records = detail::import_sglang_serve(text, where, o, catalog, notes);
   else if (o.format == "llama-bench")
     records = detail::import_llama_bench(text, where, o, catalog, notes);
+  else if (o.format == "guidellm")
+    records = detail::import_guidellm(text, where, o, catalog, notes);
+  else if (o.format == "genai-perf" || o.format == "aiperf")
+    records = detail::import_profile_export(text, where, o, catalog, notes);
   else
     throw InputError::unknown_name("--format", o.format, import_formats());
   return detail::checked(records, where, catalog);

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -34,6 +35,18 @@ Json lengths_from_list(const Json& list, const std::string& field,
                        const std::optional<std::string>& flag, const std::string& option,
                        bool skip_zeros, std::vector<std::string>& notes);
 
+// The lengths of a file that summarises them (count, min, max, mean and population standard
+// deviation over the requests, as GuideLLM and AIPerf write them) read as lengths_from_list reads
+// a list: fixed when min = max, otherwise as `flag` says (the list's forms).
+struct LengthStats {
+  size_t requests = 0;
+  int64_t min = 0, max = 0;
+  double mean = 0, std_dev = 0;
+};
+Json lengths_from_stats(const LengthStats& stats, const std::string& field,
+                        const std::optional<std::string>& flag, const std::string& option,
+                        std::vector<std::string>& notes);
+
 // The runs of a result file: one JSON object, or one object per line (JSON Lines, as
 // --append-result and SGLang's --output-file append them); each with where it came from
 // (`where`, or `where:LINE`). With `python_tokens`, the bare tokens Infinity, -Infinity and NaN
@@ -42,13 +55,26 @@ Json lengths_from_list(const Json& list, const std::string& field,
 std::vector<std::pair<Json, std::string>> json_lines(const std::string& text,
                                                      const std::string& where,
                                                      bool python_tokens = false);
+// InputError naming the first field of the object `obj` (at `where`) outside `allowed`, with
+// `allowed_text` as what is allowed; InputError when `obj` is no object.
+void only_fields(const Json& obj, const std::string& where, const std::set<std::string>& allowed,
+                 const std::string& allowed_text);
 // The field `key` of `obj`, or nullptr when it is absent or null.
 const Json* field_or_null(const Json& obj, const std::string& key);
 // The text field `key`, or nullopt when absent or null; InputError when it is not text.
 std::optional<std::string> opt_string(const Json& obj, const char* key, const std::string& where);
 
-// {"name": ..., "statistic": ..., "value": ..., "unit": ...} (statistic omitted when "value").
-Json metric(const char* name, const char* statistic, double value, const char* unit);
+// What a measured 0 means: a metric no request measured (a non-streaming endpoint has no TTFT or
+// ITL, a one-token output no TPOT), left out with a note; or a value that must be measured,
+// refused by name.
+enum class ZeroValue { noted, refused };
+// One record: `base` (model, hardware, stack, workload, source) with id `id` and the metric
+// `name`, `statistic`, `value` and `unit`, read from the file's field `where`.`key`; appended to
+// `out`. Every importer adds its records through here.
+void add_metric_record(const Json& base, const std::string& id, const std::string& where,
+                       const std::string& key, double value, const char* name,
+                       const char* statistic, const char* unit, ZeroValue zero,
+                       std::vector<Json>& out, std::vector<std::string>& notes);
 
 // A number of the file at `field` (a finite number, >= 0); InputError naming it otherwise.
 double file_number(const Json& v, const std::string& field);
@@ -72,6 +98,13 @@ std::vector<Json> import_vllm_latency(const std::string& text, const std::string
 std::vector<Json> import_llama_bench(const std::string& text, const std::string& where,
                                      const ImportOptions& o, const Catalog& catalog,
                                      std::vector<std::string>& notes);
+std::vector<Json> import_guidellm(const std::string& text, const std::string& where,
+                                  const ImportOptions& o, const Catalog& catalog,
+                                  std::vector<std::string>& notes);
+// genai-perf and aiperf (o.format): the profile export's metric objects.
+std::vector<Json> import_profile_export(const std::string& text, const std::string& where,
+                                        const ImportOptions& o, const Catalog& catalog,
+                                        std::vector<std::string>& notes);
 std::vector<Json> import_sglang_serve(const std::string& text, const std::string& where,
                                       const ImportOptions& o, const Catalog& catalog,
                                       std::vector<std::string>& notes);

@@ -49,12 +49,10 @@ int64_t count_at(const Json& run, const char* key, const std::string& where, int
 
 void bench_test(const Json& run, const std::string& where, const ImportOptions& flags,
                 const Catalog& catalog, std::vector<Json>& out, std::vector<std::string>& notes) {
-  for (const auto& [k, v] : run.items())
-    if (!known_fields().count(k))
-      throw InputError(where + "." + k, v.dump().substr(0, 80),
-                       fmt::format("a field of {} (another version's field: tell memwall which "
-                                   "build wrote it)",
-                                   kSchema));
+  only_fields(run, where, known_fields(),
+              fmt::format("a field of {} (another version's field: tell memwall which build "
+                          "wrote it)",
+                          kSchema));
   ImportOptions o = flags;
   if (o.engine && *o.engine != "llama.cpp")
     throw InputError("--engine", *o.engine, "llama.cpp (llama-bench times llama.cpp)");
@@ -126,22 +124,20 @@ void bench_test(const Json& run, const std::string& where, const ImportOptions& 
   base["source"] = fmt::format("llama-bench result {}{} ({})", where,
                                build ? ", build " + *build : std::string(), kSchema);
   const double avg_ts = file_number(require_field(run, "avg_ts", where), where + ".avg_ts");
-  if (!(avg_ts > 0)) throw InputError(where + ".avg_ts", "0", "a rate above 0 tokens/s");
   Json r = base;
   if (n_prompt > 0) {
-    r["id"] = fmt::format("pp{}@{}", n_prompt, where);
     r["workload"] = {{"mode", "static_batch"}, {"batch", 1}, {"input_tokens", n_prompt},
                      {"output_tokens", 1}};
-    r["metric"] = metric("prompt_throughput", "value", avg_ts, "tokens/s");
+    add_metric_record(r, fmt::format("pp{}@{}", n_prompt, where), where, "avg_ts", avg_ts,
+                      "prompt_throughput", "value", "tokens/s", ZeroValue::refused, out, notes);
   } else {
     // n_gen single-token decodes from an empty context: a one-token prompt and n_gen - 1 more
     // steps are the same n_gen steps.
-    r["id"] = fmt::format("tg{}@{}", n_gen, where);
     r["workload"] = {{"mode", "static_batch"}, {"batch", 1}, {"input_tokens", 1},
                      {"output_tokens", n_gen}};
-    r["metric"] = metric("output_throughput", "value", avg_ts, "tokens/s");
+    add_metric_record(r, fmt::format("tg{}@{}", n_gen, where), where, "avg_ts", avg_ts,
+                      "output_throughput", "value", "tokens/s", ZeroValue::refused, out, notes);
   }
-  out.push_back(std::move(r));
   std::vector<std::string> listed;
   for (const char* k : {"gpu_info", "backends", "flash_attn", "split_mode", "n_threads",
                         "stddev_ts", "samples_ts"})

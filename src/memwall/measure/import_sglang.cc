@@ -195,17 +195,8 @@ void sglang_run(const Json& run, const std::string& where, const ImportOptions& 
     const Json* v = field_or_null(run, key);
     if (!v) return;
     used.insert(key);
-    const double x = file_number(*v, where + "." + key);
-    if (x == 0) {
-      notes.push_back(fmt::format("{}: not imported: {} is 0 (no request measured it: the "
-                                  "endpoint did not stream, or every output was one token)",
-                                  where, key));
-      return;
-    }
-    Json r = base;
-    r["id"] = id + "/" + key;
-    r["metric"] = metric(name, statistic, x, unit);
-    out.push_back(std::move(r));
+    add_metric_record(base, id + "/" + key, where, key, file_number(*v, where + "." + key), name,
+                      statistic, unit, ZeroValue::noted, out, notes);
   };
   for (const auto& [family, name] : kLatencies)
     for (const char* stat : kStatistics) add(fmt::format("{}_{}_ms", stat, family), name, stat, "ms");

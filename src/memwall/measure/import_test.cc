@@ -486,6 +486,385 @@ TEST(ImportLlamaBench, RefusesWhatItCannotMapByName) {
   EXPECT_EQ(rs[1].id, "tg128@b.jsonl:2");
 }
 
+ImportOptions guidellm_options() {
+  ImportOptions o;
+  o.format = "guidellm";
+  o.accelerator = "h100";
+  o.engine = "vllm";
+  o.engine_version = "0.10.2";
+  return o;
+}
+
+std::string guidellm_refusal(const Json& report, const ImportOptions& o = guidellm_options()) {
+  std::vector<std::string> notes;
+  return refusal([&] { import_text(report.dump(), "g.json", o, Catalog::builtin(), notes); });
+}
+
+// A GuideLLM sweep (benchmarks.json, report schema 2): synchronous, throughput and a Poisson rate;
+// only the successful requests' statistics.
+TEST(ImportGuidellm, SweepToEveryRecordExactly) {
+  std::vector<std::string> notes;
+  const auto rs = import_file(fixture("guidellm_benchmarks.json"), guidellm_options(),
+                              Catalog::builtin(), notes);
+  // Per benchmark: ttft and e2e_latency x mean, median, p90, p95, p99; itl mean; three rates.
+  // The throughput benchmark never reached its limit (peak 512 of 10240 in flight): its rates
+  // only.
+  ASSERT_EQ(rs.size(), 31u);
+  const std::string w = fixture("guidellm_benchmarks.json");
+  const Record& sync = by_id(rs, "synchronous@" + w + ".benchmarks[0]/time_to_first_token_ms.mean");
+  EXPECT_EQ(sync.model.id, "llama-3.1-8b");
+  EXPECT_EQ(sync.model.as_given, "meta-llama/Llama-3.1-8B-Instruct");
+  EXPECT_EQ(sync.hardware.accelerator, "nvidia-h100-sxm");
+  EXPECT_EQ(*sync.stack.engine, "vllm");
+  EXPECT_EQ(sync.workload.mode, Mode::concurrency);
+  EXPECT_EQ(*sync.workload.concurrency, 1);
+  EXPECT_EQ(*sync.workload.requests, 271);
+  EXPECT_EQ(sync.workload.input->distribution, "fixed");
+  EXPECT_EQ(sync.workload.input->mean, 1024);
+  EXPECT_EQ(sync.workload.output->mean, 128);
+  EXPECT_EQ(sync.measured.metric, Metric::ttft);
+  EXPECT_EQ(sync.measured.statistic, Statistic::mean);
+  EXPECT_EQ(sync.measured.value, 22.8);
+  EXPECT_DOUBLE_EQ(sync.measured.si, 0.0228);
+  const Record& p99 = by_id(rs, "synchronous@" + w + ".benchmarks[0]/request_latency.p99");
+  EXPECT_EQ(p99.measured.metric, Metric::e2e_latency);
+  EXPECT_EQ(p99.measured.statistic, Statistic::p99);
+  EXPECT_EQ(p99.measured.value, 0.832);
+  EXPECT_EQ(p99.measured.unit, "s");
+  // The token-weighted mean of each request's mean gap is the mean of every gap: itl.
+  const Record& itl = by_id(rs, "synchronous@" + w + ".benchmarks[0]/inter_token_latency_ms.mean");
+  EXPECT_EQ(itl.measured.metric, Metric::itl);
+  EXPECT_EQ(itl.measured.value, 6.21);
+  const Record& offline =
+      by_id(rs, "throughput@" + w + ".benchmarks[1]/output_tokens_per_second.mean");
+  EXPECT_EQ(offline.workload.mode, Mode::offline);
+  EXPECT_FALSE(offline.workload.requests.has_value());  // a measured window, not a burst
+  EXPECT_EQ(offline.measured.metric, Metric::output_throughput);
+  EXPECT_EQ(offline.measured.statistic, Statistic::value);
+  EXPECT_EQ(offline.measured.value, 1792.0);
+  const Record& total = by_id(rs, "throughput@" + w + ".benchmarks[1]/tokens_per_second.mean");
+  EXPECT_EQ(total.measured.metric, Metric::total_throughput);
+  EXPECT_EQ(total.measured.value, 16128.0);
+  const Record& rate = by_id(rs, "poisson4@" + w + ".benchmarks[2]/requests_per_second.mean");
+  EXPECT_EQ(rate.workload.mode, Mode::request_rate);
+  EXPECT_EQ(*rate.workload.request_rate, 4.0);
+  EXPECT_EQ(*rate.workload.requests, 438);
+  EXPECT_EQ(rate.measured.metric, Metric::request_throughput);
+  EXPECT_EQ(rate.measured.unit, "requests/s");
+  EXPECT_EQ(rate.measured.value, 3.98);
+  EXPECT_EQ(
+      by_id(rs, "poisson4@" + w + ".benchmarks[2]/time_to_first_token_ms.median").measured.value,
+      55.0);
+  EXPECT_THROW(by_id(rs, "throughput@" + w + ".benchmarks[1]/time_to_first_token_ms.mean"),
+               std::runtime_error);
+  EXPECT_TRUE(has_note(notes, "never reached its concurrency limit"));
+  EXPECT_TRUE(has_note(notes, "2 of 440 requests errored or were incomplete"));
+  EXPECT_TRUE(has_note(notes, "time_per_output_token_ms (includes the first token's wait"));
+}
+
+TEST(ImportGuidellm, RefusesWhatItCannotMapByName) {
+  const Json report = Json::parse(text_of("guidellm_benchmarks.json"));
+  const auto with = [&](const Json::json_pointer& at, const Json& value) {
+    Json r = report;
+    r[at] = value;
+    return r;
+  };
+  const Json::json_pointer strategy("/benchmarks/0/config/strategy");
+  // A concurrent strategy is a concurrency (read, not refused).
+  std::vector<std::string> notes;
+  Json conc = with(strategy, {{"type_", "concurrent"}, {"streams", 16}, {"rampup_duration", 0.0}});
+  const auto rs = import_text(conc.dump(), "g.json", guidellm_options(), Catalog::builtin(), notes);
+  EXPECT_EQ(rs[0].id, "concurrent16@g.json.benchmarks[0]/time_to_first_token_ms.mean");
+  EXPECT_EQ(*rs[0].workload.concurrency, 16);
+  // Arrivals memwall's records cannot state, by name.
+  EXPECT_NE(guidellm_refusal(with(strategy, {{"type_", "constant"}, {"rate", 4.0}}))
+                .find("g.json.benchmarks[0].config.strategy.type_: value 'constant' is not "
+                      "allowed; allowed: synchronous, concurrent, throughput or poisson"),
+            std::string::npos)
+      << guidellm_refusal(with(strategy, {{"type_", "constant"}, {"rate", 4.0}}));
+  EXPECT_NE(guidellm_refusal(with(strategy, {{"type_", "trace"}, {"time_scale", 1.0}}))
+                .find("strategy.type_: value 'trace'"),
+            std::string::npos);
+  // The scheduler writes the limit it resolved: a limit the run reached (benchmark 0's peak is 1
+  // in flight) caps a Poisson rate (refused) and makes a throughput run a concurrency.
+  EXPECT_NE(guidellm_refusal(
+                with(strategy, {{"type_", "poisson"}, {"rate", 4.0}, {"max_concurrency", 1}}))
+                .find("strategy.max_concurrency: value '1' is not allowed; allowed: a limit the "
+                      "run never reached"),
+            std::string::npos);
+  Json capped = with(strategy, {{"type_", "poisson"}, {"rate", 4.0}, {"max_concurrency", 8}});
+  EXPECT_EQ(import_text(capped.dump(), "g.json", guidellm_options(), Catalog::builtin(), notes)[0]
+                .workload.mode,
+            Mode::request_rate);
+  Json full = with(strategy, {{"type_", "throughput"}, {"max_concurrency", 1}});
+  const auto rf = import_text(full.dump(), "g.json", guidellm_options(), Catalog::builtin(), notes);
+  EXPECT_EQ(rf[0].id, "throughput1@g.json.benchmarks[0]/time_to_first_token_ms.mean");
+  EXPECT_EQ(*rf[0].workload.concurrency, 1);
+  EXPECT_EQ(rf[0].measured.value, 22.8);
+  EXPECT_NE(guidellm_refusal(
+                with(strategy, {{"type_", "concurrent"}, {"streams", 8}, {"rampup_duration", 5}}))
+                .find("strategy.rampup_duration: value '5'"),
+            std::string::npos);
+  // Another report version, another version's fields.
+  EXPECT_NE(guidellm_refusal(with(Json::json_pointer("/metadata/version"), 1))
+                .find("g.json.metadata.version: value '1' is not allowed; allowed: 2"),
+            std::string::npos);
+  Json old = report;
+  old.erase("metadata");  // guidellm 0.3 and before wrote no report version
+  EXPECT_NE(guidellm_refusal(old).find("g.json: required field 'metadata' is missing"),
+            std::string::npos);
+  EXPECT_NE(guidellm_refusal(with(Json::json_pointer("/benchmarks/1/run_stats"), Json::object()))
+                .find("g.json.benchmarks[1].run_stats: value '{}' is not allowed"),
+            std::string::npos);
+  EXPECT_NE(guidellm_refusal(with(Json::json_pointer("/benchmarks/1/metrics/goodput"), 3))
+                .find("g.json.benchmarks[1].metrics.goodput: value '3'"),
+            std::string::npos);
+  // Token counts: missing, or none reported.
+  Json no_output = report;
+  no_output["benchmarks"][2]["metrics"].erase("output_token_count");
+  EXPECT_NE(guidellm_refusal(no_output).find(
+                "g.json.benchmarks[2].metrics: required field 'output_token_count' is "
+                "missing"),
+            std::string::npos)
+      << guidellm_refusal(no_output);
+  EXPECT_NE(
+      guidellm_refusal(
+          with(Json::json_pointer("/benchmarks/2/metrics/prompt_token_count/successful/count"), 0))
+          .find("g.json.benchmarks[2].metrics.prompt_token_count.successful.count: value '0'"),
+      std::string::npos);
+  EXPECT_NE(guidellm_refusal(with(Json::json_pointer("/benchmarks/0/metrics/request_totals/"
+                                                     "successful"),
+                                  0))
+                .find("request_totals.successful: value '0'"),
+            std::string::npos);
+  EXPECT_NE(
+      guidellm_refusal(with(Json::json_pointer("/benchmarks/0/metrics/image/tokens"),
+                            {{"successful", {{"total_sum", 2048.0}}}}))
+          .find("g.json.benchmarks[0].metrics.image.tokens.successful.total_sum: value '2048.0'"),
+      std::string::npos);
+  // Lengths that vary are read only as a flag says.
+  Json varying =
+      with(Json::json_pointer("/benchmarks/0/metrics/prompt_token_count/successful/max"), 1100.0);
+  EXPECT_NE(guidellm_refusal(varying).find(
+                "g.json.benchmarks[0].metrics.prompt_token_count.successful: the lengths vary "
+                "(271 requests from 1024 to 1100 tokens, mean 1024)"),
+            std::string::npos)
+      << guidellm_refusal(varying);
+  ImportOptions o = guidellm_options();
+  o.input = "uniform";
+  const auto ru = import_text(varying.dump(), "g.json", o, Catalog::builtin(), notes);
+  EXPECT_EQ(ru[0].workload.input->distribution, "uniform");
+  EXPECT_EQ(*ru[0].workload.input->max, 1100);
+  // What the file does not carry and no flag gave.
+  o = guidellm_options();
+  o.engine.reset();
+  EXPECT_NE(guidellm_refusal(report, o).find(
+                "--engine: required: g.json.benchmarks[0] does not name the engine that "
+                "served (config.backend.kind 'openai_http' is the client)"),
+            std::string::npos)
+      << guidellm_refusal(report, o);
+}
+
+ImportOptions export_options(const char* format) {
+  ImportOptions o;
+  o.format = format;
+  o.accelerator = "h100";
+  o.engine = "vllm";
+  o.engine_version = "0.10.2";
+  return o;
+}
+
+std::string export_refusal(const Json& run, const char* format) {
+  std::vector<std::string> notes;
+  return refusal([&] {
+    import_text(run.dump(), "p.json", export_options(format), Catalog::builtin(), notes);
+  });
+}
+
+// AIPerf's profile_export_aiperf.json at concurrency 16: units read from the file.
+TEST(ImportProfileExport, AiperfToEveryRecordExactly) {
+  std::vector<std::string> notes;
+  const auto rs = import_file(fixture("aiperf_profile_export.json"), export_options("aiperf"),
+                              Catalog::builtin(), notes);
+  // ttft, tpot, e2e_latency x mean, median, p90, p95, p99 + output and request throughput.
+  ASSERT_EQ(rs.size(), 17u);
+  const std::string w = fixture("aiperf_profile_export.json");
+  const Record& ttft = by_id(rs, "concurrency16@" + w + "/time_to_first_token.avg");
+  EXPECT_EQ(ttft.model.id, "qwen2.5-7b");
+  EXPECT_EQ(ttft.workload.mode, Mode::concurrency);
+  EXPECT_EQ(*ttft.workload.concurrency, 16);
+  EXPECT_EQ(*ttft.workload.requests, 320);
+  EXPECT_EQ(ttft.workload.input->mean, 550);
+  EXPECT_EQ(ttft.workload.output->mean, 256);
+  EXPECT_EQ(ttft.measured.metric, Metric::ttft);
+  EXPECT_EQ(ttft.measured.statistic, Statistic::mean);
+  EXPECT_EQ(ttft.measured.value, 118.43);
+  EXPECT_DOUBLE_EQ(ttft.measured.si, 0.11843);
+  // inter_token_latency is (latency - TTFT) / (output tokens - 1) per request: memwall's tpot.
+  const Record& tpot = by_id(rs, "concurrency16@" + w + "/inter_token_latency.p99");
+  EXPECT_EQ(tpot.measured.metric, Metric::tpot);
+  EXPECT_EQ(tpot.measured.statistic, Statistic::p99);
+  EXPECT_EQ(tpot.measured.value, 5.277);
+  const Record& e2e = by_id(rs, "concurrency16@" + w + "/request_latency.p50");
+  EXPECT_EQ(e2e.measured.metric, Metric::e2e_latency);
+  EXPECT_EQ(e2e.measured.statistic, Statistic::median);
+  EXPECT_DOUBLE_EQ(e2e.measured.si, 1.3456);
+  const Record& out = by_id(rs, "concurrency16@" + w + "/output_token_throughput.avg");
+  EXPECT_EQ(out.measured.metric, Metric::output_throughput);
+  EXPECT_EQ(out.measured.unit, "tokens/s");
+  EXPECT_EQ(out.measured.value, 3028.5);
+  const Record& req = by_id(rs, "concurrency16@" + w + "/request_throughput.avg");
+  EXPECT_EQ(req.measured.unit, "requests/s");
+  EXPECT_EQ(req.measured.value, 11.83);
+  EXPECT_TRUE(has_note(notes, "inter_chunk_latency"));
+  EXPECT_TRUE(has_note(notes, "time_to_second_token"));
+}
+
+// genai-perf's profile_export_genai_perf.json at concurrency 8, output lengths that vary.
+TEST(ImportProfileExport, GenaiPerfToEveryRecordExactly) {
+  ImportOptions o = export_options("genai-perf");
+  std::vector<std::string> notes;
+  EXPECT_NE(refusal([&] {
+              import_file(fixture("genai_perf_profile_export.json"), o, Catalog::builtin(), notes);
+            })
+                .find("output_sequence_length: the lengths vary (80 requests from 120 to 128 "
+                      "tokens, mean 126.4)"),
+            std::string::npos);
+  o.output = "lognormal";
+  const auto rs =
+      import_file(fixture("genai_perf_profile_export.json"), o, Catalog::builtin(), notes);
+  ASSERT_EQ(rs.size(), 17u);
+  const std::string w = fixture("genai_perf_profile_export.json");
+  const Record& tpot = by_id(rs, "concurrency8@" + w + "/inter_token_latency.avg");
+  EXPECT_EQ(tpot.model.id, "llama-3.1-8b");
+  EXPECT_EQ(*tpot.workload.concurrency, 8);
+  EXPECT_EQ(*tpot.workload.requests, 80);
+  EXPECT_EQ(tpot.workload.input->mean, 512);
+  EXPECT_EQ(tpot.workload.output->distribution, "lognormal");
+  EXPECT_DOUBLE_EQ(tpot.workload.output->mean, 126.4);
+  EXPECT_DOUBLE_EQ(*tpot.workload.output->cv, 2.1 / 126.4);
+  EXPECT_EQ(tpot.measured.metric, Metric::tpot);
+  EXPECT_EQ(tpot.measured.value, 10.85);
+  EXPECT_EQ(by_id(rs, "concurrency8@" + w + "/request_latency.p90").measured.value, 1455.7);
+  EXPECT_EQ(by_id(rs, "concurrency8@" + w + "/request_throughput.avg").measured.value, 5.677);
+}
+
+TEST(ImportProfileExport, UnitsAreReadFromTheFileAndConverted) {
+  Json run = Json::parse(text_of("aiperf_profile_export.json"));
+  for (auto& [k, v] : run["request_latency"].items())
+    if (k != "unit") v = v.get<double>() / 1000;  // the same latencies in seconds
+  run["request_latency"]["unit"] = "sec";
+  for (auto& [k, v] : run["time_to_first_token"].items())
+    if (k != "unit") v = v.get<double>() * 1e6;  // in nanoseconds
+  run["time_to_first_token"]["unit"] = "ns";
+  std::vector<std::string> notes;
+  const auto rs =
+      import_text(run.dump(), "p.json", export_options("aiperf"), Catalog::builtin(), notes);
+  const Record& e2e = by_id(rs, "concurrency16@p.json/request_latency.avg");
+  EXPECT_EQ(e2e.measured.unit, "s");
+  EXPECT_DOUBLE_EQ(e2e.measured.si, 1.34821);
+  const Record& ttft = by_id(rs, "concurrency16@p.json/time_to_first_token.p99");
+  EXPECT_EQ(ttft.measured.unit, "us");
+  EXPECT_DOUBLE_EQ(ttft.measured.si, 0.2408);
+  run["request_latency"]["unit"] = "min";
+  EXPECT_NE(export_refusal(run, "aiperf")
+                .find("p.json.request_latency.unit: value 'min' is not allowed; allowed: ns, us, "
+                      "ms or sec"),
+            std::string::npos)
+      << export_refusal(run, "aiperf");
+  run = Json::parse(text_of("aiperf_profile_export.json"));
+  run["output_token_throughput"]["unit"] = "tokens/sec/user";
+  EXPECT_NE(export_refusal(run, "aiperf")
+                .find("p.json.output_token_throughput.unit: value 'tokens/sec/user' is not "
+                      "allowed; allowed: tokens/sec"),
+            std::string::npos);
+}
+
+TEST(ImportProfileExport, RefusesWhatItCannotMapByName) {
+  const Json aiperf = Json::parse(text_of("aiperf_profile_export.json"));
+  const Json genai = Json::parse(text_of("genai_perf_profile_export.json"));
+  const auto with = [](Json r, const char* at, const Json& value) {
+    r[Json::json_pointer(at)] = value;
+    return r;
+  };
+  // aiperf: a Poisson rate is a request_rate; constant intervals and a capped rate are refused.
+  Json rate = aiperf;
+  rate["input_config"]["loadgen"] = {{"request_rate", 12.0}, {"request_count", 320}};
+  std::vector<std::string> notes;
+  const auto rs =
+      import_text(rate.dump(), "p.json", export_options("aiperf"), Catalog::builtin(), notes);
+  EXPECT_EQ(rs[0].workload.mode, Mode::request_rate);
+  EXPECT_EQ(*rs[0].workload.request_rate, 12.0);
+  EXPECT_NE(
+      export_refusal(with(rate, "/input_config/loadgen/request_rate_mode", "constant"), "aiperf")
+          .find("p.json.input_config.loadgen.request_rate_mode: value 'constant'"),
+      std::string::npos);
+  EXPECT_NE(export_refusal(with(rate, "/input_config/loadgen/concurrency", 16), "aiperf")
+                .find("request_rate 12.0 with concurrency 16"),
+            std::string::npos);
+  EXPECT_NE(export_refusal(with(aiperf, "/input_config/loadgen/request_cancellation_rate", 10.0),
+                           "aiperf")
+                .find("loadgen.request_cancellation_rate: value '10.0'"),
+            std::string::npos);
+  EXPECT_NE(export_refusal(with(aiperf, "/input_config/input/prompt/prefix_prompt/pool_size", 4),
+                           "aiperf")
+                .find("p.json.input_config.input.prompt.prefix_prompt.pool_size: value '4'"),
+            std::string::npos);
+  EXPECT_NE(export_refusal(with(aiperf, "/input_config/input/fixed_schedule", true), "aiperf")
+                .find("input.fixed_schedule: value 'true'"),
+            std::string::npos);
+  EXPECT_NE(export_refusal(with(aiperf, "/was_cancelled", true), "aiperf")
+                .find("p.json.was_cancelled: value 'true'"),
+            std::string::npos);
+  EXPECT_NE(
+      export_refusal(
+          with(aiperf, "/input_config/endpoint/model_names", Json::array({"a/b", "c/d"})), "aiperf")
+          .find("p.json.input_config.endpoint.model_names: value '[\"a/b\",\"c/d\"]'"),
+      std::string::npos);
+  EXPECT_NE(export_refusal(with(aiperf, "/request_goodness", 3), "aiperf")
+                .find("p.json.request_goodness: value '3' is not allowed; allowed: a metric "
+                      "object"),
+            std::string::npos);
+  Json no_isl = aiperf;
+  no_isl.erase("input_sequence_length");
+  EXPECT_NE(export_refusal(no_isl, "aiperf")
+                .find("p.json: required field 'input_sequence_length' is missing"),
+            std::string::npos);
+  EXPECT_NE(export_refusal(with(aiperf, "/time_to_first_token/p90", -1.0), "aiperf")
+                .find("p.json.time_to_first_token.p90: value '-1.0'"),
+            std::string::npos);
+  // genai-perf: perf_analyzer sends a request rate at constant intervals.
+  EXPECT_NE(
+      export_refusal(with(genai, "/input_config/perf_analyzer/stimulus", {{"request_rate", 5}}),
+                     "genai-perf")
+          .find("p.json.input_config.perf_analyzer.stimulus.request_rate: value '5' is not "
+                "allowed; allowed: a concurrency"),
+      std::string::npos);
+  EXPECT_NE(export_refusal(
+                with(genai, "/input_config/perf_analyzer/stimulus", {{"session_concurrency", 4}}),
+                "genai-perf")
+                .find("stimulus.session_concurrency: value '4'"),
+            std::string::npos);
+  EXPECT_NE(export_refusal(with(genai, "/input_config/input/prefix_prompt/num", 2), "genai-perf")
+                .find("p.json.input_config.input.prefix_prompt.num: value '2'"),
+            std::string::npos);
+  Json flat = genai;
+  flat["input_config"].erase("perf_analyzer");
+  EXPECT_NE(export_refusal(flat, "genai-perf")
+                .find("p.json.input_config: required field 'perf_analyzer' is missing"),
+            std::string::npos);
+  // A genai-perf file read as aiperf (and back) is refused by name, not read with defaults.
+  EXPECT_NE(export_refusal(genai, "aiperf")
+                .find("p.json.input_config.analyze: value '{\"sweep_parameters\":{}}' is not "
+                      "allowed; allowed: a field of the input_config of "
+                      "profile_export_aiperf.json"),
+            std::string::npos)
+      << export_refusal(genai, "aiperf");
+  EXPECT_NE(export_refusal(aiperf, "genai-perf").find("p.json.input_config.cli_command: value"),
+            std::string::npos)
+      << export_refusal(aiperf, "genai-perf");
+}
+
 TEST(ImportVllmServe, ImportedRecordsReadBackAndArePredicted) {
   std::vector<std::string> notes;
   const auto rs = import_file(fixture("vllm_serve_concurrency.json"), serve_options(),

@@ -182,18 +182,8 @@ void serve_run(const Json& run, const std::string& where, const ImportOptions& o
     const Json* v = field_or_null(run, key);
     if (!v) return;
     used.insert(key);
-    const double x = file_number(*v, where + "." + key);
-    if (x == 0) {
-      notes.push_back(
-          fmt::format("{}: not imported: {} is 0 (no request measured it: the endpoint "
-                      "did not stream, or every output was one token)",
-                      where, key));
-      return;
-    }
-    Json r = base;
-    r["id"] = id + "/" + key;
-    r["metric"] = metric(name, statistic, x, unit);
-    out.push_back(std::move(r));
+    add_metric_record(base, id + "/" + key, where, key, file_number(*v, where + "." + key), name,
+                      statistic, unit, ZeroValue::noted, out, notes);
   };
   for (const auto& [key, name] : serve_metrics()) {
     if (name.empty()) continue;
@@ -253,14 +243,6 @@ Json offline_base(const std::string& where, const ImportOptions& o, const Catalo
       notes);
 }
 
-void only_fields(const Json& run, const std::string& where, const std::set<std::string>& allowed,
-                 const char* schema) {
-  for (const auto& [k, v] : run.items())
-    if (!allowed.count(k))
-      throw InputError(where + "." + k, v.dump().substr(0, 80),
-                       fmt::format("a field of {}", schema));
-}
-
 }  // namespace
 
 std::vector<Json> import_vllm_serve(const std::string& text, const std::string& where,
@@ -281,7 +263,7 @@ std::vector<Json> import_vllm_throughput(const std::string& text, const std::str
   only_fields(run, where,
               {"elapsed_time", "num_requests", "total_num_tokens", "requests_per_second",
                "tokens_per_second"},
-              kSchema);
+              fmt::format("a field of {}", kSchema));
   const int64_t requests =
       file_count(require_field(run, "num_requests", where), where + ".num_requests", 1);
   const double elapsed =
@@ -308,12 +290,9 @@ std::vector<Json> import_vllm_throughput(const std::string& text, const std::str
   for (const auto& [key, name, unit] :
        {std::tuple{"tokens_per_second", "total_throughput", "tokens/s"},
         std::tuple{"requests_per_second", "request_throughput", "requests/s"}}) {
-    const double v = file_number(require_field(run, key, where), where + "." + key);
-    if (v == 0) throw InputError(where + "." + key, "0", "a measured rate above 0");
-    Json r = base;
-    r["id"] = fmt::format("{}/{}", where, key);
-    r["metric"] = metric(name, "value", v, unit);
-    out.push_back(std::move(r));
+    add_metric_record(base, fmt::format("{}/{}", where, key), where, key,
+                      file_number(require_field(run, key, where), where + "." + key), name, "value",
+                      unit, ZeroValue::refused, out, notes);
   }
   return out;
 }
@@ -325,7 +304,8 @@ std::vector<Json> import_vllm_latency(const std::string& text, const std::string
   const Json run = parse_document(text, where);
   if (!run.is_object())
     throw InputError(where, run.dump().substr(0, 80), "a JSON object of results");
-  only_fields(run, where, {"avg_latency", "latencies", "percentiles"}, kSchema);
+  only_fields(run, where, {"avg_latency", "latencies", "percentiles"},
+              fmt::format("a field of {}", kSchema));
   if (!o.batch)
     throw InputError(
         fmt::format("--batch: required: {} does not record the run's --batch-size "
@@ -345,11 +325,8 @@ std::vector<Json> import_vllm_latency(const std::string& text, const std::string
   base["source"] = fmt::format("vllm bench latency --output-json {} ({})", where, kSchema);
   std::vector<Json> out;
   auto add = [&](const std::string& key, double v, const char* statistic) {
-    if (v == 0) throw InputError(where + "." + key, "0", "a measured latency above 0");
-    Json r = base;
-    r["id"] = fmt::format("{}/{}", where, key);
-    r["metric"] = metric("e2e_latency", statistic, v, "s");
-    out.push_back(std::move(r));
+    add_metric_record(base, fmt::format("{}/{}", where, key), where, key, v, "e2e_latency",
+                      statistic, "s", ZeroValue::refused, out, notes);
   };
   add("avg_latency", file_number(require_field(run, "avg_latency", where), where + ".avg_latency"),
       "mean");
