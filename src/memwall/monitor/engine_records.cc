@@ -78,21 +78,21 @@ EngineRecords operating_point_records(const EngineOperatingPoint& p, measure::Im
                                   p.generation_tokens_per_request, p, false, where, out.notes)}};
   const std::string source =
       fmt::format("{}: {} series {}", where, p.engine, fmt::join(p.names, ", "));
+  base["source"] = source;
+  base["workload"] = workload;
   std::vector<Json> records;
-  auto add = [&](const std::string& key, Json metric) {
-    Json r = base;
-    r["id"] = fmt::format("{}/{} ({})", p.engine, key, p.job.empty() ? where : p.job);
-    r["source"] = source;
-    r["workload"] = workload;
-    r["metric"] = std::move(metric);
-    records.push_back(std::move(r));
-  };
   namespace d = measure::detail;
-  if (p.inter_token.mean)
-    add("itl_mean", d::metric("itl", "mean", *p.inter_token.mean * 1e3, "ms"));
+  auto add = [&](const std::string& key, double value, const char* name, const char* statistic,
+                 const char* unit) {
+    d::add_metric_record(base,
+                         fmt::format("{}/{} ({})", p.engine, key, p.job.empty() ? where : p.job),
+                         where, key, value, name, statistic, unit, d::ZeroValue::noted, records,
+                         out.notes);
+  };
+  if (p.inter_token.mean) add("itl_mean", *p.inter_token.mean * 1e3, "itl", "mean", "ms");
   if (p.generation_tokens_per_s && *p.generation_tokens_per_s > 0)
-    add("output_throughput",
-        d::metric("output_throughput", "value", *p.generation_tokens_per_s, "tokens/s"));
+    add("output_throughput", *p.generation_tokens_per_s, "output_throughput", "value",
+        "tokens/s");
   const bool queued = p.waiting_requests && *p.waiting_requests >= kQueueingMean;
   for (const auto& [key, h, name] :
        {std::tuple{"ttft_mean", &p.ttft, "ttft"}, std::tuple{"e2e_mean", &p.e2e, "e2e_latency"}}) {
@@ -105,7 +105,7 @@ EngineRecords operating_point_records(const EngineOperatingPoint& p, measure::Im
                       where, name, *p.waiting_requests));
       continue;
     }
-    add(key, d::metric(name, "mean", *h->mean * 1e3, "ms"));
+    add(key, *h->mean * 1e3, name, "mean", "ms");
   }
   if (records.empty())
     throw InputError(
