@@ -63,24 +63,28 @@ ContinuousEstimate continuous_max_throughput(const Deployment& d, int64_t input_
     if (budget / (steps + in) < seqs / (steps + kp)) c.binding = "max_num_batched_tokens";
     // Fixed lengths keep admissions in cohorts: an iteration either carries a full budget of
     // prompt chunks (a share phi of the iterations) or none, which matters because a step's time
-    // is convex in its tokens (flat while weight-bound, then linear).
+    // is convex in its tokens (flat while weight-bound, then linear). A cohort is at most every
+    // resident sequence's prompt: one client has one prompt to prefill, however large the budget.
     const double prefill_per_iter = r * in;
-    const double phi = std::min(1.0, prefill_per_iter / room);
-    const double chunk = phi < 1.0 ? room : prefill_per_iter;
+    const double cohort = std::min(room, std::max(1.0, std::floor(seqs)) * in);
+    const double phi = std::min(1.0, prefill_per_iter / cohort);
+    const double chunk = phi < 1.0 ? cohort : prefill_per_iter;
     c.requests_per_iteration = r;
     c.decode_sequences = r * steps;
     c.prefill_tokens = prefill_per_iter;
     c.concurrency = std::min(seqs, r * (steps + kp));
+    StepBatch decode_only;
+    decode_only.decode_sequences = static_cast<int>(std::llround(c.decode_sequences));
+    decode_only.decode_context_tokens = std::llround(c.decode_sequences * ctx);
+    // Beside a cohort's prompts decode only the sequences not in it (one client: none).
+    const double beside = phi < 1.0 ? std::min(c.decode_sequences, std::max(0.0, seqs - chunk / in))
+                                    : c.decode_sequences;
     StepBatch mixed;
     mixed.prefill_tokens = std::max<int64_t>(1, std::llround(chunk));
     mixed.prefill_sequences = static_cast<int>(std::max(1.0, std::ceil(chunk / in)));
     mixed.prefill_attended_pairs = chunk / in * perf::causal_pairs(in, 0);
-    mixed.decode_sequences = static_cast<int>(std::llround(c.decode_sequences));
-    mixed.decode_context_tokens = std::llround(c.decode_sequences * ctx);
-    StepBatch decode_only = mixed;
-    decode_only.prefill_tokens = 0;
-    decode_only.prefill_sequences = 0;
-    decode_only.prefill_attended_pairs = 0;
+    mixed.decode_sequences = static_cast<int>(std::llround(beside));
+    mixed.decode_context_tokens = std::llround(beside * ctx);
     const Seconds t_mixed = step_time(d, mixed);
     const Seconds t_decode = decode_only.decode_sequences > 0 ? step_time(d, decode_only) : t_mixed;
     c.iteration = t_mixed * phi + t_decode * (1 - phi);

@@ -65,6 +65,31 @@ TEST(Continuous, KvCapacityLeavesTheEngineProfileStep) {
   EXPECT_NEAR(double(engine.kv_capacity_tokens), 33000, 3000);
 }
 
+// One client (a synchronous benchmark: GuideLLM's, vllm bench serve --max-concurrency 1) has one
+// prompt to prefill at a time: its TTFT is one prompt's prefill beside its own decode, not that of
+// a token budget filled by a cohort of prompts that cannot exist (1024-token prompts under an
+// 8192-token budget: 278.6 ms was predicted where one prompt takes 36.8 ms).
+TEST(Continuous, ACohortIsNoLargerThanTheSequencesThatCanBeAdmitted) {
+  const Deployment d = make_deployment(Catalog::builtin(), options("vllm"));
+  ContinuousLimits l = engine_limits(d);
+  ASSERT_GE(l.max_num_batched_tokens, 8192);
+  l.max_num_seqs = 1;
+  const ContinuousEstimate c = continuous_max_throughput(d, 1024, 128, l);
+  StepBatch one;
+  one.prefill_tokens = 1024;
+  one.prefill_sequences = 1;
+  one.prefill_attended_pairs = perf::causal_pairs(1024, 0);
+  const double alone = step_time(d, one).value();
+  EXPECT_GE(c.ttft.value(), alone);
+  EXPECT_LT(c.ttft.value(), 1.1 * alone) << "one prompt alone " << alone << " s";
+  // Four clients: a cohort of at most four prompts.
+  l.max_num_seqs = 4;
+  one.prefill_tokens = 4 * 1024;
+  one.prefill_sequences = 4;
+  one.prefill_attended_pairs = 4 * perf::causal_pairs(1024, 0);
+  EXPECT_LT(continuous_max_throughput(d, 1024, 128, l).ttft.value(), 1.1 * step_time(d, one).value());
+}
+
 TEST(Continuous, BatchMaxReportsTheContinuousSteadyState) {
   Request r;
   r.deployment = options("sglang");
