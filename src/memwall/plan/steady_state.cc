@@ -48,24 +48,30 @@ namespace {
 // a TPOT error of S / gaps with gaps > 100 / (prompts per gap).
 struct InterleavedPrompts {
   static constexpr double kNormalAbove = 100;
+  struct Point {
+    double mean = 0;       // of K
+    size_t start = 0;      // of its tail in `tail`
+    size_t length = 0;     // 0: the normal approximation
+    double inv_sd2 = 0;    // 1 / sqrt(2 mean), for the normal one
+  };
   std::vector<WeightedLength> gaps;
-  std::vector<double> mean;
-  std::vector<size_t> start;  // of each tabulated point's tail in `tail`; npos: normal
+  std::vector<Point> points;
   std::vector<double> tail;
-  std::vector<size_t> length;
   double most_per_gap_p99 = 0;  // max over points of (99th percentile of K) / gaps
 
   InterleavedPrompts(std::vector<WeightedLength> g, double prompts_per_gap) : gaps(std::move(g)) {
+    points.reserve(gaps.size());
+    tail.reserve(16 * gaps.size());
     for (const WeightedLength& p : gaps) {
-      const double m = std::max(0.0, prompts_per_gap * p.tokens);
-      mean.push_back(m);
+      Point pt;
+      pt.mean = std::max(0.0, prompts_per_gap * p.tokens);
+      const double m = pt.mean;
       double k99 = 0;
       if (m > kNormalAbove) {
-        start.push_back(std::string::npos);
-        length.push_back(0);
+        pt.inv_sd2 = 1.0 / std::sqrt(2 * m);
         k99 = std::ceil(m + 2.3263478740408408 * std::sqrt(m) + 0.5);
       } else {
-        start.push_back(tail.size());
+        pt.start = tail.size();
         // Past the mean, stop once the tail is below 1e-9: a weight of at most 1 times it moves
         // the mixture's 1 % by less than its own rounding.
         double pmf = std::exp(-m), cdf = 0;
@@ -81,8 +87,9 @@ struct InterleavedPrompts {
           }
           if (static_cast<double>(k) > m && tail.back() < 1e-9) break;
         }
-        length.push_back(k + 1);
+        pt.length = k + 1;
       }
+      points.push_back(pt);
       most_per_gap_p99 = std::max(most_per_gap_p99, k99 / p.tokens);
     }
   }
@@ -90,9 +97,12 @@ struct InterleavedPrompts {
   double exceeds(size_t i, double k) const {
     if (k < 0) return 1.0;
     k = std::floor(k);
-    if (start[i] == std::string::npos)
-      return 0.5 * std::erfc((k + 0.5 - mean[i]) / std::sqrt(2 * mean[i]));
-    return k < static_cast<double>(length[i]) ? tail[start[i] + static_cast<size_t>(k)] : 0.0;
+    const Point& p = points[i];
+    if (p.length == 0) {
+      const double z = (k + 0.5 - p.mean) * p.inv_sd2;  // erfc(6) < 3e-17
+      return z > 6 ? 0.0 : z < -6 ? 1.0 : 0.5 * std::erfc(z);
+    }
+    return k < static_cast<double>(p.length) ? tail[p.start + static_cast<size_t>(k)] : 0.0;
   }
 };
 
