@@ -321,7 +321,8 @@ int run_plan_infer(const PlanInferOptions& o, const GlobalOptions& g) {
   print_quality_policy(p.quality, p.removed_by_quality);
   if (r.plans.empty()) {
     fmt::print("  none. Why each accelerator fails (the reason of its closest candidate):\n");
-    for (const auto& [id, why] : plan::binding_rejections(r.rejected)) fmt::print("  {}: {}\n", id, why);
+    for (const auto& [id, why] : plan::binding_rejections(r.rejected))
+      fmt::print("  {}: {}\n", id, i18n::localize(why, g.output_lang));
     print_offload_plans(p);
     return offload_meets_sla(p) ? 0 : kExitInfeasible;
   }
@@ -368,7 +369,8 @@ int run_plan_infer(const PlanInferOptions& o, const GlobalOptions& g) {
   fmt::print("3. The wall each plan stands against, and its software risk\n");
   for (int i = 0; i < top; ++i) {
     const auto& pl = r.plans[i];
-    fmt::print("  {}. {}: {}\n", i + 1, pl.describe(), pl.binding);
+    fmt::print("  {}. {}: {}\n", i + 1, i18n::localize(pl.describe(), g.output_lang),
+               i18n::localize(pl.binding, g.output_lang));
     for (const auto& risk : pl.software.risks) fmt::print("     risk: {}\n", risk);
     if (!pl.software.efficiency_calibrated)
       fmt::print("     uncalibrated: {}\n", pl.software.efficiency_source);
@@ -408,7 +410,7 @@ int run_plan_infer(const PlanInferOptions& o, const GlobalOptions& g) {
   std::map<std::string, bool> feasible;
   for (const auto& pl : r.plans) feasible[pl.shape.accelerator->id] = true;
   for (const auto& [id, why] : plan::binding_rejections(r.rejected)) {
-    if (!feasible.count(id)) fmt::print("  {}: {}\n", id, why);
+    if (!feasible.count(id)) fmt::print("  {}: {}\n", id, i18n::localize(why, g.output_lang));
   }
   const auto& best = r.plans.front();
   if (!best.cost.device.unknown.empty() || !best.cost.device.sources.empty()) {

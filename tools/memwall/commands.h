@@ -10,6 +10,7 @@
 #include <CLI/CLI.hpp>
 
 #include "memwall/catalog/catalog.h"
+#include "memwall/i18n/messages.h"
 
 namespace memwall::cli {
 
@@ -18,6 +19,7 @@ struct GlobalOptions {
   std::vector<std::string> catalog_files;  // --catalog FILE (repeatable): user hardware/models/prices
   bool json = false;                       // --json: one JSON object on stdout, nothing else there
   std::string lang;                        // --lang en|zh (default: LC_ALL / LC_MESSAGES / LANG)
+  i18n::Lang output_lang = i18n::Lang::en;  // that language, resolved before the command runs
 };
 
 // Each register_* adds one subcommand to `app`; its callback runs when the subcommand is chosen

@@ -14,6 +14,8 @@
 #include <sstream>
 #include <system_error>
 
+#include <unistd.h>
+
 #include <fmt/format.h>
 
 #include "commands.h"
@@ -161,6 +163,65 @@ int with_output_flushed(int code) {
   return kExitOutputFailed;
 }
 
+// The reports that read as text (not the servers, the live monitor or the file emitters' output):
+// under --lang zh their lines go through the message catalog.
+// Files a command writes to stdout (`plan infer --emit/--benchmark`: shell scripts, Kubernetes
+// YAML) are not reports: their lines stay as written.
+bool emits_files(const CLI::App& app) {
+  for (const char* flag : {"--emit", "--benchmark"}) {
+    const CLI::Option* o = app.get_option_no_throw(flag);
+    if (o && o->count() > 0) return true;
+  }
+  for (const CLI::App* sub : app.get_subcommands())
+    if (emits_files(*sub)) return true;
+  return false;
+}
+
+bool localized_report(const CLI::App& app, const GlobalOptions& g, i18n::Lang lang) {
+  if (lang == i18n::Lang::en || g.json || emits_files(app)) return false;
+  for (const CLI::App* sub : app.get_subcommands())
+    for (const char* name : {"plan", "infer", "train", "simulate", "net", "compare"})
+      if (sub->get_name() == name) return true;
+  return false;
+}
+
+// Runs `run` with stdout sent to a temporary file, then writes that text to stdout localised
+// line by line (i18n::localize_lines); on an exception the captured text is written too, then
+// the exception goes on.
+int run_localized(const Runner& run, i18n::Lang lang) {
+  std::cout.flush();
+  std::fflush(stdout);
+  std::FILE* captured = std::tmpfile();
+  const int saved = captured ? ::dup(STDOUT_FILENO) : -1;
+  if (saved < 0 || ::dup2(::fileno(captured), STDOUT_FILENO) < 0) {
+    if (captured) std::fclose(captured);
+    if (saved >= 0) ::close(saved);
+    return run ? run() : kExitBadInput;  // no temporary file: the report stays English
+  }
+  auto restore = [&] {
+    std::cout.flush();
+    std::fflush(stdout);
+    ::dup2(saved, STDOUT_FILENO);
+    ::close(saved);
+    std::string text;
+    std::rewind(captured);
+    char buf[65536];
+    for (size_t n; (n = std::fread(buf, 1, sizeof buf, captured)) > 0;) text.append(buf, n);
+    std::fclose(captured);
+    const std::string out = i18n::localize_lines(text, lang);
+    std::fwrite(out.data(), 1, out.size(), stdout);
+  };
+  int code = 0;
+  try {
+    code = run ? run() : kExitBadInput;
+  } catch (...) {
+    restore();
+    throw;
+  }
+  restore();
+  return code;
+}
+
 }  // namespace
 }  // namespace memwall::cli
 
@@ -215,7 +276,10 @@ int main(int argc, char** argv) {
     }
     lang = *asked;
   }
+  g.output_lang = lang;
   try {
+    if (cli::localized_report(app, g, lang))
+      return cli::with_output_flushed(cli::run_localized(run, lang));
     return cli::with_output_flushed(run ? run() : kExitBadInput);
   } catch (const InputError& e) {
     std::cerr << "memwall: " << i18n::localize(std::string("bad input: ") + e.what(), lang) << "\n";

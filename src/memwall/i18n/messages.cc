@@ -120,7 +120,7 @@ std::optional<std::string> whole_match(const std::string& s, Lang lang, int dept
 }
 
 std::string localize_at(const std::string& s, Lang lang, int depth) {
-  if (lang == Lang::en || depth > 4 || s.size() > 2000 || s.find(' ') == std::string::npos ||
+  if (lang == Lang::en || depth > 4 || s.size() > 16384 || s.find(' ') == std::string::npos ||
       !has_letters(s))
     return s;
   // Clause by clause when every clause is a sentence of the catalog (the library joins reasons
@@ -174,6 +174,23 @@ const Json& page_messages() {
 
 std::string localize(std::string_view sentence, Lang lang) {
   return localize_at(std::string(sentence), lang, 0);
+}
+
+std::string localize_lines(std::string_view text, Lang lang) {
+  if (lang == Lang::en) return std::string(text);
+  std::string out;
+  out.reserve(text.size() + text.size() / 2);
+  size_t at = 0;
+  while (at < text.size()) {
+    const size_t end = std::min(text.find('\n', at), text.size());
+    const std::string_view line = text.substr(at, end - at);
+    const size_t indent = std::min(line.find_first_not_of(' '), line.size());
+    out += line.substr(0, indent);
+    out += localize(line.substr(indent), lang);
+    if (end < text.size()) out += '\n';
+    at = end + 1;
+  }
+  return out;
 }
 
 void localize_strings(Json& answer, Lang lang) {

@@ -33,6 +33,11 @@ const Json& page_messages();
 // English is returned as is.
 std::string localize(std::string_view sentence, Lang lang);
 
+// A text report localised line by line: each line's indentation kept and the rest localised as
+// one sentence (a line that matches no template, such as a table row of ids and numbers, stays
+// as it is). What the CLI's reports print under --lang zh.
+std::string localize_lines(std::string_view text, Lang lang);
+
 // Every string value of `answer` localised in place (ids and numbers match no template and stay).
 void localize_strings(Json& answer, Lang lang);
 
