@@ -19,9 +19,9 @@ std::optional<double> percent_ratio(double percent) {
 
 // Install locations: NVML's soname (NVML API reference, "Getting Started"); amd-smi's
 // /opt/rocm/lib and its package amd-smi-lib (ROCm/amdsmi CMakeLists.txt, CPACK components);
-// DCMI's /usr/local/dcmi (Ascend driver DCMI API reference, verylucky01/driver mirror of
-// Ascend/driver, docs/en/Ascend_910B_DCMI_API); hlml's /usr/lib/habanalabs
-// (HabanaAI/gohlml hlml.go cgo LDFLAGS).
+// DCMI's /usr/local/dcmi (the Ascend driver's packaging list,
+// scripts/package/custom/driver/ascend910B/driver_atlas.xml in verylucky01/driver, a copy of
+// Ascend/driver); hlml's /usr/lib/habanalabs (HabanaAI/gohlml hlml.go cgo LDFLAGS).
 const std::vector<SourceInfo>& source_infos() {
   static const std::vector<SourceInfo> infos = {
       {SourceKind::nvml, "nvml", "NVML", {kNvmlLibrary}, "the NVIDIA driver"},
@@ -34,7 +34,7 @@ const std::vector<SourceInfo>& source_infos() {
        "ascend",
        "DCMI library",
        {"libdcmi.so", "/usr/local/dcmi/libdcmi.so"},
-       "the Ascend NPU driver package (Ascend-hdk-*-npu-driver)"},
+       "the Ascend NPU driver (Ascend-hdk-<chip>-npu-driver_<version>.run)"},
       {SourceKind::gaudi,
        "gaudi",
        "hlml library",
