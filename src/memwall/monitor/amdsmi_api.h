@@ -1,11 +1,14 @@
 // The part of AMD's amd-smi library (libamd_smi.so) that memwall uses, declared here so memwall
 // builds with no ROCm installed. Each declaration was checked against the real header,
 // ROCm/amdsmi include/amd_smi/amdsmi.h at commit 0ceca28f4139dced5e9b5739a3f393780d7add48
-// (2024-10-23, library version 24.7.0, after tag rocm-6.2.2); the struct layouts are that
-// version's. Enumerations are passed as their values (C enums are int-sized; amdsmi_status_t
-// holds 0xFFFFFFFF, so it is unsigned). The library is opened at run time (amdsmi_source.cc);
-// `Functions` is the table of entry points, which tests fill with fakes. Null means "not in this
-// library".
+// (2024-10-23, library version 24.7.0, after tag rocm-6.2.2). amd-smi changes its major version
+// with every ABI change, and the layouts did change: amdsmi_version_t lost its `year` word and
+// amdsmi_power_info_t gained a leading 64-bit socket_power in the 26.x header
+// (AMDSMI_LIB_VERSION_MAJOR 26), so the source asks amdsmi_get_lib_version which layout it has
+// and passes every struct in an oversized buffer. Enumerations are passed as their values (C enums
+// are int-sized; amdsmi_status_t holds 0xFFFFFFFF, so it is unsigned). The library is opened at run
+// time (amdsmi_source.cc); `Functions` is the table of entry points, which tests fill with fakes.
+// Null means "not in this library".
 #pragma once
 
 #include <cstdint>
@@ -41,7 +44,15 @@ struct EngineUsage {
   uint32_t reserved[13];
 };
 
-// amdsmi_power_info_t: watts and millivolts (amdsmi_get_power_info's comment).
+// amdsmi_version_t up to 24.x: {year, major, minor, release, build}; from 25.x on: {major,
+// minor, release, build}. Read as words: words[0] is the year (24) or, in the newer layout, the
+// major version (>= 25).
+struct VersionWords {
+  uint32_t words[4];
+  const char* build;
+};
+
+// amdsmi_power_info_t of 24.x: watts and millivolts (amdsmi_get_power_info's comment).
 struct PowerInfo {
   uint32_t current_socket_power;
   uint32_t average_socket_power;
@@ -52,7 +63,21 @@ struct PowerInfo {
   uint32_t reserved[11];
 };
 
-// amdsmi_clk_info_t: MHz, 1 s averages (amdsmi_get_clock_info's comment).
+// amdsmi_power_info_t of the 26.x header: socket_power in W on bare-metal Linux, then the
+// same current/average socket power in W ("Unsupported struct members are set to UINT32_MAX").
+struct PowerInfo26 {
+  uint64_t socket_power;
+  uint32_t current_socket_power;
+  uint32_t average_socket_power;
+  uint64_t gfx_voltage;
+  uint64_t soc_voltage;
+  uint64_t mem_voltage;
+  uint32_t power_limit;
+  uint64_t reserved[18];
+};
+
+// amdsmi_clk_info_t (the same in the 24.x and 26.x headers): MHz, 1 s averages
+// (amdsmi_get_clock_info's comment).
 struct ClkInfo {
   uint32_t clk;
   uint32_t min_clk;
@@ -87,12 +112,14 @@ struct Functions {
   Status (*get_processor_handles)(SocketHandle, uint32_t*, ProcessorHandle*) = nullptr;
   // Optional readings.
   Status (*status_code_to_string)(Status, const char**) = nullptr;
+  Status (*get_lib_version)(VersionWords*) = nullptr;  // amdsmi_get_lib_version
   Status (*get_gpu_asic_info)(ProcessorHandle, AsicInfo*) = nullptr;
   Status (*get_gpu_device_uuid)(ProcessorHandle, unsigned int*, char*) = nullptr;
   Status (*get_gpu_activity)(ProcessorHandle, EngineUsage*) = nullptr;
   Status (*get_gpu_memory_total)(ProcessorHandle, uint32_t, uint64_t*) = nullptr;  // bytes
   Status (*get_gpu_memory_usage)(ProcessorHandle, uint32_t, uint64_t*) = nullptr;  // bytes
-  Status (*get_power_info)(ProcessorHandle, PowerInfo*) = nullptr;
+  // amdsmi_power_info_t*: PowerInfo or PowerInfo26 by the library's version.
+  Status (*get_power_info)(ProcessorHandle, void*) = nullptr;
   Status (*get_clock_info)(ProcessorHandle, uint32_t, ClkInfo*) = nullptr;
   // amdsmi_get_temp_metric: degrees C (the header's comment says millidegrees, but
   // src/amd_smi/amd_smi.cc divides rocm-smi's millidegrees by 1000 before returning).

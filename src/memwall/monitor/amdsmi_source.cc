@@ -15,6 +15,14 @@ std::optional<double> known(uint32_t v) {
   return v;
 }
 
+// Every struct goes to the library inside a zeroed buffer far larger than any header's version of
+// it, so a library whose struct grew cannot write past memwall's memory.
+template <class T>
+struct Padded {
+  T value{};
+  unsigned char slack[4096] = {};
+};
+
 std::optional<std::string> text_of(const char* buf, size_t size) {
   const std::string s(buf, strnlen(buf, size));
   return s.empty() ? std::nullopt : std::optional(s);
@@ -39,10 +47,30 @@ AmdSmiSource::AmdSmiSource(const amdsmi::Functions& f, Clock clock)
     throw InfeasibleError("amdsmi_init failed: " + reason(s));
   initialised_ = true;
   try {
+    find_layout();
     discover();
   } catch (...) {
     f_.shut_down();  // the destructor does not run for a constructor that throws
     throw;
+  }
+}
+
+void AmdSmiSource::find_layout() {
+  Padded<amdsmi::VersionWords> v;
+  if (!f_.get_lib_version || f_.get_lib_version(&v.value) != amdsmi::kSuccess) {
+    notes_.push_back("amd-smi did not give its version: power, clocks and names are unknown");
+    return;
+  }
+  const uint32_t* w = v.value.words;
+  if (w[0] == 24 && (w[1] == 6 || w[1] == 7)) {
+    layout_ = Layout::v24;  // {year, major, ...}: 24.6 and 24.7 share the declared layouts
+  } else if (w[0] == 26) {
+    layout_ = Layout::v26;  // {major, minor, ...}
+  } else {
+    notes_.push_back(fmt::format(
+        "amd-smi library version {}.{} has struct layouts memwall was not checked against (24.6, "
+        "24.7, 26.x): power, clocks and names are unknown",
+        w[0], w[1]));
   }
 }
 
@@ -72,9 +100,11 @@ void AmdSmiSource::discover() {
       Device d;
       d.handle = h;
       d.index = index++;
-      amdsmi::AsicInfo asic{};
-      if (f_.get_gpu_asic_info && f_.get_gpu_asic_info(h, &asic) == amdsmi::kSuccess)
-        d.name = text_of(asic.market_name, sizeof asic.market_name);
+      // market_name leads amdsmi_asic_info_t in both layouts.
+      Padded<amdsmi::AsicInfo> asic;
+      if (layout_ != Layout::unknown && f_.get_gpu_asic_info &&
+          f_.get_gpu_asic_info(h, &asic.value) == amdsmi::kSuccess)
+        d.name = text_of(asic.value.market_name, sizeof asic.value.market_name);
       char uuid[amdsmi::kGpuUuidSize + 1] = {};
       unsigned int length = amdsmi::kGpuUuidSize;
       if (f_.get_gpu_device_uuid && f_.get_gpu_device_uuid(h, &length, uuid) == amdsmi::kSuccess)
@@ -101,6 +131,7 @@ std::unique_ptr<AmdSmiSource> AmdSmiSource::open(const std::vector<std::string>&
   lib->bind("amdsmi_get_socket_handles", f.get_socket_handles);
   lib->bind("amdsmi_get_processor_handles", f.get_processor_handles);
   lib->bind("amdsmi_status_code_to_string", f.status_code_to_string);
+  lib->bind("amdsmi_get_lib_version", f.get_lib_version);
   lib->bind("amdsmi_get_gpu_asic_info", f.get_gpu_asic_info);
   lib->bind("amdsmi_get_gpu_device_uuid", f.get_gpu_device_uuid);
   lib->bind("amdsmi_get_gpu_activity", f.get_gpu_activity);
@@ -125,6 +156,14 @@ AmdSmiSource::~AmdSmiSource() {
   if (initialised_) f_.shut_down();
 }
 
+template <class Layout>
+std::optional<double> AmdSmiSource::socket_power(amdsmi::ProcessorHandle h) const {
+  Padded<Layout> p;
+  if (!f_.get_power_info || f_.get_power_info(h, &p.value) != amdsmi::kSuccess) return std::nullopt;
+  if (const auto current = known(p.value.current_socket_power)) return current;
+  return known(p.value.average_socket_power);
+}
+
 std::vector<GpuSample> AmdSmiSource::sample() {
   const double now_s = clock_();
   std::vector<GpuSample> out;
@@ -134,10 +173,11 @@ std::vector<GpuSample> AmdSmiSource::sample() {
     s.index = d.index;
     s.name = d.name;
     s.uuid = d.uuid;
-    amdsmi::EngineUsage usage{};
-    if (f_.get_gpu_activity && f_.get_gpu_activity(d.handle, &usage) == amdsmi::kSuccess) {
-      s.gpu_util_ratio = percent_ratio(usage.gfx_activity);
-      s.memory_controller_busy_ratio = percent_ratio(usage.umc_activity);
+    // amdsmi_engine_usage_t is the same in every header read (24.x, 26.x).
+    Padded<amdsmi::EngineUsage> usage;
+    if (f_.get_gpu_activity && f_.get_gpu_activity(d.handle, &usage.value) == amdsmi::kSuccess) {
+      s.gpu_util_ratio = percent_ratio(usage.value.gfx_activity);
+      s.memory_controller_busy_ratio = percent_ratio(usage.value.umc_activity);
     }
     uint64_t bytes = 0;
     if (f_.get_gpu_memory_usage &&
@@ -147,16 +187,15 @@ std::vector<GpuSample> AmdSmiSource::sample() {
         f_.get_gpu_memory_total(d.handle, amdsmi::kMemTypeVram, &bytes) == amdsmi::kSuccess)
       s.memory_total_bytes = static_cast<double>(bytes);
     // Current socket power where the GPU's metrics table has it (MI300), else the average.
-    amdsmi::PowerInfo power{};
-    if (f_.get_power_info && f_.get_power_info(d.handle, &power) == amdsmi::kSuccess) {
-      s.power_w = known(power.current_socket_power);
-      if (!s.power_w) s.power_w = known(power.average_socket_power);
+    if (layout_ == Layout::v24) s.power_w = socket_power<amdsmi::PowerInfo>(d.handle);
+    if (layout_ == Layout::v26) s.power_w = socket_power<amdsmi::PowerInfo26>(d.handle);
+    if (layout_ != Layout::unknown && f_.get_clock_info) {
+      Padded<amdsmi::ClkInfo> clk;
+      if (f_.get_clock_info(d.handle, amdsmi::kClkTypeGfx, &clk.value) == amdsmi::kSuccess)
+        s.sm_clock_mhz = known(clk.value.clk);
+      if (f_.get_clock_info(d.handle, amdsmi::kClkTypeMem, &clk.value) == amdsmi::kSuccess)
+        s.memory_clock_mhz = known(clk.value.clk);
     }
-    amdsmi::ClkInfo clk{};
-    if (f_.get_clock_info && f_.get_clock_info(d.handle, amdsmi::kClkTypeGfx, &clk) == 0)
-      s.sm_clock_mhz = known(clk.clk);
-    if (f_.get_clock_info && f_.get_clock_info(d.handle, amdsmi::kClkTypeMem, &clk) == 0)
-      s.memory_clock_mhz = known(clk.clk);
     // The hotspot (junction) sensor, as the die temperature; the edge sensor where it is absent.
     for (uint32_t sensor : {amdsmi::kTemperatureHotspot, amdsmi::kTemperatureEdge}) {
       int64_t c = 0;

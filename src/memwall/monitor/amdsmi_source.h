@@ -47,14 +47,21 @@ class AmdSmiSource : public Source {
     int index = 0;
     std::optional<std::string> name, uuid;
   };
+  // Which struct layouts the library has (amdsmi_api.h): the 24.x header's, the 26.x one's, or
+  // one memwall was not checked against (its power, clock and name readings then stay unknown).
+  enum class Layout { v24, v26, unknown };
   void discover();
+  void find_layout();
   std::string reason(amdsmi::Status s) const;
+  template <class Layout>
+  std::optional<double> socket_power(amdsmi::ProcessorHandle h) const;
 
   std::unique_ptr<DynamicLibrary> library_;  // declared first: outlives the calls below
   amdsmi::Functions f_;
   Clock clock_;
   std::vector<Device> devices_;
   std::vector<std::string> notes_;
+  Layout layout_ = Layout::unknown;
   bool initialised_ = false;
 };
 

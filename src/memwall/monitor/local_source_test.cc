@@ -70,6 +70,30 @@ TEST(LocalSources, AmdReadsTheFakeExactly) {
   EXPECT_FALSE(s[0].throttle_reasons.has_value());
 }
 
+// A 26.x library lays amdsmi_power_info_t out with a leading 64-bit socket_power: the same watts
+// come back. A version of unknown layout leaves power, clocks and the name unknown, and says so.
+TEST(LocalSources, AmdReadsByTheLibrarysLayout) {
+  {
+    FakeEnv v26("MEMWALL_FAKE_AMDSMI_VERSION", "26");
+    const auto s = open_source(SourceKind::amd, test::fake_source_library("amd"))->sample();
+    EXPECT_DOUBLE_EQ(*s[0].power_w, 650);
+    EXPECT_DOUBLE_EQ(*s[1].power_w, 420);
+    EXPECT_EQ(*s[0].name, "AMD Instinct MI300X (fake)");
+  }
+  FakeEnv v30("MEMWALL_FAKE_AMDSMI_VERSION", "30");
+  auto source = open_source(SourceKind::amd, test::fake_source_library("amd"));
+  const auto s = source->sample();
+  EXPECT_FALSE(s[0].power_w.has_value());
+  EXPECT_FALSE(s[0].sm_clock_mhz.has_value());
+  EXPECT_FALSE(s[0].name.has_value());
+  EXPECT_DOUBLE_EQ(*s[0].gpu_util_ratio, 0.87);  // engine usage is the same in every layout
+  EXPECT_DOUBLE_EQ(*s[0].memory_used_bytes, 64.0 * (1ull << 30));
+  ASSERT_FALSE(source->notes().empty());
+  EXPECT_NE(source->notes()[0].find("amd-smi library version 30.0 has struct layouts"),
+            std::string::npos)
+      << source->notes()[0];
+}
+
 TEST(LocalSources, AscendReadsTheFakeExactly) {
   auto source = open_source(SourceKind::ascend, test::fake_source_library("ascend"));
   ASSERT_EQ(source->device_count(), 2u);

@@ -2,8 +2,9 @@
 // the symbols memwall looks up (amdsmi_source.cc) and answers for two GPUs on two sockets with
 // fixed readings, some of them amd-smi's "not available" values, so a test can run the live path
 // (dlopen, sampling, JSON) on a machine with no GPU. MEMWALL_FAKE_FAIL=<symbol> makes that call
-// fail with AMDSMI_STATUS_DRIVER_NOT_LOADED (34); MEMWALL_FAKE_DEVICES=0 reports no GPU. Not part
-// of memwall.
+// fail with AMDSMI_STATUS_DRIVER_NOT_LOADED (34); MEMWALL_FAKE_DEVICES=0 reports no GPU;
+// MEMWALL_FAKE_AMDSMI_VERSION=26 answers as a 26.x library (its amdsmi_version_t and
+// amdsmi_power_info_t layouts), =30 as a version of unknown layout. Not part of memwall.
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -19,6 +20,10 @@ constexpr amdsmi::Status kDriverNotLoaded = 34;  // AMDSMI_STATUS_DRIVER_NOT_LOA
 bool fails(const char* symbol) {
   const char* f = std::getenv("MEMWALL_FAKE_FAIL");
   return f && std::strcmp(f, symbol) == 0;
+}
+uint32_t major_version() {
+  const char* v = std::getenv("MEMWALL_FAKE_AMDSMI_VERSION");
+  return v ? static_cast<uint32_t>(std::atoi(v)) : 7;
 }
 uint32_t device_count() {
   const char* n = std::getenv("MEMWALL_FAKE_DEVICES");
@@ -47,6 +52,14 @@ amdsmi::Status amdsmi_shut_down() {
 }
 amdsmi::Status amdsmi_status_code_to_string(amdsmi::Status s, const char** text) {
   *text = s == kDriverNotLoaded ? "AMDSMI_STATUS_DRIVER_NOT_LOADED" : "AMDSMI_STATUS_UNKNOWN";
+  return amdsmi::kSuccess;
+}
+amdsmi::Status amdsmi_get_lib_version(amdsmi::VersionWords* v) {
+  const uint32_t major = major_version();
+  if (major < 25)
+    *v = {{24, major, 0, 0}, "24.7.0"};  // {year, major, minor, release}
+  else
+    *v = {{major, 0, 0, 0}, "26.0.0"};  // {major, minor, release, (build)}
   return amdsmi::kSuccess;
 }
 amdsmi::Status amdsmi_get_socket_handles(uint32_t* count, amdsmi::SocketHandle* sockets) {
@@ -84,11 +97,23 @@ amdsmi::Status amdsmi_get_gpu_memory_usage(amdsmi::ProcessorHandle, uint32_t typ
   if (type != amdsmi::kMemTypeVram) return amdsmi::kNotSupported;
   return *b = 64ull << 30, amdsmi::kSuccess;
 }
-amdsmi::Status amdsmi_get_power_info(amdsmi::ProcessorHandle h, amdsmi::PowerInfo* p) {
-  *p = {};
-  p->current_socket_power = gpu_of(h) == 0 ? 650 : amdsmi::kUnavailable16;
-  p->average_socket_power = gpu_of(h) == 0 ? 600 : 420;
-  p->power_limit = 750;
+amdsmi::Status amdsmi_get_power_info(amdsmi::ProcessorHandle h, void* info) {
+  const uint32_t current = gpu_of(h) == 0 ? 650 : amdsmi::kUnavailable16;
+  const uint32_t average = gpu_of(h) == 0 ? 600 : 420;
+  if (major_version() >= 25) {
+    auto* p = static_cast<amdsmi::PowerInfo26*>(info);
+    *p = {};
+    p->socket_power = current;
+    p->current_socket_power = current;
+    p->average_socket_power = average;
+    p->power_limit = 750;
+  } else {
+    auto* p = static_cast<amdsmi::PowerInfo*>(info);
+    *p = {};
+    p->current_socket_power = current;
+    p->average_socket_power = average;
+    p->power_limit = 750;
+  }
   return amdsmi::kSuccess;
 }
 amdsmi::Status amdsmi_get_clock_info(amdsmi::ProcessorHandle h, uint32_t type, amdsmi::ClkInfo* c) {
