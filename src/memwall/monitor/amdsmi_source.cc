@@ -15,14 +15,6 @@ std::optional<double> known(uint32_t v) {
   return v;
 }
 
-// Every struct goes to the library inside a zeroed buffer far larger than any header's version of
-// it, so a library whose struct grew cannot write past memwall's memory.
-template <class T>
-struct Padded {
-  T value{};
-  unsigned char slack[4096] = {};
-};
-
 std::optional<std::string> text_of(const char* buf, size_t size) {
   const std::string s(buf, strnlen(buf, size));
   return s.empty() ? std::nullopt : std::optional(s);

@@ -42,10 +42,11 @@ DcmiSource::DcmiSource(const dcmi::Functions& f, Clock clock) : f_(f), clock_(st
     // NPU chips are device ids 0 .. device_id_max - 1 (the MCU and Ctrl CPU ids are apart).
     for (int chip = 0; chip < chips; ++chip) {
       Device d{card_list[c], chip, index++, std::nullopt};
-      dcmi::ChipInfo info{};
-      if (f_.get_device_chip_info && f_.get_device_chip_info(d.card, chip, &info) == dcmi::kOk) {
-        const std::string type = chars(info.chip_type, sizeof info.chip_type);
-        const std::string name = chars(info.chip_name, sizeof info.chip_name);
+      Padded<dcmi::ChipInfo> info;
+      if (f_.get_device_chip_info &&
+          f_.get_device_chip_info(d.card, chip, &info.value) == dcmi::kOk) {
+        const std::string type = chars(info.value.chip_type, sizeof info.value.chip_type);
+        const std::string name = chars(info.value.chip_name, sizeof info.value.chip_name);
         if (!name.empty()) d.name = type.empty() ? name : type + " " + name;
       }
       devices_.push_back(d);
@@ -104,8 +105,10 @@ std::vector<GpuSample> DcmiSource::sample() {
     s.tensor_active_ratio = utilization(d, dcmi::kUtilAiCube);
     s.dram_bw_util_ratio = utilization(d, dcmi::kUtilHbmBandwidth);
     s.gpu_util_ratio = utilization(d, dcmi::kUtilNpu);
-    dcmi::HbmInfo hbm{};
-    if (f_.get_device_hbm_info && f_.get_device_hbm_info(d.card, d.chip, &hbm) == dcmi::kOk) {
+    Padded<dcmi::HbmInfo> padded;
+    const dcmi::HbmInfo& hbm = padded.value;
+    if (f_.get_device_hbm_info &&
+        f_.get_device_hbm_info(d.card, d.chip, &padded.value) == dcmi::kOk) {
       // MB, taken as MiB as the npu-exporter mapping does (data/monitor/exporters.json).
       s.memory_total_bytes = static_cast<double>(hbm.memory_size) * kMiB;
       s.memory_used_bytes = static_cast<double>(hbm.memory_usage) * kMiB;

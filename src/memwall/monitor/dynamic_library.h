@@ -34,6 +34,14 @@ class DynamicLibrary {
   std::string path_;
 };
 
+// A vendor struct inside a zeroed buffer far larger than any header's version of it, handed to a
+// library so one whose struct grew cannot write past memwall's memory.
+template <class T>
+struct Padded {
+  T value{};
+  unsigned char slack[4096] = {};
+};
+
 // The first of `required` (symbol name, whether it was found) that is missing, as "PATH has no
 // symbol NAME"; empty when all are present.
 std::string missing_symbol(const DynamicLibrary& lib,
