@@ -25,6 +25,7 @@
 #include "memwall/monitor/engine_metrics.h"
 #include "memwall/monitor/engine_records.h"
 #include "memwall/monitor/fleet.h"
+#include "memwall/monitor/local_source.h"
 #include "memwall/monitor/nvml_source.h"
 #include "memwall/monitor/recording.h"
 #include "memwall/monitor/rules.h"
@@ -42,6 +43,7 @@ struct MonitorOptions {
   double interval_ms = 1000;
   double duration_s = 0;
   std::string record, replay, serve, nvml_library = monitor::kNvmlLibrary;
+  std::string source = "nvml", library;
   std::string prometheus, window = "15m", job, emit_rules;
   double timeout_s = 10;
   bool advise = false;
@@ -63,6 +65,11 @@ constexpr const char* kDefinitions =
     "=\n"
     "bytes moved per second / memory bandwidth); implied tokens/s = estimated tokens/s x measured\n"
     "/ expected bandwidth. Exit 3 when no NVML driver library is found.\n"
+    "--source amd|ascend|gaudi reads amd-smi, DCMI or hlml instead of NVML (docs/monitor.md):\n"
+    "AMD GFX activity -> GPU util, UMC activity -> memory-controller busy (not DRAM\n"
+    "bandwidth); Ascend AI Core -> SM activity, AI Cube -> tensor, HBM bandwidth -> DRAM\n"
+    "bandwidth, NPU -> util; Gaudi AIP utilisation -> util. What a vendor does not report is\n"
+    "unknown.\n"
     "--prometheus maps dcgm-exporter, AMD device-metrics-exporter, Ascend npu-exporter and\n"
     "memwall names (data/monitor/exporters.json); counters a source does not expose are unknown.\n"
     "It also reads vLLM's vllm:* and SGLang's sglang:* series and reports per job the operating\n"
@@ -122,7 +129,8 @@ int report(const std::string& source, const std::vector<monitor::GpuSample>& sam
 }
 
 int run_replay(MonitorOptions& o, const GlobalOptions& g, const CLI::App& sub) {
-  for (const char* live_only : {"--once", "--interval-ms", "--duration", "--record", "--serve"})
+  for (const char* live_only : {"--once", "--interval-ms", "--duration", "--record", "--serve",
+                                "--source", "--library", "--nvml-library"})
     if (sub.count(live_only) > 0)
       throw InputError(live_only, "with --replay", "live sampling only (not with --replay)");
   const auto expected = o.advise ? expectation(o, g) : std::nullopt;
@@ -154,8 +162,8 @@ measure::ImportOptions deployment_of(const MonitorOptions& o, const CLI::App& su
 // The fleet through a Prometheus server: one query, the exporters' names mapped, the advisor per
 // job and per GPU (src/memwall/monitor/fleet.h).
 int run_prometheus(MonitorOptions& o, const GlobalOptions& g, const CLI::App& sub) {
-  for (const char* local_only :
-       {"--once", "--interval-ms", "--duration", "--record", "--serve", "--replay", "--nvml-library"})
+  for (const char* local_only : {"--once", "--interval-ms", "--duration", "--record", "--serve",
+                                 "--replay", "--nvml-library", "--source", "--library"})
     if (sub.count(local_only) > 0)
       throw InputError(local_only, "with --prometheus",
                        "the local driver or a recording only (not with --prometheus)");
@@ -226,6 +234,20 @@ int emit_rules(const MonitorOptions& o) {
   return 0;
 }
 
+// The local driver library --source names (NVML by default), at --library PATH or, for NVML, the
+// older --nvml-library PATH.
+std::unique_ptr<monitor::Source> open_local_source(const MonitorOptions& o, const CLI::App& sub) {
+  const monitor::SourceKind kind = monitor::parse_source_kind(o.source, "--source");
+  if (sub.count("--nvml-library") > 0) {
+    if (kind != monitor::SourceKind::nvml || sub.count("--library") > 0)
+      throw InputError("--nvml-library", o.nvml_library,
+                       "with --source nvml only, and not with --library (--library names the "
+                       "library of any source)");
+    return monitor::open_source(kind, o.nvml_library);
+  }
+  return monitor::open_source(kind, o.library);
+}
+
 int run_live(MonitorOptions& o, const GlobalOptions& g, const CLI::App& sub) {
   monitor::SessionOptions session;
   session.interval = Seconds(o.interval_ms / 1e3);
@@ -244,7 +266,7 @@ int run_live(MonitorOptions& o, const GlobalOptions& g, const CLI::App& sub) {
     if (!record) throw InputError("--record", o.record, "a writable file path");
   }
 
-  auto source = monitor::NvmlSource::open(o.nvml_library);
+  auto source = open_local_source(o, sub);
   for (const auto& note : source->notes()) std::cerr << "memwall monitor: " << note << "\n";
 
   std::unique_ptr<monitor::MetricsServer> server;
@@ -285,7 +307,7 @@ int run_live(MonitorOptions& o, const GlobalOptions& g, const CLI::App& sub) {
     if (advice) std::cout << "\n" << monitor::format_advice(*advice);
     return 0;
   }
-  return report("nvml", samples, advice, true, true);
+  return report(o.source, samples, advice, true, true);
 }
 
 }  // namespace
@@ -307,7 +329,15 @@ void register_monitor(CLI::App& app, GlobalOptions& g, Runner& run) {
   sub->add_option("--replay", o->replay, "Read a JSON-lines recording instead of the driver");
   sub->add_option("--serve", o->serve,
                   "Serve Prometheus text at http://[HOST]:PORT/metrics, e.g. :9400");
-  sub->add_option("--nvml-library", o->nvml_library, "Path or soname of the NVML library")
+  sub->add_option("--source", o->source,
+                  "Local driver library to read: nvml (NVIDIA), amd (amd-smi), ascend (DCMI),\n"
+                  "gaudi (hlml)")
+      ->capture_default_str();
+  sub->add_option("--library", o->library,
+                  "Path or soname of the --source library (default: libnvidia-ml.so.1,\n"
+                  "libamd_smi.so, libdcmi.so, libhlml.so, then their usual install paths)");
+  sub->add_option("--nvml-library", o->nvml_library,
+                  "Path or soname of the NVML library (--source nvml; as --library)")
       ->capture_default_str();
   sub->add_option("--prometheus", o->prometheus,
                   "Read the fleet from a Prometheus server (http[s]://HOST[:PORT][/PATH]) instead "

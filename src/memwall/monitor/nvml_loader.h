@@ -6,6 +6,7 @@
 #include <memory>
 #include <string>
 
+#include "memwall/monitor/dynamic_library.h"
 #include "memwall/monitor/nvml_api.h"
 
 namespace memwall::monitor {
@@ -18,7 +19,6 @@ class NvmlLibrary {
   // dlopen(`path`) and look up the entry points. nullptr when the library cannot be opened or
   // lacks a required symbol; `why` then says which, with dlerror()'s text.
   static std::unique_ptr<NvmlLibrary> open(const std::string& path, std::string& why);
-  ~NvmlLibrary();
   NvmlLibrary(const NvmlLibrary&) = delete;
   NvmlLibrary& operator=(const NvmlLibrary&) = delete;
 
@@ -26,7 +26,7 @@ class NvmlLibrary {
 
  private:
   NvmlLibrary() = default;
-  void* handle_ = nullptr;
+  std::unique_ptr<DynamicLibrary> library_;
   nvml::Functions functions_;
 };
 

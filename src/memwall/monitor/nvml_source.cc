@@ -12,12 +12,6 @@
 namespace memwall::monitor {
 namespace {
 
-// Percent readings (utilization, GPM) as ratios; out-of-range or NaN readings are not readings.
-std::optional<double> percent_ratio(double percent) {
-  if (!std::isfinite(percent) || percent < 0 || percent > 100) return std::nullopt;
-  return percent / 100;
-}
-
 std::optional<double> mib_per_s(double v) {
   if (!std::isfinite(v) || v < 0) return std::nullopt;
   return v * kMiB;  // GPM throughputs are MiB/s (NVML API reference, nvmlGpmMetricId_t)

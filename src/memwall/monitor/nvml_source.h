@@ -13,6 +13,7 @@
 #include "memwall/monitor/nvml_api.h"
 #include "memwall/monitor/nvml_loader.h"
 #include "memwall/monitor/sample.h"
+#include "memwall/monitor/source.h"
 
 namespace memwall::monitor {
 
@@ -21,9 +22,7 @@ namespace memwall::monitor {
 // after the last GPM sample leaves the GPM readings unknown.
 inline constexpr double kGpmMinIntervalS = 0.100;
 
-double unix_time_s();
-
-class NvmlSource {
+class NvmlSource : public Source {
  public:
   using Clock = std::function<double()>;  // Unix time, seconds
 
@@ -32,16 +31,16 @@ class NvmlSource {
   explicit NvmlSource(const nvml::Functions& f, Clock clock = unix_time_s);
   // Opens the driver library at `path` first; InfeasibleError saying no NVML was found otherwise.
   static std::unique_ptr<NvmlSource> open(const std::string& path = kNvmlLibrary);
-  ~NvmlSource();
+  ~NvmlSource() override;
   NvmlSource(const NvmlSource&) = delete;
   NvmlSource& operator=(const NvmlSource&) = delete;
 
-  size_t device_count() const { return devices_.size(); }
+  size_t device_count() const override { return devices_.size(); }
   // One pass over every device, all stamped with the same time. The first pass of a GPM device
   // only starts its interval: its GPM readings are known from the second pass on.
-  std::vector<GpuSample> sample();
+  std::vector<GpuSample> sample() override;
   // What this driver and these devices cannot report, one line each (for stderr).
-  const std::vector<std::string>& notes() const { return notes_; }
+  const std::vector<std::string>& notes() const override { return notes_; }
 
  private:
   struct DeviceState {

@@ -103,6 +103,20 @@ TEST(MonitorPrometheus, ExactTextOfAFixedSample) {
   EXPECT_EQ(prometheus_text({}), "");
 }
 
+// AMD's memory-controller busy share has its own family, never the DRAM bandwidth one.
+TEST(MonitorPrometheus, MemoryControllerBusyIsItsOwnFamily) {
+  GpuSample amd;
+  amd.index = 0;
+  amd.uuid = "fake-amd-0";
+  amd.memory_controller_busy_ratio = 0.41;
+  const std::string text = prometheus_text({amd});
+  EXPECT_NE(text.find("memwall_gpu_memory_controller_busy_ratio{gpu=\"0\",uuid=\"fake-amd-0\"} "
+                      "0.41\n"),
+            std::string::npos)
+      << text;
+  EXPECT_EQ(text.find("memwall_gpu_dram_bandwidth_utilization_ratio"), std::string::npos);
+}
+
 // Every series the Grafana dashboard queries is one the exporter writes.
 TEST(MonitorPrometheus, GrafanaDashboardQueriesExportedSeries) {
   std::ifstream in(memwall::test::source_dir() + "/tools/grafana/memwall.json");

@@ -14,6 +14,9 @@
 //                        / 100); about 0.8 is the practical ceiling (DCGM docs)
 //   gpu_util             share of the driver's sample period in which any kernel ran
 //                        (nvmlUtilization_t.gpu / 100): time, not how much of the GPU was used
+//   memory_controller_busy  share of time the memory controller was busy (AMD's UMC activity,
+//                        amdsmi_engine_usage_t.umc_activity / 100): busy time, not bandwidth
+//                        used / peak, so it is kept apart from dram_bw_util
 #pragma once
 
 #include <cstdint>
@@ -35,6 +38,7 @@ struct GpuSample {
   std::optional<double> tensor_active_ratio;
   std::optional<double> dram_bw_util_ratio;
   std::optional<double> gpu_util_ratio;
+  std::optional<double> memory_controller_busy_ratio;
 
   std::optional<double> memory_used_bytes, memory_total_bytes;
   std::optional<double> power_w;
