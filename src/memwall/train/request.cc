@@ -118,11 +118,17 @@ Answer answer(const Catalog& catalog, const Request& r) {
     assumptions.push_back(fmt::format(
         "fabric {}: the InfiniBand generation shipped with {} nodes (--fabric to change)",
         fabric_id, gpu.arch.empty() ? gpu.id : gpu.arch));
-  TrainParameters params;
-  if (r.pue) params.pue = require_positive(*r.pue, "pue");
   std::shared_ptr<const perf::Efficiency> efficiency = r.efficiency;
   if (!efficiency && r.calibration_file)
     efficiency = std::make_shared<const perf::Efficiency>(perf::load_calibration(*r.calibration_file));
+  TrainParameters params = framework_parameters({}, efficiency.get(), fw.id);
+  if (efficiency && efficiency->framework(fw.id))
+    assumptions.push_back(fmt::format(
+        "calibrated {}: compute share {:.3g}, overlap efficiency {:.3g}, host time per step {:.3g} "
+        "ms (the calibration file's frameworks.{})",
+        fw.id, params.gemm_in_situ_fraction, params.overlap_efficiency,
+        params.step_overhead.value() * 1e3, fw.id));
+  if (r.pue) params.pue = require_positive(*r.pue, "pue");
   TrainSetup setup = make_setup(model, gpu, node, fabric, params, efficiency);
   if (recompute == "auto") {
     check_configuration(setup, c);
