@@ -49,7 +49,7 @@ std::string refusal(const std::string& text, const ImportOptions& o = megatron_o
   return "(imported)";
 }
 
-// Four logged intervals of ten iterations: the first (the warm-up, 5120.4 ms) is left out; the
+// Four logged intervals of ten iterations: the first (the warm-up, 21034.5 ms) is left out; the
 // other three give the iteration-weighted mean step time and the harmonic mean of TFLOP/s/GPU.
 TEST(ImportMegatronLog, IterationLinesToStepTimeAndTflopsExactly) {
   std::vector<std::string> notes;
@@ -69,11 +69,11 @@ TEST(ImportMegatronLog, IterationLinesToStepTimeAndTflopsExactly) {
   EXPECT_EQ(step.hardware.count, 8);
   EXPECT_EQ(step.measured.metric, Metric::step_time);
   EXPECT_EQ(step.measured.unit, "ms");
-  EXPECT_DOUBLE_EQ(step.measured.value, (4210.0 + 4190.0 + 4200.0) / 3);
+  EXPECT_DOUBLE_EQ(step.measured.value, (18520.0 + 18440.0 + 18460.0) / 3);
   const Record& tflops = rs[1];
   EXPECT_EQ(tflops.measured.metric, Metric::model_tflops);
   EXPECT_EQ(tflops.measured.scope, Scope::per_device);
-  EXPECT_DOUBLE_EQ(tflops.measured.value, 3 / (1 / 410.2 + 1 / 412.1 + 1 / 411.2));
+  EXPECT_DOUBLE_EQ(tflops.measured.value, 3 / (1 / 409.8 + 1 / 411.6 + 1 / 411.2));
   bool warm = false, losses = false;
   for (const auto& n : notes) {
     warm = warm || n.find("warm-up skipped: the first logged interval (iterations up to 10)") !=
