@@ -50,6 +50,10 @@ TEST(CalibrateTrainingCli, MegatronLogToProfileThatTrainApplies) {
       "train --model llama-3.1-8b --gpu h100 --gpus 8 --micro-batch 1 --global-batch 128 --seq "
       "8192 --json";
   const Result plain = run(train), calibrated = run(train + " --calibration " + profile.string());
+  // Applied to another accelerator than it was fitted on, the answer says so.
+  const Result elsewhere = run(
+      "train --model llama-3.1-8b --gpu a100 --gpus 8 --micro-batch 1 --global-batch 128 --seq "
+      "8192 --calibration " + profile.string());
   std::filesystem::remove(records);
   std::filesystem::remove(profile);
   ASSERT_EQ(plain.status, 0) << plain.out;
@@ -57,6 +61,12 @@ TEST(CalibrateTrainingCli, MegatronLogToProfileThatTrainApplies) {
   const auto a = nlohmann::json::parse(plain.out), b = nlohmann::json::parse(calibrated.out);
   EXPECT_NE(a["step_time_s"], b["step_time_s"]);
   EXPECT_NE(calibrated.out.find("calibrated megatron"), std::string::npos);
+  EXPECT_EQ(calibrated.out.find("was fitted on"), std::string::npos);
+  ASSERT_EQ(elsewhere.status, 0) << elsewhere.out;
+  EXPECT_NE(elsewhere.out.find("the megatron calibration was fitted on nvidia-h100-sxm, not "
+                               "nvidia-a100-80gb-sxm"),
+            std::string::npos)
+      << elsewhere.out;
 }
 
 TEST(CalibrateTrainingCli, ValidateCalibratesTrainingGroups) {

@@ -530,6 +530,24 @@ Efficiency apply_calibration(const Efficiency& base, const Json& doc, const std:
                        "fitted_on");
     }
   }
+  // What a `memwall calibrate` profile says each framework was fitted on (fitted_on.groups.
+  // "framework ID".accelerators), read after the frameworks section it describes.
+  const Json* groups = nullptr;
+  if (const auto f = doc.find("fitted_on"); f != doc.end() && f->contains("groups"))
+    groups = &f->at("groups");
+  for (auto& f : e.frameworks) {
+    const std::string group = "framework " + f.framework;
+    if (!groups || !groups->is_object() || !groups->contains(group)) continue;
+    const Json& g = groups->at(group);
+    if (!g.is_object() || !g.contains("accelerators")) continue;
+    const std::string field = where + ": fitted_on.groups." + group + ".accelerators";
+    const Json& list = g.at("accelerators");
+    if (!list.is_array()) throw InputError(field, list.dump(), "a list of accelerator ids");
+    for (const Json& id : list) {
+      if (!id.is_string()) throw InputError(field, id.dump(), "an accelerator id");
+      f.fitted_accelerators.push_back(id.get<std::string>());
+    }
+  }
   return e;
 }
 

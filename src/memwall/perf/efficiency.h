@@ -176,6 +176,8 @@ struct FrameworkCalibration {
   std::optional<double> compute_in_situ_fraction;  // TrainParameters::gemm_in_situ_fraction
   std::optional<double> overlap_efficiency;        // TrainParameters::overlap_efficiency
   std::optional<double> step_overhead_ms;          // TrainParameters::step_overhead
+  // The accelerators the fit ran on (the profile's fitted_on), so a job elsewhere can say so.
+  std::vector<std::string> fitted_accelerators;
 };
 
 struct Efficiency {

@@ -1,5 +1,6 @@
 #include "memwall/train/request.h"
 
+#include <algorithm>
 #include <memory>
 #include <string>
 
@@ -128,6 +129,14 @@ Answer answer(const Catalog& catalog, const Request& r) {
         "ms (the calibration file's frameworks.{})",
         fw.id, params.gemm_in_situ_fraction, params.overlap_efficiency,
         params.step_overhead.value() * 1e3, fw.id));
+  if (const perf::FrameworkCalibration* fc = efficiency ? efficiency->framework(fw.id) : nullptr;
+      fc && !fc->fitted_accelerators.empty() &&
+      std::find(fc->fitted_accelerators.begin(), fc->fitted_accelerators.end(), gpu.id) ==
+          fc->fitted_accelerators.end())
+    assumptions.push_back(fmt::format(
+        "the {} calibration was fitted on {}, not {}: a compute share measured on one "
+        "accelerator need not hold on another (measure this one to calibrate it)",
+        fw.id, fmt::join(fc->fitted_accelerators, ", "), gpu.id));
   if (r.pue) params.pue = require_positive(*r.pue, "pue");
   TrainSetup setup = make_setup(model, gpu, node, fabric, params, efficiency);
   if (recompute == "auto") {
