@@ -51,9 +51,10 @@ TEST(CalibrateTrainingCli, MegatronLogToProfileThatTrainApplies) {
       "8192 --json";
   const Result plain = run(train), calibrated = run(train + " --calibration " + profile.string());
   // Applied to another accelerator than it was fitted on, the answer says so.
-  const Result elsewhere = run(
-      "train --model llama-3.1-8b --gpu a100 --gpus 8 --micro-batch 1 --global-batch 128 --seq "
-      "8192 --calibration " + profile.string());
+  const Result elsewhere =
+      run("train --model llama-3.1-8b --gpu a100 --gpus 8 --micro-batch 1 --global-batch 128 --seq "
+          "8192 --calibration " +
+          profile.string());
   std::filesystem::remove(records);
   std::filesystem::remove(profile);
   ASSERT_EQ(plain.status, 0) << plain.out;

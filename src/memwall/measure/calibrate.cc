@@ -244,9 +244,10 @@ GroupFit fit_group(const Group& g, const CalibrateOptions& o) {
       free.push_back(j);
       elasticities.push_back(elasticity);
     } else {
-      fp.why_not = fmt::format("not identified (a 10 % change moves no prediction by more than "
-                               "{:.2f} %): {}",
-                               elasticity * 10, spec[j].identify);
+      fp.why_not = fmt::format(
+          "not identified (a 10 % change moves no prediction by more than "
+          "{:.2f} %): {}",
+          elasticity * 10, spec[j].identify);
     }
     out.parameters.push_back(fp);
   }
@@ -282,8 +283,7 @@ GroupFit fit_group(const Group& g, const CalibrateOptions& o) {
   // prior_sd). A few records move a parameter only as far as they outweigh that spread, so two
   // measurements cannot drag a share fitted on dozens; many records override it.
   auto prior_sd = [&](size_t j) {  // in the solver's units (value / scale)
-    return spec[j].relative_prior ? spec[j].prior_sd * g.before[j] / scale(j)
-                                         : spec[j].prior_sd;
+    return spec[j].relative_prior ? spec[j].prior_sd * g.before[j] / scale(j) : spec[j].prior_sd;
   };
   auto total_cost = [&](const std::vector<double>& res, const std::vector<double>& t) {
     double c = robust_cost(res) / (kMeasurementSd * kMeasurementSd);
@@ -384,9 +384,9 @@ GroupFit fit_group(const Group& g, const CalibrateOptions& o) {
         for (size_t l = 0; l < k; ++l) {
           const double rho = cov[k][l] / std::sqrt(std::max(cov[k][k] * cov[l][l], 1e-300));
           if (std::fabs(rho) > 0.95)
-            out.parameters[j].why_not += fmt::format(
-                "{}correlated with {} (rho {:+.2f}): the records fix their combination",
-                out.parameters[j].why_not.empty() ? "" : "; ", spec[free[l]].name, rho);
+            out.parameters[j].why_not +=
+                fmt::format("{}correlated with {} (rho {:+.2f}): the records fix their combination",
+                            out.parameters[j].why_not.empty() ? "" : "; ", spec[free[l]].name, rho);
         }
       }
     }
@@ -516,14 +516,14 @@ CalibrationFit calibrate(const std::vector<Record>& records, const Catalog& cata
     if (const Json settings = engine_settings(gf); !settings.empty())
       sections[gf.section][gf.engine_key] = settings;
     fitted_on[gf.section == "engines" ? gf.engine_key : "framework " + gf.engine_key] = {
-                      {gf.section == "engines" ? "engine" : "framework", gf.display},
-                      {"accelerators", gf.accelerators},
-                      {"precisions", gf.precisions},
-                      {"records", gf.residuals.size()},
-                      {"parameters", params},
-                      {"residual_sd_log", gf.residual_sd_log},
-                      {"median_abs_error_before", gf.median_abs_error_before},
-                      {"median_abs_error_after", gf.median_abs_error_after}};
+        {gf.section == "engines" ? "engine" : "framework", gf.display},
+        {"accelerators", gf.accelerators},
+        {"precisions", gf.precisions},
+        {"records", gf.residuals.size()},
+        {"parameters", params},
+        {"residual_sd_log", gf.residual_sd_log},
+        {"median_abs_error_before", gf.median_abs_error_before},
+        {"median_abs_error_after", gf.median_abs_error_after}};
     f.groups.push_back(std::move(gf));
   }
   f.profile = sections;
@@ -579,8 +579,11 @@ Json to_json(const CalibrationFit& f) {
       res.push_back({{"id", r.id}, {"measured", r.measured}, {"before", r.before}, {"after", r.after},
                      {"signed_error_before", r.error_before}, {"signed_error_after", r.error_after}});
     groups.push_back({{g.section == "engines" ? "engine" : "framework", g.engine_key},
-                      {"display", g.display}, {"accelerators", g.accelerators},
-                      {"parameters", params}, {"residuals", res}, {"not_used", g.unpredicted},
+                      {"display", g.display},
+                      {"accelerators", g.accelerators},
+                      {"parameters", params},
+                      {"residuals", res},
+                      {"not_used", g.unpredicted},
                       {"median_abs_error_before", g.median_abs_error_before},
                       {"median_abs_error_after", g.median_abs_error_after},
                       {"median_signed_error_before", g.median_signed_before},

@@ -368,9 +368,8 @@ std::vector<Record> checked(const std::vector<Json>& records, const std::string&
 }  // namespace detail
 
 std::vector<std::string> import_formats() {
-  return {"vllm-serve",  "vllm-throughput", "vllm-latency", "sglang-serve",
-          "llama-bench", "guidellm",        "genai-perf",   "aiperf",
-          "megatron-log"};
+  return {"vllm-serve", "vllm-throughput", "vllm-latency", "sglang-serve", "llama-bench",
+          "guidellm",   "genai-perf",      "aiperf",       "megatron-log"};
 }
 
 std::vector<Record> import_text(const std::string& text, const std::string& where,

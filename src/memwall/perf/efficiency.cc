@@ -522,12 +522,13 @@ Efficiency apply_calibration(const Efficiency& base, const Json& doc, const std:
         }
       }
     } else {
-      throw InputError(field, v.dump(),
-                       "one of memory_bandwidth_fraction, gemm_peak_fraction, "
-                       "sustained_compute_fraction, attention_compute_fraction, attention_bandwidth_fraction, "
-                       "overlap_exponent, tp_comm_overlap, gqa_reread_dram_share, "
-                       "gemm_min_tile_m, gemm_k_overhead, gemm_stream_k, engines, frameworks, probe, "
-                       "fitted_on");
+      throw InputError(
+          field, v.dump(),
+          "one of memory_bandwidth_fraction, gemm_peak_fraction, "
+          "sustained_compute_fraction, attention_compute_fraction, attention_bandwidth_fraction, "
+          "overlap_exponent, tp_comm_overlap, gqa_reread_dram_share, "
+          "gemm_min_tile_m, gemm_k_overhead, gemm_stream_k, engines, frameworks, probe, "
+          "fitted_on");
     }
   }
   // What a `memwall calibrate` profile says each framework was fitted on (fitted_on.groups.

@@ -1,11 +1,11 @@
 #include "memwall/train/request.h"
 
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
 #include <algorithm>
 #include <memory>
 #include <string>
-
-#include <fmt/format.h>
-#include <fmt/ranges.h>
 
 #include "memwall/core/error.h"
 #include "memwall/perf/efficiency.h"
@@ -133,10 +133,10 @@ Answer answer(const Catalog& catalog, const Request& r) {
       fc && !fc->fitted_accelerators.empty() &&
       std::find(fc->fitted_accelerators.begin(), fc->fitted_accelerators.end(), gpu.id) ==
           fc->fitted_accelerators.end())
-    assumptions.push_back(fmt::format(
-        "the {} calibration was fitted on {}, not {}: a compute share measured on one "
-        "accelerator need not hold on another (measure this one to calibrate it)",
-        fw.id, fmt::join(fc->fitted_accelerators, ", "), gpu.id));
+    assumptions.push_back(
+        fmt::format("the {} calibration was fitted on {}, not {}: a compute share measured on one "
+                    "accelerator need not hold on another (measure this one to calibrate it)",
+                    fw.id, fmt::join(fc->fitted_accelerators, ", "), gpu.id));
   if (r.pue) params.pue = require_positive(*r.pue, "pue");
   TrainSetup setup = make_setup(model, gpu, node, fabric, params, efficiency);
   if (recompute == "auto") {

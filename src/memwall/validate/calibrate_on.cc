@@ -1,12 +1,12 @@
 #include "memwall/validate/calibrate_on.h"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <cmath>
 #include <map>
 #include <memory>
 #include <optional>
-
-#include <fmt/format.h>
 
 #include "memwall/core/error.h"
 #include "memwall/measure/calibrate.h"
@@ -59,7 +59,8 @@ measure::Observation observation_of(const Json& c, const CaseResult& r, const Ca
   ob.lower_is_better = lower_is_better(r);
   const bool training = r.kind == "training";
   ob.predict = [c = &c, &catalog, training](const std::shared_ptr<const perf::Efficiency>& e) {
-    return (training ? predict_training_case(*c, catalog, e) : predict_inference_case(*c, catalog, e))
+    return (training ? predict_training_case(*c, catalog, e)
+                     : predict_inference_case(*c, catalog, e))
         .predicted;
   };
   return ob;
@@ -144,7 +145,8 @@ CalibrateOnReport calibrate_on(const Json& cases, const Catalog& catalog, int k,
   // By regime (uncertainty/regime.h: bound, hardware, precision, scale ...), of the uncalibrated
   // prediction, so a group's before and after are the same cases.
   for (const std::string& dim : uncertainty::dimension_names()) {
-    std::map<std::string, std::pair<std::vector<const CaseResult*>, std::vector<const CaseResult*>>> by;
+    std::map<std::string, std::pair<std::vector<const CaseResult*>, std::vector<const CaseResult*>>>
+        by;
     for (size_t i = 0; i < out.before.size(); ++i) {
       const std::string v = out.before[i].regime.value(dim);
       if (v.empty()) continue;
@@ -188,8 +190,10 @@ Json to_json(const CalibrateOnReport& r) {
   for (size_t i = 0; i < r.before.size(); ++i)
     cases.push_back({{"id", r.before[i].id}, {"measured", r.before[i].measured},
                      {"uncalibrated", *r.before[i].predicted}, {"calibrated", *r.after[i].predicted}});
-  return {{"calibrate_on", r.k}, {"kind", r.kind}, {"groups", r.groups}, {"groups_fitted", r.groups_fitted},
-          {"rows", rows}, {"cases", cases}, {"fits", r.fits}};
+  return {{"calibrate_on", r.k}, {"kind", r.kind},
+          {"groups", r.groups},  {"groups_fitted", r.groups_fitted},
+          {"rows", rows},        {"cases", cases},
+          {"fits", r.fits}};
 }
 
 }  // namespace memwall::validate

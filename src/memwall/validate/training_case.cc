@@ -108,8 +108,8 @@ TrainingCase translate_modern_case(const Json& c, TrainingCase tc, std::string a
   tc.zoo_model = str(model, "zoo_id");
   const std::string stack = to_lower(str(cfg, "framework"));
   tc.framework = has(stack, "ascend") || has(stack, "mindspeed") ? "mindspeed"
-                 : has(stack, "deepspeed")                      ? "deepspeed"
-                                                                : "megatron";
+                 : has(stack, "deepspeed")                       ? "deepspeed"
+                                                                 : "megatron";
   train::TrainConfig& t = tc.config;
   t.gpus = int(num(c.at("hardware"), "count").value_or(0));
   auto int_of = [&](const char* k, int fallback) { return int(num(cfg, k).value_or(fallback)); };
