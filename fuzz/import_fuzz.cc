@@ -15,7 +15,13 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     memwall::measure::ImportOptions o;
     o.format = format;
     o.accelerator = "h100";
-    if (format != "llama-bench") o.engine = "vllm";  // llama-bench is llama.cpp's own
+    if (format != "llama-bench" && format != "megatron-log") o.engine = "vllm";
+    if (format == "megatron-log") {  // a training log: the job's sizes the lines do not print
+      o.devices = 8;
+      o.tp = o.pp = 1;
+      o.micro_batch = 1;
+      o.seq_len = 4096;
+    }
     // Only what each format takes: a flag a format refuses (--batch beside a serve file,
     // --input beside SGLang's stated random lengths) would end every input at that check.
     if (format.rfind("vllm-", 0) == 0) {

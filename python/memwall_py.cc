@@ -741,19 +741,23 @@ PYBIND11_MODULE(memwall, m) {
 
   m.def(
       "import_benchmark",
-      [](const std::string& path, const std::string& format, const std::optional<std::string>& model,
-         const std::optional<std::string>& gpu, std::optional<int> gpus, std::optional<int> tp,
-         std::optional<int> pp, std::optional<int> ep, std::optional<int> dp,
-         const std::optional<std::string>& node, const std::optional<std::string>& fabric,
-         const std::optional<std::string>& cpu, const std::optional<std::string>& engine,
-         const std::optional<std::string>& engine_version,
+      [](const std::string& path, const std::string& format,
+         const std::optional<std::string>& model, const std::optional<std::string>& gpu,
+         std::optional<int> gpus, std::optional<int> tp, std::optional<int> pp,
+         std::optional<int> ep, std::optional<int> dp, const std::optional<std::string>& node,
+         const std::optional<std::string>& fabric, const std::optional<std::string>& cpu,
+         const std::optional<std::string>& engine, const std::optional<std::string>& engine_version,
          const std::optional<std::string>& weight_precision,
          const std::optional<std::string>& activation_precision,
          const std::optional<std::string>& kv_precision, std::optional<int64_t> max_num_seqs,
-         std::optional<int64_t> max_num_batched_tokens,
-         std::optional<double> memory_utilization, const std::optional<std::string>& input,
-         const std::optional<std::string>& output, std::optional<int64_t> batch,
-         const std::optional<Files>& catalog) {
+         std::optional<int64_t> max_num_batched_tokens, std::optional<double> memory_utilization,
+         const std::optional<std::string>& input, const std::optional<std::string>& output,
+         std::optional<int64_t> batch, const std::optional<std::string>& framework,
+         const std::optional<std::string>& framework_version, std::optional<int> cp,
+         std::optional<int> vpp, std::optional<int> zero,
+         const std::optional<std::string>& precision, const std::optional<std::string>& recompute,
+         std::optional<int64_t> micro_batch, std::optional<int64_t> global_batch,
+         std::optional<int64_t> seq_len, const std::optional<Files>& catalog) {
         measure::ImportOptions o;
         o.model = model;
         o.accelerator = gpu;
@@ -776,21 +780,35 @@ PYBIND11_MODULE(memwall, m) {
         o.input = input;
         o.output = output;
         o.batch = batch;
+        o.framework = framework;
+        o.framework_version = framework_version;
+        o.cp = cp;
+        o.vpp = vpp;
+        o.zero = zero;
+        o.training_precision = precision;
+        o.recompute = recompute;
+        o.micro_batch = micro_batch;
+        o.global_batch = global_batch;
+        o.seq_len = seq_len;
         return import_benchmark_py(path, format, o, catalog);
       },
       "A benchmark result file read into measurement records, as `memwall import FILE --format F "
       "--json`: {'records': the records document, 'notes': what was not imported or came from a "
       "keyword}. format: vllm-serve | vllm-throughput | vllm-latency | sglang-serve | "
-      "llama-bench | guidellm | genai-perf | aiperf; the keywords are the CLI's flags (gpu, "
-      "engine, engine_version, tp, input, output ...; "
+      "llama-bench | guidellm | genai-perf | aiperf | megatron-log; the keywords are the CLI's "
+      "flags (gpu, engine, engine_version, tp, input, output; megatron-log: gpus, micro_batch, "
+      "seq_len, precision, recompute ...; "
       "docs/measurements.md \"Importers\").",
       arg("path"), py::kw_only(), arg("format"), arg("model") = none, arg("gpu") = none,
       arg("gpus") = none, arg("tp") = none, arg("pp") = none, arg("ep") = none, arg("dp") = none,
       arg("node") = none, arg("fabric") = none, arg("cpu") = none, arg("engine") = none,
       arg("engine_version") = none, arg("weight_precision") = none,
       arg("activation_precision") = none, arg("kv_precision") = none, arg("max_num_seqs") = none,
-      arg("max_num_batched_tokens") = none, arg("memory_utilization") = none,
-      arg("input") = none, arg("output") = none, arg("batch") = none, arg("catalog") = none);
+      arg("max_num_batched_tokens") = none, arg("memory_utilization") = none, arg("input") = none,
+      arg("output") = none, arg("batch") = none, arg("framework") = none,
+      arg("framework_version") = none, arg("cp") = none, arg("vpp") = none, arg("zero") = none,
+      arg("precision") = none, arg("recompute") = none, arg("micro_batch") = none,
+      arg("global_batch") = none, arg("seq_len") = none, arg("catalog") = none);
   m.def("plan_fleet", &plan_fleet_py,
         "A fleet for a demand curve, as `memwall plan fleet --json` (unit, hours: replicas "
         "needed, spares, running, owned, rented and the simulator's check per hour; chosen, "

@@ -353,6 +353,39 @@ class PlanTest(unittest.TestCase):
                                      format="genai-perf", gpu="h100", engine="vllm")
         self.assertIn("output_sequence_length: the lengths vary", str(e.exception))
 
+    def test_megatron_log_calibrates_train_as_the_cli(self):
+        import tempfile
+        log = os.path.join(HERE, "..", "src", "memwall", "measure", "testdata",
+                           "megatron_training.log")
+        flags = ["--model", "llama-3.1-8b", "--gpu", "h100", "--gpus", "8", "--tp", "1", "--pp",
+                 "1", "--micro-batch", "1", "--seq-len", "8192", "--precision", "bf16"]
+        py = memwall.import_benchmark(log, format="megatron-log", model="llama-3.1-8b", gpu="h100",
+                                      gpus=8, tp=1, pp=1, micro_batch=1, seq_len=8192,
+                                      precision="bf16")
+        cli = subprocess.run([BINARY, "import", log, "--format", "megatron-log"] + flags,
+                             check=True, capture_output=True, text=True)
+        self.assertEqual(py["records"], json.loads(cli.stdout))
+        self.assertEqual(len(py["records"]["records"]), 2)
+        with tempfile.TemporaryDirectory() as d:
+            records = os.path.join(d, "records.json")
+            with open(records, "w") as f:
+                f.write(cli.stdout)
+            profile = os.path.join(d, "profile.json")
+            fit = memwall.calibrate([records], out=profile)
+            self.assertEqual(fit["groups"][0]["framework"], "megatron")
+            args = dict(gpus=8, micro_batch=1, global_batch=128, seq=8192)
+            train = memwall.train("llama-3.1-8b", "h100", calibration=profile, **args)
+            train_cli = cli_json("train", "--model", "llama-3.1-8b", "--gpu", "h100", "--gpus",
+                                 "8", "--micro-batch", "1", "--global-batch", "128", "--seq",
+                                 "8192", "--calibration", profile)
+            self.assertEqual(train["step_time_s"], train_cli["step_time_s"])
+            plain = memwall.train("llama-3.1-8b", "h100", **args)
+            self.assertGreater(train["step_time_s"], plain["step_time_s"])
+        with self.assertRaises(memwall.InputError) as e:
+            memwall.import_benchmark(log, format="megatron-log", model="llama-3.1-8b", gpu="h100",
+                                     gpus=8, tp=1, pp=1, micro_batch=1)
+        self.assertIn("--seq-len: required", str(e.exception))
+
     def test_plan_fleet_gives_the_cli_answer(self):
         week = os.path.join(HERE, "..", "docs", "examples", "fleet", "diurnal-week.csv")
         args = dict(model="llama-3.1-70b", input=1024, output=256, check_requests=0)

@@ -146,8 +146,10 @@ void register_calibrate(CLI::App& app, GlobalOptions& g, Runner& run) {
       "calibrate",
       "Fit the engine parameters your measurements identify (the compute share its kernels reach,\n"
       "the share of bandwidth its decode streams at, host time per iteration and per running\n"
-      "sequence, per-kernel overhead) by robust least squares on the log error of memwall's\n"
-      "predictions, and print each parameter before -> after with its 80 % interval, the error of\n"
+      "sequence, per-kernel overhead; for training records, the framework's compute share,\n"
+      "overlap efficiency and host time per step) by robust least squares on the log error of\n"
+      "memwall's predictions, and print each parameter before -> after with its 80 % interval, the "
+      "error of\n"
       "every record before and after, and what the records cannot identify with the run that\n"
       "would. FILE: measurement records (docs/measurements.md). --out writes the profile for\n"
       "--calibration; it records what it was fitted on. --prometheus URL --job J --window 1h\n"

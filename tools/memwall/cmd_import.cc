@@ -87,6 +87,18 @@ void register_import(CLI::App& app, GlobalOptions& g, Runner& run) {
                   "lognormal");
   sub->add_option("--output", o.output, "Output tokens per request (same forms as --input)");
   sub->add_option("--batch", o.batch, "vllm-latency: the run's --batch-size");
+  // Training logs (megatron-log): what the log lines do not print.
+  sub->add_option("--framework", o.framework, "megatron-log: megatron (default) or nemo");
+  sub->add_option("--framework-version", o.framework_version, "megatron-log: its version");
+  sub->add_option("--cp", o.cp, "megatron-log: context-parallel size of the job");
+  sub->add_option("--vpp", o.vpp, "megatron-log: virtual pipeline stages per rank");
+  sub->add_option("--zero", o.zero, "megatron-log: ZeRO stage (1: distributed optimizer)");
+  sub->add_option("--precision", o.training_precision, "megatron-log: bf16, fp16 or fp8");
+  sub->add_option("--recompute", o.recompute, "megatron-log: none, selective or full");
+  sub->add_option("--micro-batch", o.micro_batch, "megatron-log: --micro-batch-size of the job");
+  sub->add_option("--global-batch", o.global_batch,
+                  "megatron-log: --global-batch-size (when the lines print none)");
+  sub->add_option("--seq-len", o.seq_len, "megatron-log: --seq-length of the job");
   sub->callback([&run, &g, c] { run = [&g, c] { return run_import(*c, g); }; });
 }
 

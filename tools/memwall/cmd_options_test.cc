@@ -168,9 +168,9 @@ TEST(OptionsCli, ImpossibleMeasurementsRefused) {
 
 // `validate --kind training --calibrate-on 2` printed the inference report under a training ask.
 TEST(OptionsCli, CalibrateOnRefusesKindsItCannotFit) {
-  expect_refused("validate --kind training --calibrate-on 2",
-                 "--kind: value 'training' is not allowed; allowed: inference (or no --kind) with "
-                 "--calibrate-on");
+  expect_refused("validate --kind memory --calibrate-on 2",
+                 "--kind: value 'memory' is not allowed; allowed: inference (or no --kind) or "
+                 "training with --calibrate-on");
   expect_refused("validate --calibrate-on 2 --markdown", "--markdown: value 'given'");
 }
 

@@ -38,16 +38,17 @@ int run_validate(const ValidateOptions& o, const GlobalOptions& g) {
     return 0;
   }
   if (o.calibrate_on > 0) {
-    // The calibration fits engine parameters of inference stacks only (docs/calibrate.md);
-    // training frameworks have no fitter yet, so asking for one is refused, not answered with
-    // the inference report.
-    if (!o.kind.empty() && o.kind != "inference")
-      throw InputError("--kind", o.kind, "inference (or no --kind) with --calibrate-on");
+    // Engine parameters for inference, framework parameters for training (docs/calibrate.md);
+    // other kinds have no stack to calibrate.
+    if (!o.kind.empty() && o.kind != "inference" && o.kind != "training")
+      throw InputError("--kind", o.kind,
+                       "inference (or no --kind) or training with --calibrate-on");
     if (o.markdown || o.fit_uncertainty)
       throw InputError(o.markdown ? "--markdown" : "--fit-uncertainty", "given",
                        "not with --calibrate-on (its report is text or --json)");
     const Json cases = o.file.empty() ? validate::builtin_cases("dev-cases.json") : load_document(o.file);
-    const validate::CalibrateOnReport r = validate::calibrate_on(cases, catalog, o.calibrate_on);
+    const validate::CalibrateOnReport r = validate::calibrate_on(
+        cases, catalog, o.calibrate_on, o.kind.empty() ? "inference" : o.kind);
     std::cout << (g.json ? validate::to_json(r).dump(2) + "\n" : validate::to_text(r));
     return 0;
   }
@@ -93,10 +94,12 @@ void register_validate(CLI::App& app, GlobalOptions& g, Runner& run) {
       ->check(CLI::ExistingFile);
   sub->add_option("--kind", o->kind, "Only this kind: inference, training, microbench, memory")
       ->check(CLI::IsMember({"inference", "training", "microbench", "memory", "offload"}));
-  sub->add_option("--calibrate-on", o->calibrate_on,
-                  "Within each publication and (accelerator, engine, precision) group of the\n"
-                  "inference cases, fit the engine parameters on the first K cases (memwall\n"
-                  "calibrate) and predict the rest; report both errors (docs/validate.md)");
+  sub->add_option(
+      "--calibrate-on", o->calibrate_on,
+      "Within each publication and (accelerator, engine, precision) group of the\n"
+      "inference cases (--kind training: (accelerator, framework, precision) of the\n"
+      "training cases), fit the engine's (framework's) parameters on the first K cases\n"
+      "(memwall calibrate) and predict the rest; report both errors (docs/validate.md)");
   sub->add_flag("--profile-drift", o->profile_drift,
                 "Fit every (engine profile, accelerator) group of the inference cases on all its\n"
                 "cases and list each built-in parameter with its fitted value and 80 % interval:\n"

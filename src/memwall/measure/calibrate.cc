@@ -6,6 +6,7 @@
 #include <memory>
 #include <numeric>
 #include <set>
+#include <span>
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
@@ -16,6 +17,7 @@
 #include "memwall/measure/predict.h"
 #include "memwall/perf/efficiency.h"
 #include "memwall/perf/roofline.h"
+#include "memwall/train/framework.h"
 
 namespace memwall::measure {
 namespace {
@@ -44,7 +46,7 @@ struct ParameterSpec {
   bool relative_prior;
 };
 
-constexpr ParameterSpec kParameters[] = {
+constexpr ParameterSpec kEngineParameters[] = {
     {"compute_in_situ_fraction", 0.05, 1.0, 1.0,
      "every run is memory-bound (small batches, short prompts): add one run at batch >= 64 or "
      "with a prompt of >= 4k tokens",
@@ -66,7 +68,27 @@ constexpr ParameterSpec kParameters[] = {
      "on a small model",
      kHostPriorSd, false},
 };
-constexpr size_t kCount = std::size(kParameters);
+
+// The training-framework parameters (perf::FrameworkCalibration, train/parameters.h): the share
+// of the GEMM ceiling a whole step keeps (0.87 built in, from Korthikanti et al. 2022 Table 4),
+// the share of an overlap window that hides communication (0.85) and the host time per step
+// (30 ms). The built-in values rest on one or two sources each: the shares are given the spread
+// of an engine's share between publications, the host time half its value.
+constexpr ParameterSpec kFrameworkParameters[] = {
+    {"compute_in_situ_fraction", 0.05, 1.0, 1.0,
+     "no run is bound by its GEMMs (every step is communication or host time): add one run on a "
+     "single node with a large micro-batch",
+     kSharePriorSd, true},
+    {"overlap_efficiency", 0.0, 1.0, 1.0,
+     "no run overlaps communication with compute (or every overlap window hides it whole): add "
+     "one run with data parallelism across nodes and the gradient reduce overlapped (Megatron "
+     "--overlap-grad-reduce, FSDP prefetch)",
+     kSharePriorSd, true},
+    {"step_overhead_ms", 0.0, 1e4, 10.0,
+     "every step is long enough to hide the host's time per step: add one run with a short step "
+     "(small global batch on few GPUs, step time below 1 s)",
+     kHostPriorSd, false},
+};
 
 double before_value(const ParameterSpec& s, const perf::EngineProfile& p, const Accelerator& a) {
   const std::string n = s.name;
@@ -125,7 +147,11 @@ bool invert(const std::vector<std::vector<double>>& a, std::vector<std::vector<d
   return true;
 }
 
+// What one fit calibrates: an engine profile (calibration section "engines") or a training
+// framework ("frameworks"), with its parameters.
 struct Group {
+  std::string section = "engines";
+  std::span<const ParameterSpec> specs = kEngineParameters;
   std::string key, display;
   std::vector<Observation> observations;
   std::set<std::string> accelerators, precisions;
@@ -134,19 +160,33 @@ struct Group {
 
 std::vector<double> before_values(const perf::EngineProfile& p, const Accelerator& a) {
   std::vector<double> out;
-  for (const auto& s : kParameters) out.push_back(before_value(s, p, a));
+  for (const auto& s : kEngineParameters) out.push_back(before_value(s, p, a));
   return out;
+}
+
+// A training framework's group, its built-in values those the training estimator uses for it.
+Group framework_group(const std::string& framework) {
+  const train::Framework& fw = train::training_framework(framework, "stack.framework");
+  const train::TrainParameters p =
+      train::framework_parameters({}, &perf::default_efficiency(), fw.id);
+  Group g;
+  g.section = "frameworks";
+  g.specs = kFrameworkParameters;
+  g.key = fw.id;
+  g.display = fw.name;
+  g.before = {p.gemm_in_situ_fraction, p.overlap_efficiency, p.step_overhead.value() * 1e3};
+  return g;
 }
 
 class Fitter {
  public:
   explicit Fitter(const Group& g) : g_(g) {}
 
-  // log(predicted / measured) per observation at `values` (one per kParameters entry).
+  // log(predicted / measured) per observation at `values` (one per Group::specs entry).
   std::vector<double> residuals(const std::vector<double>& values) const {
     Json settings = Json::object();
-    for (size_t j = 0; j < kCount; ++j) settings[kParameters[j].name] = values[j];
-    const Json doc = {{"engines", {{g_.key, settings}}}};
+    for (size_t j = 0; j < g_.specs.size(); ++j) settings[g_.specs[j].name] = values[j];
+    const Json doc = {{g_.section, {{g_.key, settings}}}};
     const auto efficiency = std::make_shared<const perf::Efficiency>(
         perf::apply_calibration(perf::default_efficiency(), doc, "calibration fit"));
     std::vector<double> r;
@@ -171,6 +211,9 @@ std::string profile_precision(const Record& r) {
 
 GroupFit fit_group(const Group& g, const CalibrateOptions& o) {
   GroupFit out;
+  const std::span<const ParameterSpec> spec = g.specs;
+  const size_t count = spec.size();
+  out.section = g.section;
   out.engine_key = g.key;
   out.display = g.display;
   out.accelerators.assign(g.accelerators.begin(), g.accelerators.end());
@@ -179,18 +222,18 @@ GroupFit fit_group(const Group& g, const CalibrateOptions& o) {
   std::vector<double> theta = g.before;
   const std::vector<double> r0 = fit.residuals(theta);
   const size_t n = r0.size();
-  auto scale = [&](size_t j) { return std::max(std::fabs(g.before[j]), kParameters[j].min_scale); };
+  auto scale = [&](size_t j) { return std::max(std::fabs(g.before[j]), spec[j].min_scale); };
 
   // Identification: how much a 10 % step of each parameter moves the predictions.
   std::vector<size_t> free;
   std::vector<double> elasticities;  // of each free parameter
-  for (size_t j = 0; j < kCount; ++j) {
+  for (size_t j = 0; j < count; ++j) {
     FittedParameter fp;
-    fp.name = kParameters[j].name;
+    fp.name = spec[j].name;
     fp.before = fp.after = g.before[j];
     std::vector<double> t = theta;
     const double step = 0.1 * scale(j);
-    t[j] = t[j] + step <= kParameters[j].hi ? t[j] + step : t[j] - step;
+    t[j] = t[j] + step <= spec[j].hi ? t[j] + step : t[j] - step;
     const std::vector<double> r1 = fit.residuals(t);
     // Identified when some record's prediction moves by at least 0.2 % for a 10 % change (an
     // elasticity of 0.02): below that, the records' own spread of a few % would set the value.
@@ -201,9 +244,10 @@ GroupFit fit_group(const Group& g, const CalibrateOptions& o) {
       free.push_back(j);
       elasticities.push_back(elasticity);
     } else {
-      fp.why_not = fmt::format("not identified (a 10 % change moves no prediction by more than "
-                               "{:.2f} %): {}",
-                               elasticity * 10, kParameters[j].identify);
+      fp.why_not = fmt::format(
+          "not identified (a 10 % change moves no prediction by more than "
+          "{:.2f} %): {}",
+          elasticity * 10, spec[j].identify);
     }
     out.parameters.push_back(fp);
   }
@@ -228,7 +272,7 @@ GroupFit fit_group(const Group& g, const CalibrateOptions& o) {
       out.parameters[j].why_not = fmt::format(
           "not identified ({} record(s) fix at most {} parameter(s); more elastic ones were "
           "fitted): {}",
-          n, keep, kParameters[j].identify);
+          n, keep, spec[j].identify);
     }
     std::sort(kept.begin(), kept.end());
     free = std::move(kept);
@@ -239,8 +283,7 @@ GroupFit fit_group(const Group& g, const CalibrateOptions& o) {
   // prior_sd). A few records move a parameter only as far as they outweigh that spread, so two
   // measurements cannot drag a share fitted on dozens; many records override it.
   auto prior_sd = [&](size_t j) {  // in the solver's units (value / scale)
-    return kParameters[j].relative_prior ? kParameters[j].prior_sd * g.before[j] / scale(j)
-                                         : kParameters[j].prior_sd;
+    return spec[j].relative_prior ? spec[j].prior_sd * g.before[j] / scale(j) : spec[j].prior_sd;
   };
   auto total_cost = [&](const std::vector<double>& res, const std::vector<double>& t) {
     double c = robust_cost(res) / (kMeasurementSd * kMeasurementSd);
@@ -261,7 +304,7 @@ GroupFit fit_group(const Group& g, const CalibrateOptions& o) {
       const size_t j = free[k];
       std::vector<double> t = theta;
       double h = 1e-2 * scale(j);
-      if (t[j] + h > kParameters[j].hi) h = -h;
+      if (t[j] + h > spec[j].hi) h = -h;
       t[j] += h;
       const std::vector<double> rh = fit.residuals(t);
       for (size_t i = 0; i < n; ++i) jac[i][k] = (rh[i] - r[i]) / (h / scale(j));
@@ -300,7 +343,7 @@ GroupFit fit_group(const Group& g, const CalibrateOptions& o) {
       std::vector<double> t = theta;
       for (size_t k = 0; k < free.size(); ++k) {
         const size_t j = free[k];
-        t[j] = std::clamp(t[j] + delta[k] * scale(j), kParameters[j].lo, kParameters[j].hi);
+        t[j] = std::clamp(t[j] + delta[k] * scale(j), spec[j].lo, spec[j].hi);
       }
       const std::vector<double> rt = fit.residuals(t);
       const double ct = total_cost(rt, t);
@@ -336,19 +379,19 @@ GroupFit fit_group(const Group& g, const CalibrateOptions& o) {
         const size_t j = free[k];
         const double sd = std::sqrt(std::max(0.0, cov[k][k])) * scale(j);
         // 80 % two-sided normal interval: z = 1.2816.
-        out.parameters[j].low = std::max(kParameters[j].lo, theta[j] - 1.2816 * sd);
-        out.parameters[j].high = std::min(kParameters[j].hi, theta[j] + 1.2816 * sd);
+        out.parameters[j].low = std::max(spec[j].lo, theta[j] - 1.2816 * sd);
+        out.parameters[j].high = std::min(spec[j].hi, theta[j] + 1.2816 * sd);
         for (size_t l = 0; l < k; ++l) {
           const double rho = cov[k][l] / std::sqrt(std::max(cov[k][k] * cov[l][l], 1e-300));
           if (std::fabs(rho) > 0.95)
-            out.parameters[j].why_not += fmt::format(
-                "{}correlated with {} (rho {:+.2f}): the records fix their combination",
-                out.parameters[j].why_not.empty() ? "" : "; ", kParameters[free[l]].name, rho);
+            out.parameters[j].why_not +=
+                fmt::format("{}correlated with {} (rho {:+.2f}): the records fix their combination",
+                            out.parameters[j].why_not.empty() ? "" : "; ", spec[free[l]].name, rho);
         }
       }
     }
   }
-  for (size_t j = 0; j < kCount; ++j) out.parameters[j].after = theta[j];
+  for (size_t j = 0; j < count; ++j) out.parameters[j].after = theta[j];
 
   std::vector<double> abs_b, abs_a, sgn_b, sgn_a;
   for (size_t i = 0; i < n; ++i) {
@@ -389,6 +432,15 @@ GroupFit fit_engine(const perf::EngineProfile& profile, const Accelerator& accel
   return fit_group(g, o);
 }
 
+GroupFit fit_framework(const std::string& framework, std::vector<Observation> observations,
+                       const CalibrateOptions& o) {
+  Group g = framework_group(framework);
+  g.observations = std::move(observations);
+  if (g.observations.empty())
+    throw InputError("calibrate: no observation to fit framework " + g.key + " on");
+  return fit_group(g, o);
+}
+
 Json engine_settings(const GroupFit& g) {
   Json settings = Json::object();
   for (const auto& p : g.parameters)
@@ -396,28 +448,42 @@ Json engine_settings(const GroupFit& g) {
   return settings;
 }
 
+Json calibration_document(const GroupFit& g) {
+  return {{g.section, {{g.engine_key, engine_settings(g)}}}};
+}
+
 CalibrationFit calibrate(const std::vector<Record>& records, const Catalog& catalog,
                          const CalibrateOptions& o) {
-  std::map<std::string, Group> groups;
+  // Keyed by section and profile, so an engine and a framework of one name stay apart.
+  std::map<std::pair<std::string, std::string>, Group> groups;
   std::vector<std::string> unpredicted;
   for (const Record& r : records) {
     const std::string id = r.id.empty() ? "(record without id)" : r.id;
-    if (r.workload.mode == Mode::training) {
-      unpredicted.push_back(id + ": training records are not fitted by this calibration yet");
-      continue;
-    }
     const Prediction p = predict(r, catalog);
     if (!p.si) {
       unpredicted.push_back(id + ": " + p.unpredicted);
       continue;
     }
-    const infer::Deployment d = infer::make_deployment(catalog, deployment_options(r, {}));
-    Group& g = groups[d.engine_profile->key()];
-    if (g.observations.empty()) {
-      g.key = d.engine_profile->key();
-      g.display = d.engine_profile->display;
-      g.before = before_values(*d.engine_profile, d.gpu);
+    Group* group = nullptr;
+    std::string accelerator = r.hardware.accelerator, precision;
+    if (r.workload.mode == Mode::training) {
+      // The framework train::answer applies to the record (megatron unless stated).
+      const std::string fw = r.stack.framework.value_or("megatron");
+      group = &groups[{"frameworks", fw}];
+      if (group->observations.empty()) *group = framework_group(fw);
+      precision = r.stack.precision.value_or("bf16");
+    } else {
+      const infer::Deployment d = infer::make_deployment(catalog, deployment_options(r, {}));
+      group = &groups[{"engines", d.engine_profile->key()}];
+      if (group->observations.empty()) {
+        group->key = d.engine_profile->key();
+        group->display = d.engine_profile->display;
+        group->before = before_values(*d.engine_profile, d.gpu);
+      }
+      accelerator = d.gpu.id;
+      precision = profile_precision(r);
     }
+    Group& g = *group;
     Observation ob;
     ob.id = id;
     ob.measured = r.measured.value;
@@ -430,14 +496,15 @@ CalibrationFit calibrate(const std::vector<Record>& records, const Catalog& cata
       return q.si ? std::optional<double>(*q.si * to_unit) : std::nullopt;
     };
     g.observations.push_back(std::move(ob));
-    g.accelerators.insert(d.gpu.id);
-    g.precisions.insert(profile_precision(r));
+    g.accelerators.insert(accelerator);
+    g.precisions.insert(precision);
   }
   if (groups.empty())
     throw InputError(fmt::format("calibrate: none of the {} records can be predicted{}", records.size(),
                                  unpredicted.empty() ? "" : " (first: " + unpredicted.front() + ")"));
   CalibrationFit f;
-  Json engines = Json::object(), fitted_on = Json::object();
+  Json sections = {{"engines", Json::object()}, {"frameworks", Json::object()}};
+  Json fitted_on = Json::object();
   for (auto& [key, g] : groups) {
     GroupFit gf = fit_group(g, o);
     if (&g == &groups.begin()->second) gf.unpredicted = unpredicted;
@@ -446,18 +513,22 @@ CalibrationFit calibrate(const std::vector<Record>& records, const Catalog& cata
       if (p.identified)
         params[p.name] = {{"before", p.before}, {"after", p.after},
                           {"interval_80", {p.low.value_or(p.after), p.high.value_or(p.after)}}};
-    if (const Json settings = engine_settings(gf); !settings.empty()) engines[key] = settings;
-    fitted_on[key] = {{"engine", gf.display},
-                      {"accelerators", gf.accelerators},
-                      {"precisions", gf.precisions},
-                      {"records", gf.residuals.size()},
-                      {"parameters", params},
-                      {"residual_sd_log", gf.residual_sd_log},
-                      {"median_abs_error_before", gf.median_abs_error_before},
-                      {"median_abs_error_after", gf.median_abs_error_after}};
+    if (const Json settings = engine_settings(gf); !settings.empty())
+      sections[gf.section][gf.engine_key] = settings;
+    fitted_on[gf.section == "engines" ? gf.engine_key : "framework " + gf.engine_key] = {
+        {gf.section == "engines" ? "engine" : "framework", gf.display},
+        {"accelerators", gf.accelerators},
+        {"precisions", gf.precisions},
+        {"records", gf.residuals.size()},
+        {"parameters", params},
+        {"residual_sd_log", gf.residual_sd_log},
+        {"median_abs_error_before", gf.median_abs_error_before},
+        {"median_abs_error_after", gf.median_abs_error_after}};
     f.groups.push_back(std::move(gf));
   }
-  f.profile = {{"engines", engines}, {"fitted_on", {{"groups", fitted_on}, {"files", o.files}}}};
+  f.profile = sections;
+  if (f.profile["frameworks"].empty()) f.profile.erase("frameworks");
+  f.profile["fitted_on"] = {{"groups", fitted_on}, {"files", o.files}};
   return f;
 }
 
@@ -507,8 +578,12 @@ Json to_json(const CalibrationFit& f) {
     for (const auto& r : g.residuals)
       res.push_back({{"id", r.id}, {"measured", r.measured}, {"before", r.before}, {"after", r.after},
                      {"signed_error_before", r.error_before}, {"signed_error_after", r.error_after}});
-    groups.push_back({{"engine", g.engine_key}, {"display", g.display}, {"accelerators", g.accelerators},
-                      {"parameters", params}, {"residuals", res}, {"not_used", g.unpredicted},
+    groups.push_back({{g.section == "engines" ? "engine" : "framework", g.engine_key},
+                      {"display", g.display},
+                      {"accelerators", g.accelerators},
+                      {"parameters", params},
+                      {"residuals", res},
+                      {"not_used", g.unpredicted},
                       {"median_abs_error_before", g.median_abs_error_before},
                       {"median_abs_error_after", g.median_abs_error_after},
                       {"median_signed_error_before", g.median_signed_before},

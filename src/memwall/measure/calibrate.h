@@ -36,7 +36,8 @@ struct Residual {
 
 // The fit of one engine profile (the records that resolve to it).
 struct GroupFit {
-  std::string engine_key;  // the calibration key: the resolved profile, "vllm@0.8"
+  std::string section = "engines";  // the calibration section: engines, or frameworks (training)
+  std::string engine_key;  // the calibration key: the resolved profile, "vllm@0.8", or framework
   std::string display;
   std::vector<std::string> accelerators, precisions;
   std::vector<FittedParameter> parameters;
@@ -73,10 +74,18 @@ struct Observation {
 // built-in values) to observations that all run on it. InputError for none.
 GroupFit fit_engine(const perf::EngineProfile& profile, const Accelerator& accelerator,
                     std::vector<Observation> observations, const CalibrateOptions& o = {});
-// The calibration-file settings of a fit: engines.<key>.{parameter: value} of what was fitted.
+// Fits the training framework `framework` (data/frameworks/training.json id: its compute share,
+// overlap efficiency and host time per step, perf::FrameworkCalibration) to observations of jobs
+// on it; the built-in values are the training estimator's. InputError for none or an unknown id.
+GroupFit fit_framework(const std::string& framework, std::vector<Observation> observations,
+                       const CalibrateOptions& o = {});
+// The calibration-file settings of a fit: {parameter: value} of what was fitted.
 Json engine_settings(const GroupFit& g);
+// The calibration document of one fit: {section: {key: settings}}.
+Json calibration_document(const GroupFit& g);
 
-// InputError when no record can be predicted or the records hold only training metrics.
+// Inference records are fitted per engine profile, training records per framework
+// (stack.framework, megatron unless stated). InputError when no record can be predicted.
 CalibrationFit calibrate(const std::vector<Record>& records, const Catalog& catalog,
                          const CalibrateOptions& o = {});
 

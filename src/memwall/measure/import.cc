@@ -368,8 +368,8 @@ std::vector<Record> checked(const std::vector<Json>& records, const std::string&
 }  // namespace detail
 
 std::vector<std::string> import_formats() {
-  return {"vllm-serve",  "vllm-throughput", "vllm-latency", "sglang-serve",
-          "llama-bench", "guidellm",        "genai-perf",   "aiperf"};
+  return {"vllm-serve", "vllm-throughput", "vllm-latency", "sglang-serve", "llama-bench",
+          "guidellm",   "genai-perf",      "aiperf",       "megatron-log"};
 }
 
 std::vector<Record> import_text(const std::string& text, const std::string& where,
@@ -392,6 +392,8 @@ std::vector<Record> import_text(const std::string& text, const std::string& wher
     records = detail::import_llama_bench(text, where, o, catalog, notes);
   else if (o.format == "guidellm")
     records = detail::import_guidellm(text, where, o, catalog, notes);
+  else if (o.format == "megatron-log")
+    records = detail::import_megatron_log(text, where, o, catalog, notes);
   else if (o.format == "genai-perf" || o.format == "aiperf")
     records = detail::import_profile_export(text, where, o, catalog, notes);
   else

@@ -38,6 +38,12 @@ struct ImportOptions {
   // "lognormal".
   std::optional<std::string> input, output;
   std::optional<int64_t> batch;  // vllm-latency: the --batch-size of the run
+  // Training logs (megatron-log): the job's settings the log does not print.
+  std::optional<std::string> framework, framework_version;
+  std::optional<int> cp, vpp, zero;
+  std::optional<std::string> training_precision;  // --precision: bf16 | fp16 | fp8
+  std::optional<std::string> recompute;           // none | selective | full
+  std::optional<int64_t> micro_batch, global_batch, seq_len;
 };
 
 // The records of the benchmark file `path` in format `o.format`, each one parse_record accepts.

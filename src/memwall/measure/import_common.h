@@ -105,6 +105,10 @@ std::vector<Json> import_guidellm(const std::string& text, const std::string& wh
 std::vector<Json> import_profile_export(const std::string& text, const std::string& where,
                                         const ImportOptions& o, const Catalog& catalog,
                                         std::vector<std::string>& notes);
+// Megatron-LM / NeMo training_log lines (import_megatron.cc).
+std::vector<Json> import_megatron_log(const std::string& text, const std::string& where,
+                                      const ImportOptions& o, const Catalog& catalog,
+                                      std::vector<std::string>& notes);
 std::vector<Json> import_sglang_serve(const std::string& text, const std::string& where,
                                       const ImportOptions& o, const Catalog& catalog,
                                       std::vector<std::string>& notes);

@@ -1,15 +1,16 @@
 #include "memwall/measure/record.h"
 
+#include <fmt/format.h>
+
 #include <array>
 #include <cmath>
 #include <set>
 #include <utility>
 
-#include <fmt/format.h>
-
 #include "memwall/core/error.h"
 #include "memwall/core/text.h"
 #include "memwall/perf/efficiency.h"
+#include "memwall/train/framework.h"
 
 namespace memwall::measure {
 namespace {
@@ -365,6 +366,8 @@ Record parse_record(const Json& r, const std::string& where, const Catalog& cata
     if (std::find(names.begin(), names.end(), *s.engine) == names.end())
       throw InputError::unknown_name(st_where + ".engine", *s.engine, names);
   }
+  if (s.framework)
+    s.framework = train::training_framework(*s.framework, st_where + ".framework").id;
   if (s.version && !s.engine && !s.framework)
     throw InputError(st_where + ".version", *s.version, "a version of the engine or framework named beside it");
   auto size = [&](const char* k) { return static_cast<int>(opt_count(st, k, st_where, 1, 1 << 20).value_or(1)); };

@@ -7,6 +7,7 @@
 #include "memwall/core/embedded.h"
 #include "memwall/core/error.h"
 #include "memwall/core/text.h"
+#include "memwall/train/framework.h"
 
 namespace memwall::perf {
 namespace {
@@ -492,12 +493,60 @@ Efficiency apply_calibration(const Efficiency& base, const Json& doc, const std:
           }
         }
       }
+    } else if (key == "frameworks") {
+      if (!v.is_object())
+        throw InputError(field, v.dump(), "an object of training framework id -> settings");
+      for (const auto& [name, s] : v.items()) {
+        if (!s.is_object()) throw InputError(field + "." + name, s.dump(), "an object");
+        const std::string id = train::training_framework(name, field).id;
+        auto it = std::find_if(e.frameworks.begin(), e.frameworks.end(),
+                               [&id](const FrameworkCalibration& f) { return f.framework == id; });
+        if (it == e.frameworks.end()) {
+          FrameworkCalibration fresh;
+          fresh.framework = id;
+          it = e.frameworks.insert(e.frameworks.end(), fresh);
+        }
+        for (const auto& [k, x] : s.items()) {
+          const std::string f = field + "." + name + "." + k;
+          // Bounds: what a training step can physically have (a share of the GEMM ceiling, a
+          // share of an overlap window, a host time per step up to 10 s).
+          if (k == "compute_in_situ_fraction")
+            it->compute_in_situ_fraction = number_in_range(x, f, 0.05, 1.0);
+          else if (k == "overlap_efficiency")
+            it->overlap_efficiency = number_in_range(x, f, 0.0, 1.0);
+          else if (k == "step_overhead_ms")
+            it->step_overhead_ms = number_in_range(x, f, 0.0, 1e4);
+          else
+            throw InputError(f, x.dump(),
+                             "compute_in_situ_fraction, overlap_efficiency, step_overhead_ms");
+        }
+      }
     } else {
-      throw InputError(field, v.dump(),
-                       "one of memory_bandwidth_fraction, gemm_peak_fraction, "
-                       "sustained_compute_fraction, attention_compute_fraction, attention_bandwidth_fraction, "
-                       "overlap_exponent, tp_comm_overlap, gqa_reread_dram_share, "
-                       "gemm_min_tile_m, gemm_k_overhead, gemm_stream_k, engines, probe, fitted_on");
+      throw InputError(
+          field, v.dump(),
+          "one of memory_bandwidth_fraction, gemm_peak_fraction, "
+          "sustained_compute_fraction, attention_compute_fraction, attention_bandwidth_fraction, "
+          "overlap_exponent, tp_comm_overlap, gqa_reread_dram_share, "
+          "gemm_min_tile_m, gemm_k_overhead, gemm_stream_k, engines, frameworks, probe, "
+          "fitted_on");
+    }
+  }
+  // What a `memwall calibrate` profile says each framework was fitted on (fitted_on.groups.
+  // "framework ID".accelerators), read after the frameworks section it describes.
+  const Json* groups = nullptr;
+  if (const auto f = doc.find("fitted_on"); f != doc.end() && f->contains("groups"))
+    groups = &f->at("groups");
+  for (auto& f : e.frameworks) {
+    const std::string group = "framework " + f.framework;
+    if (!groups || !groups->is_object() || !groups->contains(group)) continue;
+    const Json& g = groups->at(group);
+    if (!g.is_object() || !g.contains("accelerators")) continue;
+    const std::string field = where + ": fitted_on.groups." + group + ".accelerators";
+    const Json& list = g.at("accelerators");
+    if (!list.is_array()) throw InputError(field, list.dump(), "a list of accelerator ids");
+    for (const Json& id : list) {
+      if (!id.is_string()) throw InputError(field, id.dump(), "an accelerator id");
+      f.fitted_accelerators.push_back(id.get<std::string>());
     }
   }
   return e;
@@ -516,6 +565,14 @@ Json to_json(const Efficiency& e) {
   };
   Json engines = Json::object();
   for (const auto& p : e.engines) engines[p.key()] = to_json(p);
+  Json frameworks = Json::object();
+  for (const auto& f : e.frameworks) {
+    Json j = Json::object();
+    if (f.compute_in_situ_fraction) j["compute_in_situ_fraction"] = *f.compute_in_situ_fraction;
+    if (f.overlap_efficiency) j["overlap_efficiency"] = *f.overlap_efficiency;
+    if (f.step_overhead_ms) j["step_overhead_ms"] = *f.step_overhead_ms;
+    frameworks[f.framework] = j;
+  }
   return Json{{"memory_bandwidth_fraction", table(e.memory_bandwidth_fraction)},
               {"gemm_peak_fraction", table(e.gemm_peak_fraction)},
               {"sustained_compute_fraction", table(e.sustained_compute_fraction)},
@@ -527,7 +584,14 @@ Json to_json(const Efficiency& e) {
               {"gemm_min_tile_m", e.gemm_min_tile_m},
               {"gemm_k_overhead", e.gemm_k_overhead},
               {"gemm_stream_k", e.gemm_stream_k},
-              {"engines", engines}};
+              {"engines", engines},
+              {"frameworks", frameworks}};
+}
+
+const FrameworkCalibration* Efficiency::framework(std::string_view framework) const {
+  for (const auto& f : frameworks)
+    if (f.framework == framework) return &f;
+  return nullptr;
 }
 
 }  // namespace memwall::perf

@@ -5,6 +5,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -168,6 +169,17 @@ struct EngineProfile {
   }
 };
 
+// The training-framework parameters a calibration sets (train/parameters.h), for one framework of
+// data/frameworks/training.json; what is empty keeps the built-in value.
+struct FrameworkCalibration {
+  std::string framework;                           // framework id ("megatron")
+  std::optional<double> compute_in_situ_fraction;  // TrainParameters::gemm_in_situ_fraction
+  std::optional<double> overlap_efficiency;        // TrainParameters::overlap_efficiency
+  std::optional<double> step_overhead_ms;          // TrainParameters::step_overhead
+  // The accelerators the fit ran on (the profile's fitted_on), so a job elsewhere can say so.
+  std::vector<std::string> fitted_accelerators;
+};
+
 struct Efficiency {
   // Sustained / datasheet HBM (or GDDR) bandwidth for streaming kernels: STREAM triad results.
   FractionTable memory_bandwidth_fraction;
@@ -213,6 +225,11 @@ struct Efficiency {
   double tp_comm_overlap = 0.0;
 
   std::vector<EngineProfile> engines;  // the first one is the default
+  // Training frameworks calibrated by a file (`memwall calibrate` over training records); none
+  // built in: the training estimator's parameters are TrainParameters' unless listed here.
+  std::vector<FrameworkCalibration> frameworks;
+  // The entry of `framework`, null when the file calibrates none.
+  const FrameworkCalibration* framework(std::string_view framework) const;
 
   // "id", "id@version" or an alias; the id alone picks its current version. InputError for an
   // unknown name or version (naming the known ones). With a platform ("rocm"), that platform's
@@ -250,7 +267,8 @@ Node with_communication_prior(Node node, const Accelerator& a, const Efficiency&
 // gemm_peak_fraction (number, or object of key -> fraction with optional "default"),
 // attention_compute_fraction, attention_bandwidth_fraction, overlap_exponent, tp_comm_overlap,
 // gqa_reread_dram_share, gemm_min_tile_m, gemm_k_overhead, gemm_stream_k, engines: {name or
-// name@version: {kernel_overhead_us, step_overhead_us, fused_elementwise, ...}}, probe (the measurements `memwall probe` records; read
+// name@version: {kernel_overhead_us, step_overhead_us, fused_elementwise, ...}}, frameworks:
+// {training framework id: {compute_in_situ_fraction, overlap_efficiency, step_overhead_ms}}, probe (the measurements `memwall probe` records; read
 // and ignored). Unknown keys and out-of-range values raise InputError.
 Efficiency apply_calibration(const Efficiency& base, const Json& doc, const std::string& where);
 Efficiency load_calibration(const std::string& path);  // default_efficiency() + the file

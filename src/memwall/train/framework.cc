@@ -3,6 +3,7 @@
 #include "memwall/core/document.h"
 #include "memwall/core/embedded.h"
 #include "memwall/core/error.h"
+#include "memwall/perf/efficiency.h"
 
 namespace memwall::train {
 
@@ -44,6 +45,16 @@ const Framework& training_framework(std::string_view id, const std::string& fiel
     known.push_back(f.id);
   }
   throw InputError::unknown_name(field, std::string(id), known);
+}
+
+TrainParameters framework_parameters(TrainParameters base, const perf::Efficiency* efficiency,
+                                     std::string_view framework) {
+  const perf::FrameworkCalibration* f = efficiency ? efficiency->framework(framework) : nullptr;
+  if (!f) return base;
+  if (f->compute_in_situ_fraction) base.gemm_in_situ_fraction = *f->compute_in_situ_fraction;
+  if (f->overlap_efficiency) base.overlap_efficiency = *f->overlap_efficiency;
+  if (f->step_overhead_ms) base.step_overhead = ms(*f->step_overhead_ms);
+  return base;
 }
 
 }  // namespace memwall::train

@@ -9,6 +9,12 @@
 #include <string_view>
 #include <vector>
 
+#include "memwall/train/parameters.h"
+
+namespace memwall::perf {
+struct Efficiency;
+}
+
 namespace memwall::train {
 
 struct Framework {
@@ -31,5 +37,11 @@ struct Framework {
 const std::vector<Framework>& training_frameworks();
 // The framework `id`; InputError naming `field` with the known ids otherwise.
 const Framework& training_framework(std::string_view id, const std::string& field = "--framework");
+
+// The estimator's parameters for a job on `framework`: `base` with what a calibration file
+// (`efficiency`, may be null) fitted for that framework (perf::FrameworkCalibration: the compute
+// share, the overlap efficiency, the host time per step) in place of the built-in values.
+TrainParameters framework_parameters(TrainParameters base, const perf::Efficiency* efficiency,
+                                     std::string_view framework);
 
 }  // namespace memwall::train

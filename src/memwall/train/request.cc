@@ -1,10 +1,11 @@
 #include "memwall/train/request.h"
 
-#include <memory>
-#include <string>
-
 #include <fmt/format.h>
 #include <fmt/ranges.h>
+
+#include <algorithm>
+#include <memory>
+#include <string>
 
 #include "memwall/core/error.h"
 #include "memwall/perf/efficiency.h"
@@ -118,11 +119,25 @@ Answer answer(const Catalog& catalog, const Request& r) {
     assumptions.push_back(fmt::format(
         "fabric {}: the InfiniBand generation shipped with {} nodes (--fabric to change)",
         fabric_id, gpu.arch.empty() ? gpu.id : gpu.arch));
-  TrainParameters params;
-  if (r.pue) params.pue = require_positive(*r.pue, "pue");
   std::shared_ptr<const perf::Efficiency> efficiency = r.efficiency;
   if (!efficiency && r.calibration_file)
     efficiency = std::make_shared<const perf::Efficiency>(perf::load_calibration(*r.calibration_file));
+  TrainParameters params = framework_parameters({}, efficiency.get(), fw.id);
+  if (efficiency && efficiency->framework(fw.id))
+    assumptions.push_back(fmt::format(
+        "calibrated {}: compute share {:.3g}, overlap efficiency {:.3g}, host time per step {:.3g} "
+        "ms (the calibration file's frameworks.{})",
+        fw.id, params.gemm_in_situ_fraction, params.overlap_efficiency,
+        params.step_overhead.value() * 1e3, fw.id));
+  if (const perf::FrameworkCalibration* fc = efficiency ? efficiency->framework(fw.id) : nullptr;
+      fc && !fc->fitted_accelerators.empty() &&
+      std::find(fc->fitted_accelerators.begin(), fc->fitted_accelerators.end(), gpu.id) ==
+          fc->fitted_accelerators.end())
+    assumptions.push_back(
+        fmt::format("the {} calibration was fitted on {}, not {}: a compute share measured on one "
+                    "accelerator need not hold on another (measure this one to calibrate it)",
+                    fw.id, fmt::join(fc->fitted_accelerators, ", "), gpu.id));
+  if (r.pue) params.pue = require_positive(*r.pue, "pue");
   TrainSetup setup = make_setup(model, gpu, node, fabric, params, efficiency);
   if (recompute == "auto") {
     check_configuration(setup, c);

@@ -1,15 +1,17 @@
 #include "memwall/validate/calibrate_on.h"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <cmath>
 #include <map>
 #include <memory>
-
-#include <fmt/format.h>
+#include <optional>
 
 #include "memwall/core/error.h"
 #include "memwall/measure/calibrate.h"
 #include "memwall/perf/efficiency.h"
+#include "memwall/uncertainty/regime.h"
 #include "memwall/validate/runner.h"
 
 namespace memwall::validate {
@@ -55,27 +57,39 @@ measure::Observation observation_of(const Json& c, const CaseResult& r, const Ca
   ob.id = r.id;
   ob.measured = r.measured;
   ob.lower_is_better = lower_is_better(r);
-  ob.predict = [c = &c, &catalog](const std::shared_ptr<const perf::Efficiency>& e) {
-    return predict_inference_case(*c, catalog, e).predicted;
+  const bool training = r.kind == "training";
+  ob.predict = [c = &c, &catalog, training](const std::shared_ptr<const perf::Efficiency>& e) {
+    return (training ? predict_training_case(*c, catalog, e)
+                     : predict_inference_case(*c, catalog, e))
+        .predicted;
   };
   return ob;
 }
 
-CalibrateOnReport calibrate_on(const Json& cases, const Catalog& catalog, int k) {
+CalibrateOnReport calibrate_on(const Json& cases, const Catalog& catalog, int k,
+                               const std::string& kind) {
   if (k < 1 || k > 1000) throw InputError("--calibrate-on", std::to_string(k), "1 to 1000 cases");
+  if (kind != "inference" && kind != "training")
+    throw InputError("--kind", kind, "inference or training with --calibrate-on");
   if (!cases.is_array()) throw InputError("cases", cases.type_name(), "a JSON array of case objects");
+  const bool training = kind == "training";
   CalibrateOnReport out;
   out.k = k;
-  // The uncalibrated prediction of every inference case, grouped in file order.
+  out.kind = kind;
+  // One case under a calibration (null: the built-in parameters).
+  auto predict = [&](const Json& c, const std::shared_ptr<const perf::Efficiency>& e) {
+    return training ? predict_training_case(c, catalog, e) : predict_inference_case(c, catalog, e);
+  };
+  // The uncalibrated prediction of every case of the kind, grouped in file order.
   std::vector<std::pair<const Json*, CaseResult>> predicted;
   std::map<std::string, std::vector<size_t>> groups;
   std::vector<std::string> order;
   for (const Json& c : cases) {
-    if (!c.is_object() || str_field(c, "kind") != "inference") continue;
+    if (!c.is_object() || str_field(c, "kind") != kind) continue;
     CaseResult r = predict_case(c, catalog);
-    if (!r.predicted || !(r.measured > 0) || r.engine_profile.empty()) continue;
-    const std::string key =
-        r.source + " | " + r.accelerator + " | " + r.engine_profile + " | " + r.precisions;
+    const std::string& stack = training ? r.framework : r.engine_profile;
+    if (!r.predicted || !(r.measured > 0) || stack.empty()) continue;
+    const std::string key = r.source + " | " + r.accelerator + " | " + stack + " | " + r.precisions;
     if (!groups.count(key)) order.push_back(key);
     groups[key].push_back(predicted.size());
     predicted.emplace_back(&c, std::move(r));
@@ -85,15 +99,21 @@ CalibrateOnReport calibrate_on(const Json& cases, const Catalog& catalog, int k)
     const std::vector<size_t>& idx = groups[key];
     if (idx.size() <= static_cast<size_t>(k)) continue;
     const CaseResult& first = predicted[idx.front()].second;
-    const perf::EngineProfile* profile = profile_of(first.engine_profile);
-    const Accelerator* acc = catalog.find_accelerator(first.accelerator);
-    if (!profile || !acc) continue;
     std::vector<measure::Observation> obs;
     for (size_t i = 0; i < static_cast<size_t>(k); ++i) {
       const auto& [c, r] = predicted[idx[i]];
       obs.push_back(observation_of(*c, r, catalog));
     }
-    const measure::GroupFit fit = measure::fit_engine(*profile, *acc, std::move(obs));
+    std::optional<measure::GroupFit> fitted_group;
+    if (training) {
+      fitted_group = measure::fit_framework(first.framework, std::move(obs));
+    } else {
+      const perf::EngineProfile* profile = profile_of(first.engine_profile);
+      const Accelerator* acc = catalog.find_accelerator(first.accelerator);
+      if (!profile || !acc) continue;
+      fitted_group = measure::fit_engine(*profile, *acc, std::move(obs));
+    }
+    const measure::GroupFit& fit = *fitted_group;
     const Json settings = measure::engine_settings(fit);
     std::string fitted;
     for (const auto& p : fit.parameters)
@@ -102,11 +122,10 @@ CalibrateOnReport calibrate_on(const Json& cases, const Catalog& catalog, int k)
                                    fitted.empty() ? "nothing identified" : fitted));
     ++out.groups_fitted;
     const auto efficiency = std::make_shared<const perf::Efficiency>(perf::apply_calibration(
-        perf::default_efficiency(), Json{{"engines", {{fit.engine_key, settings}}}},
-        "calibrate-on fit"));
+        perf::default_efficiency(), measure::calibration_document(fit), "calibrate-on fit"));
     for (size_t i = static_cast<size_t>(k); i < idx.size(); ++i) {
       const auto& [c, r] = predicted[idx[i]];
-      CaseResult after = settings.empty() ? r : predict_inference_case(*c, catalog, efficiency);
+      CaseResult after = settings.empty() ? r : predict(*c, efficiency);
       after.source = r.source;
       if (!after.predicted) continue;  // the fit made it inexpressible: not compared
       out.before.push_back(r);
@@ -123,15 +142,28 @@ CalibrateOnReport calibrate_on(const Json& cases, const Catalog& catalog, int k)
   }
   out.rows.push_back(summarise("all", "all", all_b, all_a));
   for (const auto& [src, p] : by_source) out.rows.push_back(summarise("source", src, p.first, p.second));
+  // By regime (uncertainty/regime.h: bound, hardware, precision, scale ...), of the uncalibrated
+  // prediction, so a group's before and after are the same cases.
+  for (const std::string& dim : uncertainty::dimension_names()) {
+    std::map<std::string, std::pair<std::vector<const CaseResult*>, std::vector<const CaseResult*>>>
+        by;
+    for (size_t i = 0; i < out.before.size(); ++i) {
+      const std::string v = out.before[i].regime.value(dim);
+      if (v.empty()) continue;
+      by[v].first.push_back(&out.before[i]);
+      by[v].second.push_back(&out.after[i]);
+    }
+    for (const auto& [v, p] : by) out.rows.push_back(summarise(dim, v, p.first, p.second));
+  }
   return out;
 }
 
 std::string to_text(const CalibrateOnReport& r) {
   std::string out = fmt::format(
-      "inference, calibrated on the first {} case(s) of each (publication, accelerator, engine, "
-      "precision) group and predicting the rest: {} groups, {} with more than {} cases, {} cases "
-      "held out\n",
-      r.k, r.groups, r.groups_fitted, r.k, r.before.size());
+      "{}, calibrated on the first {} case(s) of each (publication, accelerator, {}, precision) "
+      "group and predicting the rest: {} groups, {} with more than {} cases, {} cases held out\n",
+      r.kind, r.k, r.kind == "training" ? "framework" : "engine", r.groups, r.groups_fitted, r.k,
+      r.before.size());
   out += fmt::format("{:<10} {:<44} {:>5}  {:>24}  {:>24}\n", "dimension", "value", "cases",
                      "uncalibrated med/p90/sgn", "calibrated med/p90/sgn");
   for (const auto& row : r.rows)
@@ -158,8 +190,10 @@ Json to_json(const CalibrateOnReport& r) {
   for (size_t i = 0; i < r.before.size(); ++i)
     cases.push_back({{"id", r.before[i].id}, {"measured", r.before[i].measured},
                      {"uncalibrated", *r.before[i].predicted}, {"calibrated", *r.after[i].predicted}});
-  return {{"calibrate_on", r.k}, {"groups", r.groups}, {"groups_fitted", r.groups_fitted},
-          {"rows", rows}, {"cases", cases}, {"fits", r.fits}};
+  return {{"calibrate_on", r.k}, {"kind", r.kind},
+          {"groups", r.groups},  {"groups_fitted", r.groups_fitted},
+          {"rows", rows},        {"cases", cases},
+          {"fits", r.fits}};
 }
 
 }  // namespace memwall::validate

@@ -1,6 +1,7 @@
 // `memwall validate --calibrate-on K`: what a user's own first measurements buy. Within each
-// publication and (accelerator, engine profile, precisions) group of the inference cases, the
-// engine parameters are fitted (measure/calibrate.h) on the group's first K cases in file order
+// publication and (accelerator, engine profile, precisions) group of the inference cases, or
+// (accelerator, framework, precision) group of the training cases, the engine's or framework's
+// parameters are fitted (measure/calibrate.h) on the group's first K cases in file order
 // and the group's other cases are predicted with the fit; their errors are reported next to the
 // uncalibrated errors of the same cases. Groups of K cases or fewer have nothing held out.
 #pragma once
@@ -24,14 +25,18 @@ struct CalibrateOnRow {
 
 struct CalibrateOnReport {
   int k = 0;
+  std::string kind = "inference";
   int groups = 0, groups_fitted = 0;
   std::vector<CaseResult> before, after;  // the held-out cases, uncalibrated and calibrated
   std::vector<CalibrateOnRow> rows;
   std::vector<std::string> fits;  // per fitted group: what was fitted, before -> after
 };
 
-// InputError for k < 1 or a document that is not a list of cases.
-CalibrateOnReport calibrate_on(const Json& cases, const Catalog& catalog, int k);
+// `kind`: inference (engine parameters per engine profile) or training (the framework's compute
+// share, overlap efficiency and host time per step, per TrainingCase::framework). InputError for
+// k < 1, another kind, or a document that is not a list of cases.
+CalibrateOnReport calibrate_on(const Json& cases, const Catalog& catalog, int k,
+                               const std::string& kind = "inference");
 
 std::string to_text(const CalibrateOnReport& r);
 Json to_json(const CalibrateOnReport& r);

@@ -35,13 +35,17 @@ struct CaseResult {
   // What an inference prediction ran on, for calibrating by group (calibrate_on.h): the resolved
   // engine profile's key ("vllm@0.8"), the accelerator id and "weights/KV" precisions.
   std::string engine_profile, accelerator, precisions;
+  std::string framework;  // training: the calibrated stack (TrainingCase::framework)
 };
 
 // One predictor per kind; each fills `predicted` or `skipped_reason`.
 // `efficiency`: the parameters to predict with (a calibration); null: the built-in ones.
 CaseResult predict_inference_case(const Json& c, const Catalog& catalog,
                                   std::shared_ptr<const perf::Efficiency> efficiency = nullptr);
-CaseResult predict_training_case(const Json& c, const Catalog& catalog);
+// Training: a calibration's frameworks entry for the case's stack (TrainingCase::framework)
+// replaces the estimator's built-in compute share, overlap efficiency and host time per step.
+CaseResult predict_training_case(const Json& c, const Catalog& catalog,
+                                 std::shared_ptr<const perf::Efficiency> efficiency = nullptr);
 CaseResult predict_microbench_case(const Json& c, const Catalog& catalog);
 CaseResult predict_memory_case(const Json& c, const Catalog& catalog);
 // A model on one GPU with weights, experts or KV in host memory (offload/placement.h).

@@ -106,6 +106,10 @@ TrainingCase translate_modern_case(const Json& c, TrainingCase tc, std::string a
     assumptions += a;
   };
   tc.zoo_model = str(model, "zoo_id");
+  const std::string stack = to_lower(str(cfg, "framework"));
+  tc.framework = has(stack, "ascend") || has(stack, "mindspeed") ? "mindspeed"
+                 : has(stack, "deepspeed")                       ? "deepspeed"
+                                                                 : "megatron";
   train::TrainConfig& t = tc.config;
   t.gpus = int(num(c.at("hardware"), "count").value_or(0));
   auto int_of = [&](const char* k, int fallback) { return int(num(cfg, k).value_or(fallback)); };
@@ -246,6 +250,13 @@ TrainingCase translate_training_case(const Json& c) {
                                     : Precision::fp16;
   const std::string recompute = to_lower(str(cfg, "recompute"));
   const std::string scheme = to_lower(str(cfg, "scheme") + " " + str(cfg, "parallelism"));
+  // The calibrated stack: llm-foundry's PyTorch FSDP, DeepSpeed (its ZeRO-3 baseline, the
+  // Megatron-DeepSpeed and GPT-NeoX runs, ZeRO-Offload), or Megatron-LM.
+  tc.framework = family == "mpt" ? "fsdp"
+                 : has(scheme, "zero-3") || has(scheme, "deepspeed") ||
+                         has(to_lower(str(cfg, "framework")), "deepspeed")
+                     ? "deepspeed"
+                     : "megatron";
   if (family == "mpt") {
     // llm-foundry: PyTorch FSDP FULL_SHARD (= ZeRO-3) with prefetching, FlashAttention, no
     // dropout; "activation checkpointing" = full recomputation of every block.

@@ -29,6 +29,9 @@ struct TrainingCase {
   train::TrainConfig config;
   TrainingMetric metric = TrainingMetric::step_time_s;
   std::string assumptions;
+  // The framework of data/frameworks/training.json whose calibration (`memwall calibrate`,
+  // validate --calibrate-on) the case's prediction takes: the stack the translation models.
+  std::string framework = "megatron";
 };
 
 // InputError when the case cannot be expressed (unknown hardware or model shape).

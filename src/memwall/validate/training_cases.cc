@@ -7,6 +7,7 @@
 
 #include "memwall/offload/host_setup.h"
 #include "memwall/train/estimate.h"
+#include "memwall/train/framework.h"
 #include "memwall/train/intervals.h"
 #include "memwall/train/offload.h"
 #include "memwall/train/setup.h"
@@ -44,15 +45,20 @@ double offloaded_metric(const Json& c, const TrainingCase& tc, const train::Trai
 
 }  // namespace
 
-CaseResult predict_training_case(const Json& c, const Catalog& catalog) {
+CaseResult predict_training_case(const Json& c, const Catalog& catalog,
+                                 std::shared_ptr<const perf::Efficiency> efficiency) {
   CaseResult r = start_result(c);
   try {
     TrainingCase tc = translate_training_case(c);
     if (!tc.zoo_model.empty()) tc.model = catalog.model(tc.zoo_model);
+    r.framework = tc.framework;
+    r.accelerator = tc.gpu;
+    r.precisions = std::string(to_string(tc.config.precision));
     std::optional<Fabric> fabric;
     if (tc.config.gpus > catalog.node(tc.node).devices) fabric = catalog.fabric(tc.fabric);
-    const train::TrainSetup setup =
-        train::make_setup(tc.model, catalog.accelerator(tc.gpu), catalog.node(tc.node), fabric);
+    const train::TrainSetup setup = train::make_setup(
+        tc.model, catalog.accelerator(tc.gpu), catalog.node(tc.node), fabric,
+        train::framework_parameters({}, efficiency.get(), tc.framework), efficiency);
     std::string note;
     const bool offloaded = c.contains("config") && !str_field(c.at("config"), "offload").empty();
     r.predicted = offloaded ? offloaded_metric(c, tc, setup, catalog, note)
