@@ -583,6 +583,43 @@ TEST(UiServer, TricklingClientsAreClosedAtTheDeadlineAndDoNotStarveThePool) {
   thread.join();
 }
 
+// A client that asks for a slow plan and leaves after 100 ms frees the server's one worker within
+// a checkpoint of the watchdog's 100 ms, not when the plan would have ended (issue 29: work
+// continued after the client went away).
+TEST(UiServer, APlanWhoseClientLeavesStopsAndFreesItsWorker) {
+  using Clock = std::chrono::steady_clock;
+  Server server(Catalog::builtin(), ServerLimits{.workers = 1});
+  std::promise<int> ready;
+  std::thread thread([&] { server.run("127.0.0.1", 0, [&](int p) { ready.set_value(p); }); });
+  const int port = ready.get_future().get();
+  // ~2 s on one core: every precision of every accelerator for a 671B MoE.
+  const std::string slow = post_request(
+      port, "/api/plan", R"({"model":"deepseek-v3","concurrency":3000,"quality":"any"})");
+  auto start = Clock::now();
+  ASSERT_NE(raw_exchange(port, slow, 60).find("HTTP/1.1 200"), std::string::npos);
+  const auto full = Clock::now() - start;
+
+  const int fd = ::socket(AF_INET, SOCK_STREAM, 0);
+  sockaddr_in addr{};
+  addr.sin_family = AF_INET;
+  addr.sin_port = htons(static_cast<uint16_t>(port));
+  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  ASSERT_EQ(::connect(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr), 0);
+  ASSERT_EQ(::send(fd, slow.data(), slow.size(), MSG_NOSIGNAL), static_cast<ssize_t>(slow.size()));
+  std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  ::close(fd);
+  start = Clock::now();
+  // The one worker answers the next connection only once the abandoned plan has stopped.
+  const std::string next = raw_exchange(port, post_request(port, "/api/catalog", "{}"), 60);
+  const auto freed = Clock::now() - start;
+  EXPECT_NE(next.find("HTTP/1.1 200"), std::string::npos);
+  EXPECT_LT(freed, full / 4) << "full plan " << std::chrono::duration<double>(full).count()
+                             << " s; worker free " << std::chrono::duration<double>(freed).count()
+                             << " s after the client left";
+  server.stop();
+  thread.join();
+}
+
 TEST(UiReport, PreloadsTheAnswersAndEscapesScriptEnds) {
   const std::string html = static_report(Json{{"note", "</script><b>"}});
   EXPECT_NE(html.find("window.MEMWALL_PRELOAD = {\"answers\":{\"note\":\"<\\/script><b>\"}}"),

@@ -281,8 +281,12 @@ Server::Server(const Catalog& catalog, ServerLimits limits) : impl_(new Impl(cat
       const Json request = parse_request_body(body);
       Json answer;
       {
+        // A plan or a simulation whose client has gone stops at its next checkpoint instead of
+        // holding a worker and a compute turn to the end (a 2 s plan for nobody).
+        CancelFlag gone{false};
+        const GuardedHttpServer::ClientWatch watch(impl->http, gone);
         const ComputeTurn turn(impl->computing);
-        answer = handle(impl->catalog, endpoint, request);
+        answer = handle(impl->catalog, endpoint, request, &gone);
       }
       i18n::localize_strings(answer, lang);
       res.set_content(json_text(answer), "application/json");
@@ -290,6 +294,11 @@ Server::Server(const Catalog& catalog, ServerLimits limits) : impl_(new Impl(cat
       send_error(res, 400, e.what(), lang);
     } catch (const InfeasibleError& e) {
       send_error(res, 422, e.what(), lang);
+    } catch (const Cancelled&) {
+      // Nobody reads this (the client closed its connection): 499 as nginx logs a request whose
+      // client closed it, and the connection is closed.
+      res.status = 499;
+      res.set_header("Connection", "close");
     }
   });
 }
