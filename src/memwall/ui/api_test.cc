@@ -338,6 +338,56 @@ TEST(UiApi, PlanAndNetAnswerWithTheirLibraryJson) {
   EXPECT_FALSE(net.at("explain").at("bottleneck").get<std::string>().empty());
 }
 
+// Every point of the throughput frontier names the rank of its shape's plan, and the plans ranked
+// below the rows shown come with the answer (issue 29: points past the top 20 led to no row).
+TEST(UiApi, EveryFrontierPointNamesItsPlan) {
+  const Json a = handle(Catalog::builtin(), "plan", Json::object());
+  const Json& plans = a.at("plans");
+  const auto plan_of = [&](size_t rank) -> const Json* {
+    if (rank >= 1 && rank <= plans.size()) return &plans[rank - 1];
+    for (const auto& p : a.at("frontier_plans"))
+      if (p.at("plan_rank") == rank) return &p;
+    return nullptr;
+  };
+  bool below_top = false;
+  for (const auto& point : a.at("pareto_throughput")) {
+    SCOPED_TRACE(point.dump());
+    ASSERT_TRUE(point.at("plan_rank").is_number_unsigned());
+    const size_t rank = point.at("plan_rank").get<size_t>();
+    below_top = below_top || rank > plans.size();
+    const Json* p = plan_of(rank);
+    ASSERT_NE(p, nullptr);
+    const std::string label = point.at("label").get<std::string>();
+    // A disaggregated plan's devices are both pools'; its point is its own description.
+    const Json& pool = p->at("prefill_pool");
+    const int decode_devices =
+        p->at("devices").get<int>() - (pool.is_null() ? 0 : pool.at("devices").get<int>());
+    const std::string shape =
+        fmt::format("{}x {} ({}) TP{} PP{}", decode_devices / p->at("replicas").get<int>(),
+                    p->at("accelerator").get<std::string>(), p->at("node").get<std::string>(),
+                    p->at("tp").get<int>(), p->at("pp").get<int>());
+    EXPECT_NE(label.find(shape), std::string::npos) << shape;
+    if (!pool.is_null()) {
+      const std::string prefill =
+          fmt::format("prefill {} x [{}x {} ({}) TP{} PP{}", pool.at("replicas").get<int>(),
+                      pool.at("devices").get<int>() / pool.at("replicas").get<int>(),
+                      pool.at("accelerator").get<std::string>(), pool.at("node").get<std::string>(),
+                      pool.at("tp").get<int>(), pool.at("pp").get<int>());
+      EXPECT_EQ(label.rfind(prefill, 0), 0u) << prefill;
+    }
+    EXPECT_NE(label.find("weights " + p->at("weight_precision").get<std::string>() + " / KV " +
+                         p->at("kv_precision").get<std::string>()),
+              std::string::npos);
+  }
+  EXPECT_TRUE(below_top) << "the default question's frontier is all in the top rows";
+  for (const auto& p : a.at("pareto_cost_latency")) {
+    const Json* same = plan_of(p.at("plan_rank").get<size_t>());
+    if (same) {
+      EXPECT_EQ(same->at("usd_per_million_tokens"), p.at("usd_per_million_tokens"));
+    }
+  }
+}
+
 TEST(UiApi, PlanReturnsTheEmittedFilesOfTheCli) {
   const Catalog& c = Catalog::builtin();
   const Json plan = handle(c, "plan",
