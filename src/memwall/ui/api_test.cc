@@ -446,6 +446,14 @@ TEST(UiServer, ServesThePageAndTheApiOnAFreePort) {
   ASSERT_TRUE(ok);
   EXPECT_EQ(ok->status, 200);
   EXPECT_GT(Json::parse(ok->body).at("accelerators").size(), 40u);
+  // The page carries that answer: its first answer waits for no catalog request.
+  const std::string tag = "window.MEMWALL_CATALOG = ";
+  const size_t at = page->body.find(tag);
+  ASSERT_NE(at, std::string::npos);
+  const size_t end = page->body.find(";</script>", at);
+  ASSERT_NE(end, std::string::npos);
+  EXPECT_EQ(Json::parse(page->body.substr(at + tag.size(), end - at - tag.size())),
+            Json::parse(ok->body));
   const auto bad = client.Post("/api/infer", R"({"gpu": "h1000"})", "application/json");
   ASSERT_TRUE(bad);
   EXPECT_EQ(bad->status, 400);
