@@ -3,6 +3,8 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include <cerrno>
+
 // cpp-httplib 0.11's Server::process_and_close_socket (read requests, answer, close), called
 // without virtual dispatch. It is the one per-connection hook the library has, and it is private,
 // so the override below cannot name it as `httplib::Server::process_and_close_socket`; the
@@ -43,14 +45,29 @@ void GuardedHttpServer::request_read() {
 void GuardedHttpServer::arm(Clock::time_point deadline) {
   if (current_connection < 0) return;
   std::lock_guard<std::mutex> lock(mutex_);
-  connections_[current_connection] = deadline;
+  connections_[current_connection].deadline = deadline;
+}
+
+void GuardedHttpServer::set_gone_flag(CancelFlag* gone) {
+  if (current_connection < 0) return;
+  std::lock_guard<std::mutex> lock(mutex_);
+  connections_[current_connection].gone = gone;
+}
+
+GuardedHttpServer::ClientWatch::ClientWatch(GuardedHttpServer& server, CancelFlag& gone)
+    : server_(server) {
+  server_.set_gone_flag(&gone);
+}
+
+GuardedHttpServer::ClientWatch::~ClientWatch() {
+  server_.set_gone_flag(nullptr);
 }
 
 bool GuardedHttpServer::process_and_close_socket(socket_t sock) {
   const int guard = ::dup(sock);
   if (guard >= 0) {
     std::lock_guard<std::mutex> lock(mutex_);
-    connections_[guard] = Clock::now() + deadline_;
+    connections_[guard] = Connection{Clock::now() + deadline_};
   }
   current_connection = guard;
   const bool ok = httplib_server_process_and_close_socket(this, sock);
@@ -70,11 +87,19 @@ void GuardedHttpServer::watch() {
   while (!stopping_) {
     wake_.wait_for(lock, period);
     const auto now = Clock::now();
-    for (auto& [fd, deadline] : connections_) {
-      if (deadline > now) continue;
+    for (auto& [fd, connection] : connections_) {
+      if (connection.gone && !connection.gone->load()) {
+        // A peek that reads nothing: 0 is the client's end of stream, an error other than "no
+        // data yet" a reset; bytes waiting (a pipelined request) mean it is still there.
+        char byte;
+        const ssize_t n = ::recv(fd, &byte, 1, MSG_PEEK | MSG_DONTWAIT);
+        if (n == 0 || (n < 0 && errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR))
+          connection.gone->store(true);
+      }
+      if (connection.deadline > now) continue;
       // Both directions: the worker's blocked read returns at once and it closes the connection.
       ::shutdown(fd, SHUT_RDWR);
-      deadline = Clock::time_point::max();
+      connection.deadline = Clock::time_point::max();
     }
   }
 }

@@ -3,7 +3,8 @@
 // connection), and is shut down when it passes it, however slowly it keeps sending. cpp-httplib's
 // own read timeout restarts with every byte, so a client trickling one byte a second held a worker
 // for ever (ui-audit-3 D10, reliability-3 defects 8 and 19). Handling time is not limited: the
-// deadline is lifted when a request has been read and its handler starts.
+// deadline is lifted when a request has been read and its handler starts. While a handler
+// computes, the same watchdog can tell it that its client has closed the connection.
 #pragma once
 
 #include <httplib.h>
@@ -13,6 +14,8 @@
 #include <map>
 #include <mutex>
 #include <thread>
+
+#include "memwall/core/cancel.h"
 
 namespace memwall {
 
@@ -27,21 +30,41 @@ class GuardedHttpServer : public httplib::Server {
   // connection is no longer on the clock until the answer has been written.
   void request_read();
 
+  // While one lives on a handler's thread, `gone` is set (within 100 ms) once its client has
+  // closed the connection (end of stream or reset where the next request would be): the answer
+  // can be cancelled (core/cancel.h). A client that half-closes after sending its request counts
+  // as gone; HTTP/1.1 clients (browsers, curl, Python's http.client) do not.
+  class ClientWatch {
+   public:
+    ClientWatch(GuardedHttpServer& server, CancelFlag& gone);
+    ~ClientWatch();
+    ClientWatch(const ClientWatch&) = delete;
+    ClientWatch& operator=(const ClientWatch&) = delete;
+
+   private:
+    GuardedHttpServer& server_;
+  };
+
  protected:
   bool process_and_close_socket(socket_t sock) override;
 
  private:
   using Clock = std::chrono::steady_clock;
+  struct Connection {
+    Clock::time_point deadline;  // the time it must have sent its request by
+    CancelFlag* gone = nullptr;  // a ClientWatch's, while one lives
+  };
   void arm(Clock::time_point deadline);
+  void set_gone_flag(CancelFlag* gone);
   void watch();
 
   std::chrono::milliseconds deadline_;
   std::mutex mutex_;
   std::condition_variable wake_;
   bool stopping_ = false;
-  // Each open connection: a duplicate of its socket (valid until the entry goes, so a shutdown
-  // never reaches a reused descriptor) and the time it must have sent its request by.
-  std::map<int, Clock::time_point> connections_;
+  // Each open connection by a duplicate of its socket (valid until the entry goes, so a shutdown
+  // or a peek never reaches a reused descriptor).
+  std::map<int, Connection> connections_;
   std::thread watchdog_;
 };
 

@@ -63,6 +63,7 @@ CompareAnswer answer_compare(const Catalog& catalog, const cost::PriceBook& pric
   options.cost.pue = q.pue;
   options.cost.life_years = q.life_years;
   options.cost.validate();
+  options.cancel = q.cancel;
 
   a.comparison = compare_accelerators(a.model, w, space, constraints, options,
                                       estimator_factory(

@@ -33,6 +33,7 @@ struct CompareQuery {
   std::string precision = "bf16", kv_precision = "bf16";
   std::string quality = "near-lossless";  // as InferenceQuery: every chip at the same quality floor
   std::optional<double> min_recovery;
+  const CancelFlag* cancel = nullptr;  // the HTTP server's, as InferenceQuery::cancel
 };
 
 struct CompareAnswer {

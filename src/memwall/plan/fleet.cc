@@ -396,7 +396,9 @@ FleetAnswer plan_fleet(const Catalog& catalog, const cost::PriceBook& prices, co
                                   fh.needed, fh.rate_per_s};
       auto it = checked.find(key);
       if (it == checked.end())
-        it = checked.emplace(key, verify_plan(pa.model, p, w, c.lengths, factory, q.check_requests))
+        it = checked
+                 .emplace(key, verify_plan(pa.model, p, w, c.lengths, factory, q.check_requests,
+                                           q.base.cancel))
                  .first;
       const Verification& v = it->second;
       fh.simulated_requests = q.check_requests;

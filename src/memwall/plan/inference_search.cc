@@ -475,6 +475,7 @@ InferenceSearchResult search_inference(const ModelSpec& model, const InferenceWo
     }
     for (const Node* node : nodes) {
       for (int tp : space.tp) {
+        throw_if_cancelled(options.cancel);
         std::vector<int> eps{model.is_moe() ? tp : 1};
         if (model.is_moe() && tp > 1) eps.push_back(1);
         for (int pp : space.pp) {
@@ -705,6 +706,7 @@ InferenceSearchResult search_inference(const ModelSpec& model, const InferenceWo
   for (auto& [key, cands] : pools) {
     const Requirements& req = requirements_of(key.first, key.second);
     for (const Candidate& d : cands) {
+      throw_if_cancelled(options.cancel);
       if (d.decode_cap < 1) continue;
       const auto step = [&](int b) { return d.decode_step(b, context); };
       const Candidate* best = nullptr;

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "memwall/catalog/catalog.h"
+#include "memwall/core/cancel.h"
 #include "memwall/cost/tco.h"
 #include "memwall/hw/fabric.h"
 #include "memwall/hw/support.h"
@@ -148,6 +149,7 @@ struct SearchOptions {
   double near_tie_fraction = 0.02;
   const SupportMatrix* support = nullptr;            // nullptr: SupportMatrix::builtin()
   const score::EcosystemBook* ecosystem = nullptr;   // nullptr: EcosystemBook::builtin()
+  const CancelFlag* cancel = nullptr;                // checked between shapes (core/cancel.h)
 };
 
 // Exhaustive over the space, with one provable pruning per shape (docs/plan.md "Search"): step

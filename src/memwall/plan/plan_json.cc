@@ -1,6 +1,7 @@
 #include "memwall/plan/plan_json.h"
 
 #include <map>
+#include <set>
 #include <string>
 
 #include "memwall/plan/intervals.h"
@@ -125,21 +126,48 @@ Json search_result_json(const InferenceSearchResult& r, const ModelSpec& model,
                                         {"ttft_flops_per_s", q.ttft_compute.value()},
                                         {"concurrency", q.concurrency}, {"generated_tokens_per_s", q.generated_tokens_per_s}};
   }
+  // Each frontier point with the rank (1-based) of the plan of its shape: a point is "SHAPE @
+  // batch B" (aggregated: the plan is that shape at its best batch) or a disaggregated plan's own
+  // description; null when the shape's plan failed a constraint. The plans of points ranked below
+  // the first `top` are given too ("frontier_plans"), so every point leads to its plan.
+  std::map<std::string, size_t> rank_of;
+  for (size_t i = r.plans.size(); i-- > 0;) rank_of[r.plans[i].describe()] = i + 1;
   Json front = Json::array();
+  std::set<size_t> beyond_top;
   for (size_t i : r.throughput_front) {
-    front.push_back({{"label", r.throughput_labels[i]}, {"tokens_per_s_per_device", r.throughput_points[i].x},
-                     {"tokens_per_s_per_user", r.throughput_points[i].y}});
+    const std::string& label = r.throughput_labels[i];
+    const auto rank = rank_of.find(label.substr(0, label.rfind(" @ batch ")));
+    front.push_back({{"label", label},
+                     {"tokens_per_s_per_device", r.throughput_points[i].x},
+                     {"tokens_per_s_per_user", r.throughput_points[i].y},
+                     {"plan_rank", rank == rank_of.end() ? Json(nullptr) : Json(rank->second)}});
+    if (rank != rank_of.end() && rank->second > plans.size()) beyond_top.insert(rank->second);
+  }
+  Json frontier_plans = Json::array();
+  for (size_t rank : beyond_top) {
+    frontier_plans.push_back(to_json(r.plans[rank - 1]));
+    frontier_plans.back()["plan_rank"] = rank;
   }
   Json cl = Json::array();
-  for (size_t i : r.cost_latency_front) cl.push_back(to_json(r.plans[i]));
+  for (size_t i : r.cost_latency_front) {
+    cl.push_back(to_json(r.plans[i]));
+    cl.back()["plan_rank"] = i + 1;
+  }
   Json rejected = Json::object();
   for (const auto& [id, why] : binding_rejections(r.rejected)) rejected[id] = why;
-  return Json{{"model", model.id}, {"objective", to_string(objective)},
-              {"requirements", req}, {"plans", plans}, {"feasible_plans", r.plans.size()},
-              {"pareto_throughput", front}, {"pareto_cost_latency", cl},
-              {"not_feasible", rejected}, {"shapes_evaluated", r.shapes},
+  return Json{{"model", model.id},
+              {"objective", to_string(objective)},
+              {"requirements", req},
+              {"plans", plans},
+              {"feasible_plans", r.plans.size()},
+              {"pareto_throughput", front},
+              {"frontier_plans", frontier_plans},
+              {"pareto_cost_latency", cl},
+              {"not_feasible", rejected},
+              {"shapes_evaluated", r.shapes},
               {"explanation", explain_first(r)},
-              {"configurations_evaluated", r.configurations}, {"pool_pairs_evaluated", r.pool_pairs}};
+              {"configurations_evaluated", r.configurations},
+              {"pool_pairs_evaluated", r.pool_pairs}};
 }
 
 }  // namespace memwall::plan

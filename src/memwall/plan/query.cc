@@ -117,6 +117,7 @@ std::unique_ptr<const InferenceAnswer> answer_inference(const Catalog& catalog, 
   a->options.cost.validate();
   a->options.support = &a->support;
   a->options.ecosystem = &a->ecosystem;
+  a->options.cancel = q.cancel;
 
   const auto factory = estimator_factory(
       a->fabric, q.calibration ? std::make_shared<const perf::Efficiency>(
@@ -145,8 +146,8 @@ std::unique_ptr<const InferenceAnswer> answer_inference(const Catalog& catalog, 
     a->offload_plans =
         search_offload(catalog, a->model, w, space, prices, a->options.cost, std::min(q.top, 5));
   for (int i = 0; i < std::min(q.verify, a->top); ++i)
-    a->checks.push_back(verify_plan(a->model, a->result.plans[static_cast<size_t>(i)], w, a->lengths, factory,
-                                    a->verify_requests));
+    a->checks.push_back(verify_plan(a->model, a->result.plans[static_cast<size_t>(i)], w,
+                                    a->lengths, factory, a->verify_requests, q.cancel));
   return a;
 }
 

@@ -50,6 +50,8 @@ struct InferenceQuery {
   // Model quality (docs/plan.md "Model quality"): lossless | near-lossless | any, or a floor in %.
   std::string quality = "near-lossless";
   std::optional<double> min_recovery;
+  // The HTTP server's: the search and its checks stop with Cancelled once set (core/cancel.h).
+  const CancelFlag* cancel = nullptr;
 };
 
 struct InferenceAnswer {

@@ -11,7 +11,7 @@ namespace memwall::plan {
 
 Verification verify_plan(const ModelSpec& model, const Plan& plan, const InferenceWorkload& w,
                          const serve::Dataset& lengths, const ReplicaModelFactory& factory,
-                         int64_t requests) {
+                         int64_t requests, const CancelFlag* cancel) {
   const ReplicaModel rm = factory(model, plan.shape);
   if (!rm.infeasible.empty()) throw InfeasibleError(rm.infeasible);
   ReplicaModel prefill;
@@ -20,6 +20,7 @@ Verification verify_plan(const ModelSpec& model, const Plan& plan, const Inferen
     if (!prefill.infeasible.empty()) throw InfeasibleError(prefill.infeasible);
   }
   serve::SimulationConfig c;
+  c.cancel = cancel;
   c.workload.lengths = lengths;
   c.workload.requests = requests;
   c.workload.seed = 1;

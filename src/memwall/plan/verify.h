@@ -21,6 +21,6 @@ struct Verification {
 // Poisson arrivals as in the workload, `requests` requests (seeded, reproducible).
 Verification verify_plan(const ModelSpec& model, const Plan& plan, const InferenceWorkload& w,
                          const serve::Dataset& lengths, const ReplicaModelFactory& factory,
-                         int64_t requests);
+                         int64_t requests, const CancelFlag* cancel = nullptr);
 
 }  // namespace memwall::plan

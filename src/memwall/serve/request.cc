@@ -122,6 +122,7 @@ ServingOptions to_options(const SimulateRequest& a) {
   o.link_latency = us(require_non_negative(a.link_latency_us, "link-latency"));
   o.kv_capacity_tokens = a.kv_capacity_tokens;
   if (a.sla) o.sla = parse_sla(*a.sla);
+  o.cancel = a.cancel;
   return o;
 }
 

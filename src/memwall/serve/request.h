@@ -58,6 +58,7 @@ struct SimulateRequest {
   bool engine_limits = false;
   std::optional<std::string> weight_precision, kv_precision, fp8_recipe;
   std::optional<std::string> sla;  // e.g. ttft_p99=1s,tpot_p99=50ms
+  const CancelFlag* cancel = nullptr;  // the HTTP server's; never set by the CLI (core/cancel.h)
 };
 
 // Checks every value (InputError names the field) and builds the simulator's options.

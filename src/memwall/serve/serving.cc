@@ -40,6 +40,7 @@ ServingRun simulate_serving(const Catalog& catalog, const ServingOptions& o) {
   c.replicas = o.replicas;
   c.router = o.router;
   c.sla = o.sla;
+  c.cancel = o.cancel;
   const int64_t context = o.max_len                 ? *o.max_len
                           : d.model.max_context > 0 ? d.model.max_context
                                                     : int64_t{2048};

@@ -22,6 +22,7 @@ struct ServingOptions {
   RouterPolicy router = RouterPolicy::round_robin;
   WorkloadSpec workload;
   std::optional<int64_t> max_len;  // longest sequence; default: the model's context
+  const CancelFlag* cancel = nullptr;  // passed to the simulator (core/cancel.h)
   SchedulerConfig scheduler;       // policy continuous/chunked/static/dynamic
   bool disaggregated = false;
   int prefill_replicas = 1, decode_replicas = 1;

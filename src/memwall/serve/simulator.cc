@@ -61,7 +61,9 @@ class Loop {
     } else {
       pull(0.0);
     }
-    while (!events_.empty()) {
+    // The cancel flag, every 4096 events (about 0.2 ms of this loop).
+    for (uint64_t n = 0; !events_.empty(); ++n) {
+      if (n % 4096 == 0) throw_if_cancelled(c_.cancel);
       const Event ev = events_.top();
       events_.pop();
       now_ = ev.t;

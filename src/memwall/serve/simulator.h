@@ -6,6 +6,7 @@
 
 #include <vector>
 
+#include "memwall/core/cancel.h"
 #include "memwall/core/units.h"
 #include "memwall/serve/metrics.h"
 #include "memwall/serve/replica.h"
@@ -31,6 +32,7 @@ struct SimulationConfig {
   RouterPolicy router = RouterPolicy::round_robin;
   Disaggregation disaggregation;
   std::vector<SlaTerm> sla;
+  const CancelFlag* cancel = nullptr;  // set: the run throws Cancelled (core/cancel.h)
 };
 
 // Runs the simulation. `cost` times one iteration of one replica. With disaggregation,

@@ -2,6 +2,9 @@
 
 #include <gtest/gtest.h>
 
+#include <chrono>
+#include <thread>
+
 #include "memwall/core/error.h"
 #include "memwall/serve/rate_search.h"
 
@@ -250,6 +253,35 @@ TEST(Simulator, SlaGoodputAndParsing) {
   r = simulate(c, constant_cost);
   EXPECT_TRUE(r.sla_met);
   EXPECT_NEAR(r.goodput_requests_per_s, 1 / 0.1, 1e-9);
+}
+
+// A run whose answer is no longer wanted stops within a few thousand events with Cancelled.
+TEST(Simulator, ASetCancelFlagStopsTheRunPromptly) {
+  using Clock = std::chrono::steady_clock;
+  SimulationConfig c = base("sharegpt", 100000, 50);
+  auto start = Clock::now();
+  ASSERT_EQ(simulate(c, toy_cost).requests, 100000);
+  const auto full = Clock::now() - start;
+
+  CancelFlag cancel{true};
+  c.cancel = &cancel;
+  start = Clock::now();
+  EXPECT_THROW(simulate(c, toy_cost), Cancelled);  // set before the run: the first check stops it
+  EXPECT_LT(Clock::now() - start, full / 10);
+
+  cancel = false;
+  Clock::time_point set_at;
+  std::thread client_leaves([&] {
+    std::this_thread::sleep_for(full / 10);
+    set_at = Clock::now();
+    cancel = true;
+  });
+  EXPECT_THROW(simulate(c, toy_cost), Cancelled);
+  const auto stopped = Clock::now();
+  client_leaves.join();
+  EXPECT_LT(stopped - set_at, full / 4)
+      << "full run " << std::chrono::duration<double>(full).count() << " s, stopped "
+      << std::chrono::duration<double>(stopped - set_at).count() << " s after the flag";
 }
 
 }  // namespace

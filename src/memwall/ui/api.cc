@@ -134,7 +134,7 @@ std::string model_id(const Catalog& c, const Json& r, const std::string& fallbac
 
 // One deployment serving a static batch, with every operator (the roofline plot's points):
 // the `memwall infer --json --explain` answer.
-Json infer_json(const Catalog& c, const Json& r) {
+Json infer_json(const Catalog& c, const Json& r, const CancelFlag*) {
   infer::Request q;
   q.deployment.model = model_id(c, r, "llama-3.1-8b");
   q.deployment.gpu = text(r, "gpu", "h100");
@@ -169,7 +169,7 @@ Json infer_json(const Catalog& c, const Json& r) {
   return out;
 }
 
-Json plan_json(const Catalog& c, const Json& r) {
+Json plan_json(const Catalog& c, const Json& r, const CancelFlag* cancel) {
   plan::InferenceQuery q;
   q.model = model_id(c, r, q.model);
   q.concurrency = number(r, "concurrency");
@@ -185,6 +185,7 @@ Json plan_json(const Catalog& c, const Json& r) {
   q.quality = text(r, "quality", q.quality);  // lossless | near-lossless | any (docs/plan.md)
   q.min_recovery = number(r, "min_recovery");
   q.engine = text(r, "engine", q.engine);
+  q.cancel = cancel;
   // The CLI's --emit / --pick / --engine-version / --benchmark (docs/plan.md "From plan to
   // deployment"): the emitted files beside the answer.
   deploy::EmitRequest e;
@@ -207,7 +208,7 @@ Json plan_json(const Catalog& c, const Json& r) {
 
 // A fleet for a demand curve: the `memwall plan fleet --json` answer. "demand" is the requests/s
 // of each hour (the CSV's rate_per_s column); the other fields are plan fleet's options.
-Json fleet_json(const Catalog& c, const Json& r) {
+Json fleet_json(const Catalog& c, const Json& r, const CancelFlag* cancel) {
   plan::FleetQuery q;
   q.base.model = model_id(c, r, q.base.model);
   q.base.input = text(r, "input", q.base.input);
@@ -218,6 +219,7 @@ Json fleet_json(const Catalog& c, const Json& r) {
   q.base.engine = text(r, "engine", q.base.engine);
   q.base.quality = text(r, "quality", q.base.quality);
   q.base.min_recovery = number(r, "min_recovery");
+  q.base.cancel = cancel;
   // The curve as the CLI's --rates (a comma list), or as an array of numbers.
   const auto demand = r.find("demand");
   const std::string rates = text(r, "rates", "");
@@ -253,7 +255,7 @@ Json fleet_json(const Catalog& c, const Json& r) {
 }
 
 // The four-dimension scorecard: the `memwall compare --json` answer.
-Json compare_json(const Catalog& c, const Json& r) {
+Json compare_json(const Catalog& c, const Json& r, const CancelFlag* cancel) {
   plan::CompareQuery q;
   q.model = model_id(c, r, q.model);
   q.concurrency = number(r, "concurrency");
@@ -270,12 +272,13 @@ Json compare_json(const Catalog& c, const Json& r) {
   q.min_recovery = number(r, "min_recovery");
   q.precision = text(r, "precision", q.precision);
   q.kv_precision = text(r, "kv_precision", q.kv_precision);
+  q.cancel = cancel;
   return plan::to_json(plan::answer_compare(c, cost::PriceBook::builtin(), score::EcosystemBook::builtin(), q));
 }
 
 // A collective's bus-bandwidth curve and its explanation: the `memwall net --json --explain`
 // answer.
-Json net_json(const Catalog& c, const Json& r) {
+Json net_json(const Catalog& c, const Json& r, const CancelFlag*) {
   net::Request q;
   q.node = text(r, "node", "hgx-h100");
   q.nodes = count(r, "nodes", 1, 1, 100000);
@@ -289,7 +292,7 @@ Json net_json(const Catalog& c, const Json& r) {
 }
 
 // One training configuration: the `memwall train --json` answer.
-Json train_json(const Catalog& c, const Json& r) {
+Json train_json(const Catalog& c, const Json& r, const CancelFlag*) {
   train::Request q;
   q.model = model_id(c, r, "llama-3.1-8b");
   q.gpu = text(r, "gpu", "h100");
@@ -330,7 +333,7 @@ Json train_json(const Catalog& c, const Json& r) {
 
 // A serving simulation (no trace files: the HTTP API never reads a file a request names), with
 // up to 400 points of the KV-cache and batch time series of replica 0.
-Json simulate_json(const Catalog& c, const Json& r) {
+Json simulate_json(const Catalog& c, const Json& r, const CancelFlag* cancel) {
   serve::SimulateRequest q;
   q.model = model_id(c, r, "llama-3.1-8b");
   q.gpu = text(r, "gpu", "h100");
@@ -348,6 +351,7 @@ Json simulate_json(const Catalog& c, const Json& r) {
   q.prefix_hit_rate = number(r, "prefix_hit_rate");
   const std::string sla = text(r, "sla", "ttft_p99=1s,tpot_p99=50ms");
   if (!sla.empty()) q.sla = sla;
+  q.cancel = cancel;
   const serve::ServingRun run = serve::simulate(c, q);
   Json out = serve::to_json(run);
   Json series = Json::array();
@@ -368,12 +372,14 @@ Json simulate_json(const Catalog& c, const Json& r) {
 struct Endpoint {
   const char* name;
   std::vector<std::string> fields;  // every request field it reads
-  Json (*answer)(const Catalog&, const Json&);
+  Json (*answer)(const Catalog&, const Json&, const CancelFlag*);
 };
 
 const std::vector<Endpoint>& endpoint_table() {
   static const std::vector<Endpoint> table{
-      {"catalog", {}, [](const Catalog& c, const Json&) {
+      {"catalog",
+       {},
+       [](const Catalog& c, const Json&, const CancelFlag*) {
          // With the request fields of every endpoint: the page offers only the controls the API reads.
          Json out = catalog_json(c);
          for (const auto& e : endpoint_table()) out["fields"][e.name] = e.fields;
@@ -385,10 +391,33 @@ const std::vector<Endpoint>& endpoint_table() {
         "config", "config_name"},
        infer_json},
       {"train",
-       {"model", "gpu", "node", "fabric", "gpus", "tp", "pp", "cp", "ep", "dp", "vpp", "micro_batch",
-        "global_batch", "seq", "precision", "recompute", "sequence_parallel", "zero", "tokens",
-        "price_per_gpu_hour", "offload", "cpu", "host_memory_gb", "nvme_drives", "delayed_update",
-        "config", "config_name"},
+       {"model",
+        "gpu",
+        "node",
+        "fabric",
+        "gpus",
+        "tp",
+        "pp",
+        "cp",
+        "ep",
+        "dp",
+        "vpp",
+        "micro_batch",
+        "global_batch",
+        "seq",
+        "precision",
+        "recompute",
+        "sequence_parallel",
+        "zero",
+        "tokens",
+        "price_per_gpu_hour",
+        "offload",
+        "cpu",
+        "host_memory_gb",
+        "nvme_drives",
+        "delayed_update",
+        "config",
+        "config_name"},
        train_json},
       {"plan",
        {"model", "concurrency", "rate", "input", "output", "sla", "fabric", "serving", "top",
@@ -400,10 +429,14 @@ const std::vector<Endpoint>& endpoint_table() {
         "domestic_only", "max_gpus", "pricing", "quality", "min_recovery", "config", "config_name"},
        compare_json},
       {"fleet",
-       {"model", "rates", "demand", "input", "output", "sla", "fabric", "gpus", "engine", "quality",
-        "min_recovery", "growth_percent", "months", "availability", "failures_per_device_year",
-        "repair_hours", "startup_s", "rent_per_gpu_hour", "min_replicas", "check_requests",
-        "config", "config_name"},
+       {"model",        "rates",          "demand",
+        "input",        "output",         "sla",
+        "fabric",       "gpus",           "engine",
+        "quality",      "min_recovery",   "growth_percent",
+        "months",       "availability",   "failures_per_device_year",
+        "repair_hours", "startup_s",      "rent_per_gpu_hour",
+        "min_replicas", "check_requests", "config",
+        "config_name"},
        fleet_json},
       {"net", {"node", "fabric", "nodes", "op", "sizes"}, net_json},
       {"simulate",
@@ -467,7 +500,8 @@ Json parse_request_body(std::string_view body) {
   return j;
 }
 
-Json handle(const Catalog& catalog, const std::string& endpoint, const Json& request) {
+Json handle(const Catalog& catalog, const std::string& endpoint, const Json& request,
+            const CancelFlag* cancel) {
   // The type, not the text: serialising a hostile request recurses once per level.
   if (!request.is_object())
     throw InputError("request", std::string("a JSON ") + request.type_name(), "a JSON object");
@@ -479,7 +513,7 @@ Json handle(const Catalog& catalog, const std::string& endpoint, const Json& req
         throw e.fields.empty() ? InputError(key, value.dump(), std::string("no fields (") + e.name + " takes none)")
                                : InputError::unknown_name(fmt::format("{} request field", e.name), key, e.fields);
     const auto config = request.find("config");
-    if (config == request.end() || config->is_null()) return e.answer(catalog, request);
+    if (config == request.end() || config->is_null()) return e.answer(catalog, request, cancel);
     // A Hugging Face config.json sent as "config" (the page's upload) answers as `--model FILE`:
     // the model it describes (model/zoo.h import_hf_config), under the id its name or
     // "config_name" gives, over a catalog entry of that id. The server reads no file.
@@ -495,7 +529,7 @@ Json handle(const Catalog& catalog, const std::string& endpoint, const Json& req
     named.erase("config_name");
     named["model"] = model.id;
     with.add(std::move(model));
-    return e.answer(with, named);
+    return e.answer(with, named, cancel);
   }
   throw InputError::unknown_name("endpoint", endpoint, endpoints());
 }

@@ -9,22 +9,26 @@
 #include <vector>
 
 #include "memwall/catalog/catalog.h"
+#include "memwall/core/cancel.h"
 #include "memwall/core/document.h"
 
 namespace memwall::ui {
 
 // Endpoints: "catalog", "infer", "train", "plan", "net", "simulate". Request fields (all optional,
 // defaults in docs/ui.md; an unknown field is an InputError naming it):
-//   infer: model, gpu, tp, pp, batch, input, output, weight_precision, kv_precision, sweep ("1,2,4")
-//   train: model, gpu, node, fabric, gpus, tp, pp, cp, ep, dp, vpp, micro_batch, global_batch, seq,
+//   infer: model, gpu, tp, pp, batch, input, output, weight_precision, kv_precision, sweep
+//   ("1,2,4") train: model, gpu, node, fabric, gpus, tp, pp, cp, ep, dp, vpp, micro_batch,
+//   global_batch, seq,
 //          precision, recompute, sequence_parallel, zero, tokens, price_per_gpu_hour
 //   plan:  model, concurrency | rate, input, output, sla, gpus [ids], serving, top
 //   net:   node, fabric, nodes, op, sizes ("1K..8G")
 //   simulate: model, gpu, tp, rate | concurrency, dataset, requests (<= 50000), scheduler, kv, sla,
 //          preempt, host_kv_cache (GiB), prefix_hit_rate
 // Throws InputError for an unknown endpoint or a bad field (HTTP 400) and InfeasibleError for a
-// configuration that cannot run (HTTP 422), with the same messages as the CLI.
-Json handle(const Catalog& catalog, const std::string& endpoint, const Json& request);
+// configuration that cannot run (HTTP 422), with the same messages as the CLI. Plan, compare,
+// fleet and simulate stop with Cancelled once `cancel` is set (the server's client went away).
+Json handle(const Catalog& catalog, const std::string& endpoint, const Json& request,
+            const CancelFlag* cancel = nullptr);
 
 // A POST body as the server reads it: empty is {}; more than kMaxRequestBytes, nesting deeper than
 // kMaxDocumentDepth, a field given twice, a number past double's range or text that is not JSON

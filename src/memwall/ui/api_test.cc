@@ -338,6 +338,56 @@ TEST(UiApi, PlanAndNetAnswerWithTheirLibraryJson) {
   EXPECT_FALSE(net.at("explain").at("bottleneck").get<std::string>().empty());
 }
 
+// Every point of the throughput frontier names the rank of its shape's plan, and the plans ranked
+// below the rows shown come with the answer (issue 29: points past the top 20 led to no row).
+TEST(UiApi, EveryFrontierPointNamesItsPlan) {
+  const Json a = handle(Catalog::builtin(), "plan", Json::object());
+  const Json& plans = a.at("plans");
+  const auto plan_of = [&](size_t rank) -> const Json* {
+    if (rank >= 1 && rank <= plans.size()) return &plans[rank - 1];
+    for (const auto& p : a.at("frontier_plans"))
+      if (p.at("plan_rank") == rank) return &p;
+    return nullptr;
+  };
+  bool below_top = false;
+  for (const auto& point : a.at("pareto_throughput")) {
+    SCOPED_TRACE(point.dump());
+    ASSERT_TRUE(point.at("plan_rank").is_number_unsigned());
+    const size_t rank = point.at("plan_rank").get<size_t>();
+    below_top = below_top || rank > plans.size();
+    const Json* p = plan_of(rank);
+    ASSERT_NE(p, nullptr);
+    const std::string label = point.at("label").get<std::string>();
+    // A disaggregated plan's devices are both pools'; its point is its own description.
+    const Json& pool = p->at("prefill_pool");
+    const int decode_devices =
+        p->at("devices").get<int>() - (pool.is_null() ? 0 : pool.at("devices").get<int>());
+    const std::string shape =
+        fmt::format("{}x {} ({}) TP{} PP{}", decode_devices / p->at("replicas").get<int>(),
+                    p->at("accelerator").get<std::string>(), p->at("node").get<std::string>(),
+                    p->at("tp").get<int>(), p->at("pp").get<int>());
+    EXPECT_NE(label.find(shape), std::string::npos) << shape;
+    if (!pool.is_null()) {
+      const std::string prefill =
+          fmt::format("prefill {} x [{}x {} ({}) TP{} PP{}", pool.at("replicas").get<int>(),
+                      pool.at("devices").get<int>() / pool.at("replicas").get<int>(),
+                      pool.at("accelerator").get<std::string>(), pool.at("node").get<std::string>(),
+                      pool.at("tp").get<int>(), pool.at("pp").get<int>());
+      EXPECT_EQ(label.rfind(prefill, 0), 0u) << prefill;
+    }
+    EXPECT_NE(label.find("weights " + p->at("weight_precision").get<std::string>() + " / KV " +
+                         p->at("kv_precision").get<std::string>()),
+              std::string::npos);
+  }
+  EXPECT_TRUE(below_top) << "the default question's frontier is all in the top rows";
+  for (const auto& p : a.at("pareto_cost_latency")) {
+    const Json* same = plan_of(p.at("plan_rank").get<size_t>());
+    if (same) {
+      EXPECT_EQ(same->at("usd_per_million_tokens"), p.at("usd_per_million_tokens"));
+    }
+  }
+}
+
 TEST(UiApi, PlanReturnsTheEmittedFilesOfTheCli) {
   const Catalog& c = Catalog::builtin();
   const Json plan = handle(c, "plan",
@@ -396,6 +446,14 @@ TEST(UiServer, ServesThePageAndTheApiOnAFreePort) {
   ASSERT_TRUE(ok);
   EXPECT_EQ(ok->status, 200);
   EXPECT_GT(Json::parse(ok->body).at("accelerators").size(), 40u);
+  // The page carries that answer: its first answer waits for no catalog request.
+  const std::string tag = "window.MEMWALL_CATALOG = ";
+  const size_t at = page->body.find(tag);
+  ASSERT_NE(at, std::string::npos);
+  const size_t end = page->body.find(";</script>", at);
+  ASSERT_NE(end, std::string::npos);
+  EXPECT_EQ(Json::parse(page->body.substr(at + tag.size(), end - at - tag.size())),
+            Json::parse(ok->body));
   const auto bad = client.Post("/api/infer", R"({"gpu": "h1000"})", "application/json");
   ASSERT_TRUE(bad);
   EXPECT_EQ(bad->status, 400);
@@ -579,6 +637,43 @@ TEST(UiServer, TricklingClientsAreClosedAtTheDeadlineAndDoNotStarveThePool) {
   EXPECT_EQ(closed, 200);
   for (int fd : slow)
     if (fd >= 0) ::close(fd);
+  server.stop();
+  thread.join();
+}
+
+// A client that asks for a slow plan and leaves after 100 ms frees the server's one worker within
+// a checkpoint of the watchdog's 100 ms, not when the plan would have ended (issue 29: work
+// continued after the client went away).
+TEST(UiServer, APlanWhoseClientLeavesStopsAndFreesItsWorker) {
+  using Clock = std::chrono::steady_clock;
+  Server server(Catalog::builtin(), ServerLimits{.workers = 1});
+  std::promise<int> ready;
+  std::thread thread([&] { server.run("127.0.0.1", 0, [&](int p) { ready.set_value(p); }); });
+  const int port = ready.get_future().get();
+  // ~2 s on one core: every precision of every accelerator for a 671B MoE.
+  const std::string slow = post_request(
+      port, "/api/plan", R"({"model":"deepseek-v3","concurrency":3000,"quality":"any"})");
+  auto start = Clock::now();
+  ASSERT_NE(raw_exchange(port, slow, 60).find("HTTP/1.1 200"), std::string::npos);
+  const auto full = Clock::now() - start;
+
+  const int fd = ::socket(AF_INET, SOCK_STREAM, 0);
+  sockaddr_in addr{};
+  addr.sin_family = AF_INET;
+  addr.sin_port = htons(static_cast<uint16_t>(port));
+  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  ASSERT_EQ(::connect(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr), 0);
+  ASSERT_EQ(::send(fd, slow.data(), slow.size(), MSG_NOSIGNAL), static_cast<ssize_t>(slow.size()));
+  std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  ::close(fd);
+  start = Clock::now();
+  // The one worker answers the next connection only once the abandoned plan has stopped.
+  const std::string next = raw_exchange(port, post_request(port, "/api/catalog", "{}"), 60);
+  const auto freed = Clock::now() - start;
+  EXPECT_NE(next.find("HTTP/1.1 200"), std::string::npos);
+  EXPECT_LT(freed, full / 4) << "full plan " << std::chrono::duration<double>(full).count()
+                             << " s; worker free " << std::chrono::duration<double>(freed).count()
+                             << " s after the client left";
   server.stop();
   thread.join();
 }

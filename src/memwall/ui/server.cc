@@ -91,10 +91,6 @@ struct StaticFile {
   explicit StaticFile(std::string text) : identity(std::move(text)), gzipped(gzip(identity)) {}
 };
 
-const StaticFile& page_file() {
-  static const StaticFile file(served_page());
-  return file;
-}
 const StaticFile& charts_file() {
   static const StaticFile file{std::string(charts_library())};
   return file;
@@ -170,6 +166,7 @@ const std::vector<std::pair<std::string, Json>>& default_requests() {
 
 struct Server::Impl {
   const Catalog& catalog;
+  const StaticFile page{served_page(catalog)};  // compressed before the first client waits for it
   GuardedHttpServer http;
   // Answers computed at once: the cores there are (a plan holds ~85 MB while it runs, and 64
   // running at once grew the server past 2 GB, ui-audit-3 D7); further requests wait their turn.
@@ -245,10 +242,9 @@ Server::Server(const Catalog& catalog, ServerLimits limits) : impl_(new Impl(cat
         send_error(res, 500,
                    "internal error: the request could not be answered (the server is still up)");
       });
-  (void)page_file();  // compressed before the first client waits for it
-  (void)charts_file();
-  http.Get("/", [](const httplib::Request& req, httplib::Response& res) {
-    serve_static(req, res, page_file(), "text/html; charset=utf-8");
+  (void)charts_file();  // compressed before the first client waits for it
+  http.Get("/", [impl = impl_](const httplib::Request& req, httplib::Response& res) {
+    serve_static(req, res, impl->page, "text/html; charset=utf-8");
   });
   http.Get("/vendor/echarts.min.js", [](const httplib::Request& req, httplib::Response& res) {
     res.set_header("Cache-Control", "max-age=86400");
@@ -281,8 +277,12 @@ Server::Server(const Catalog& catalog, ServerLimits limits) : impl_(new Impl(cat
       const Json request = parse_request_body(body);
       Json answer;
       {
+        // A plan or a simulation whose client has gone stops at its next checkpoint instead of
+        // holding a worker and a compute turn to the end (a 2 s plan for nobody).
+        CancelFlag gone{false};
+        const GuardedHttpServer::ClientWatch watch(impl->http, gone);
         const ComputeTurn turn(impl->computing);
-        answer = handle(impl->catalog, endpoint, request);
+        answer = handle(impl->catalog, endpoint, request, &gone);
       }
       i18n::localize_strings(answer, lang);
       res.set_content(json_text(answer), "application/json");
@@ -290,6 +290,11 @@ Server::Server(const Catalog& catalog, ServerLimits limits) : impl_(new Impl(cat
       send_error(res, 400, e.what(), lang);
     } catch (const InfeasibleError& e) {
       send_error(res, 422, e.what(), lang);
+    } catch (const Cancelled&) {
+      // Nobody reads this (the client closed its connection): 499 as nginx logs a request whose
+      // client closed it, and the connection is closed.
+      res.status = 499;
+      res.set_header("Connection", "close");
     }
   });
 }
@@ -325,9 +330,12 @@ Json default_answers(const Catalog& catalog) {
   return Json{{"en", en}, {"zh", zh}};
 }
 
-std::string served_page() {
-  return insert_script(std::string(page()),
-                       "<script>window.MEMWALL_MESSAGES = " + script_safe(i18n::page_messages()) + ";</script>\n");
+std::string served_page(const Catalog& catalog) {
+  return insert_script(
+      std::string(page()),
+      "<script>window.MEMWALL_MESSAGES = " + script_safe(i18n::page_messages()) +
+          ";\nwindow.MEMWALL_CATALOG = " + script_safe(handle(catalog, "catalog", Json::object())) +
+          ";</script>\n");
 }
 
 std::string static_report(const Json& answers) {

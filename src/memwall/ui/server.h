@@ -42,8 +42,9 @@ class Server {
 // each view's default request (docs/ui.md).
 Json default_answers(const Catalog& catalog);
 
-// The page as served: the message catalog set as window.MEMWALL_MESSAGES.
-std::string served_page();
+// The page as served: the message catalog set as window.MEMWALL_MESSAGES and the catalog answer
+// (POST /api/catalog) as window.MEMWALL_CATALOG, so the first answer waits for no catalog request.
+std::string served_page(const Catalog& catalog);
 
 // The page with the chart library inlined and `answers` preloaded as
 // window.MEMWALL_PRELOAD = {"answers": answers} (</script> safe).
