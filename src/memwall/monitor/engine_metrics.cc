@@ -364,7 +364,9 @@ std::vector<EngineOperatingPoint> engine_points_from_series(const std::vector<Pr
     if (m.rank == r.rank) r.series.emplace_back(&m, &s);
   }
   std::vector<EngineOperatingPoint> out;
-  for (auto& [key, acc] : points) {
+  for (auto& entry : points) {
+    auto& acc = entry.second;  // a named reference: the lambdas below capture it (clang 14 cannot
+                               // capture a structured binding)
     EngineOperatingPoint& p = acc.point;
     bool any_time = false;
     for (const auto& [reading, r] : acc.readings)
