@@ -87,7 +87,10 @@ std::pair<Json, std::string> genai_perf_load(const Json& config, const std::stri
   const std::string sw = pw + ".stimulus";
   if (!stimulus.is_object() || stimulus.size() != 1)
     throw InputError(sw, stimulus.dump().substr(0, 80), "one {kind: value}");
-  const auto& [kind, value] = *stimulus.items().begin();
+  // The iterator, not a binding to a temporary items() proxy (its key went out of scope: ASan).
+  const auto only = stimulus.begin();
+  const std::string kind = only.key();
+  const Json& value = only.value();
   if (kind == "concurrency") {
     const int64_t c = file_count(value, sw + ".concurrency", 1);
     return {{{"mode", "concurrency"}, {"concurrency", c}}, fmt::format("concurrency{}", c)};
