@@ -109,8 +109,8 @@ void AmdSmiSource::discover() {
         "amd-smi found no AMD GPU (amdsmi_get_socket_handles/amdsmi_get_processor_handles "
         "returned none)");
   notes_.push_back(
-      "amd-smi gives no DRAM bandwidth, SM activity, occupancy or tensor activity: they are "
-      "unknown; UMC activity (memory controller busy time) is reported apart");
+      "amd-smi gives no SM activity, occupancy or tensor activity: they are unknown; the DRAM "
+      "column is UMC activity, the memory controller's busy share (as DCGM's DRAM_ACTIVE)");
 }
 
 std::unique_ptr<AmdSmiSource> AmdSmiSource::open(const std::vector<std::string>& paths) {
@@ -169,7 +169,9 @@ std::vector<GpuSample> AmdSmiSource::sample() {
     Padded<amdsmi::EngineUsage> usage;
     if (f_.get_gpu_activity && f_.get_gpu_activity(d.handle, &usage.value) == amdsmi::kSuccess) {
       s.gpu_util_ratio = percent_ratio(usage.value.gfx_activity);
-      s.memory_controller_busy_ratio = percent_ratio(usage.value.umc_activity);
+      // The memory controller's busy share: the reading DCGM_FI_PROF_DRAM_ACTIVE and the AMD
+      // exporter's gpu_umc_activity also fill (sample.h, data/monitor/exporters.json).
+      s.dram_bw_util_ratio = percent_ratio(usage.value.umc_activity);
     }
     uint64_t bytes = 0;
     if (f_.get_gpu_memory_usage &&

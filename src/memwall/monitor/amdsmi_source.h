@@ -3,10 +3,10 @@
 // memory clocks and the hotspot temperature. What each amd-smi counter is, and where it goes:
 //   gfx_activity  share of time the graphics/compute engine was busy -> gpu_util_ratio (time, as
 //                 NVML's coarse util: not how much of the GPU was used)
-//   umc_activity  share of time the memory controller (UMC) was busy ->
-//                 memory_controller_busy_ratio (not DRAM bandwidth used / peak: dram_bw_util
-//                 stays unknown, as do SM activity, occupancy and tensor activity, which need
-//                 rocprofiler counters amd-smi does not read)
+//   umc_activity  share of time the memory controller (UMC) was busy -> dram_bw_util_ratio,
+//                 the memory interface's busy share, as the AMD exporter's gpu_umc_activity and
+//                 DCGM's DRAM_ACTIVE are read (sample.h); SM activity, occupancy and tensor
+//                 activity stay unknown: they need rocprofiler counters amd-smi does not read
 //   mm_activity   the multimedia (video) engines: no memwall reading
 // A reading the library refuses, or reports as its "not available" value, stays unknown.
 #pragma once

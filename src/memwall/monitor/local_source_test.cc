@@ -54,10 +54,10 @@ TEST(LocalSources, AmdReadsTheFakeExactly) {
   EXPECT_EQ(*s[0].uuid, "fake-amd-0");
   EXPECT_EQ(*s[1].uuid, "fake-amd-1");
   EXPECT_DOUBLE_EQ(*s[0].gpu_util_ratio, 0.87);                // gfx_activity 87 %
-  EXPECT_DOUBLE_EQ(*s[0].memory_controller_busy_ratio, 0.41);  // umc_activity 41 %
-  EXPECT_FALSE(s[0].dram_bw_util_ratio.has_value());           // UMC busy is not bandwidth
+  // umc_activity 41 %: the memory interface's busy share, read as DCGM's DRAM_ACTIVE is
+  EXPECT_DOUBLE_EQ(*s[0].dram_bw_util_ratio, 0.41);
   EXPECT_FALSE(s[0].sm_active_ratio.has_value());
-  EXPECT_FALSE(s[1].memory_controller_busy_ratio.has_value());  // 0xFFFF: not available
+  EXPECT_FALSE(s[1].dram_bw_util_ratio.has_value());  // 0xFFFF: not available
   EXPECT_DOUBLE_EQ(*s[0].memory_used_bytes, 64.0 * (1ull << 30));
   EXPECT_DOUBLE_EQ(*s[0].memory_total_bytes, 192.0 * (1ull << 30));
   EXPECT_DOUBLE_EQ(*s[0].power_w, 650);  // current socket power

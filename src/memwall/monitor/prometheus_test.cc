@@ -39,7 +39,8 @@ TEST(MonitorPrometheus, ExactTextOfAFixedSample) {
       "# TYPE memwall_gpu_tensor_activity_ratio gauge\n"
       "memwall_gpu_tensor_activity_ratio{gpu=\"0\",uuid=\"GPU-12345678-abcd\"} 0.125\n"
       "# HELP memwall_gpu_dram_bandwidth_utilization_ratio DRAM bandwidth used / theoretical "
-      "maximum (NVML GPM DRAM_BW_UTIL)\n"
+      "maximum (NVML GPM DRAM_BW_UTIL), or the memory interface's busy share where that is what "
+      "the device reports (AMD UMC activity)\n"
       "# TYPE memwall_gpu_dram_bandwidth_utilization_ratio gauge\n"
       "memwall_gpu_dram_bandwidth_utilization_ratio{gpu=\"0\",uuid=\"GPU-12345678-abcd\"} 0.75\n"
       "# HELP memwall_gpu_utilization_ratio Share of time any kernel ran (coarse NVML "
@@ -103,18 +104,30 @@ TEST(MonitorPrometheus, ExactTextOfAFixedSample) {
   EXPECT_EQ(prometheus_text({}), "");
 }
 
-// AMD's memory-controller busy share has its own family, never the DRAM bandwidth one.
-TEST(MonitorPrometheus, MemoryControllerBusyIsItsOwnFamily) {
+// AMD's UMC activity is one reading whichever way it arrives: the local amd-smi source fills
+// dram_bw_util_ratio with it, so memwall's own exporter writes it in the DRAM family, and the
+// mapping table reads the AMD exporter's gpu_umc_activity into the same reading (sample.h).
+TEST(MonitorPrometheus, AmdUmcActivityIsTheDramReadingLocallyAndThroughTheExporter) {
   GpuSample amd;
   amd.index = 0;
   amd.uuid = "fake-amd-0";
-  amd.memory_controller_busy_ratio = 0.41;
+  amd.dram_bw_util_ratio = 0.41;
   const std::string text = prometheus_text({amd});
-  EXPECT_NE(text.find("memwall_gpu_memory_controller_busy_ratio{gpu=\"0\",uuid=\"fake-amd-0\"} "
+  EXPECT_NE(text.find("memwall_gpu_dram_bandwidth_utilization_ratio{gpu=\"0\",uuid=\"fake-amd-0\"} "
                       "0.41\n"),
             std::string::npos)
       << text;
-  EXPECT_EQ(text.find("memwall_gpu_dram_bandwidth_utilization_ratio"), std::string::npos);
+  EXPECT_EQ(text.find("memory_controller"), std::string::npos) << text;
+  std::ifstream in(memwall::test::source_dir() + "/data/monitor/exporters.json");
+  const Json table = Json::parse(in);
+  int umc = 0;
+  for (const auto& set : table["exporters"]["sets"])
+    for (const auto& m : set["metrics"])
+      if (m["name"] == "gpu_umc_activity") {
+        ++umc;
+        EXPECT_EQ(m["reading"], "dram_bw_util_ratio");
+      }
+  EXPECT_EQ(umc, 1);
 }
 
 // Every series the Grafana dashboard queries is one the exporter writes.

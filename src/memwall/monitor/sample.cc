@@ -46,8 +46,6 @@ const std::vector<NumericField>& numeric_fields() {
       {"tensor_active_ratio", &GpuSample::tensor_active_ratio, 1, "a ratio in [0, 1]"},
       {"dram_bw_util_ratio", &GpuSample::dram_bw_util_ratio, 1, "a ratio in [0, 1]"},
       {"gpu_util_ratio", &GpuSample::gpu_util_ratio, 1, "a ratio in [0, 1]"},
-      {"memory_controller_busy_ratio", &GpuSample::memory_controller_busy_ratio, 1,
-       "a ratio in [0, 1]"},
       {"memory_used_bytes", &GpuSample::memory_used_bytes, 1e15, "bytes in [0, 1e15]"},
       {"memory_total_bytes", &GpuSample::memory_total_bytes, 1e15, "bytes in [0, 1e15]"},
       {"power_w", &GpuSample::power_w, 1e5, "watts in [0, 1e5]"},

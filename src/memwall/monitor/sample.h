@@ -11,12 +11,15 @@
 //   tensor_active        cycles any tensor pipe was busy / peak sustained rate
 //                        (NVML_GPM_METRIC_ANY_TENSOR_UTIL / 100)
 //   dram_bw_util         DRAM bandwidth used / theoretical maximum (NVML_GPM_METRIC_DRAM_BW_UTIL
-//                        / 100); about 0.8 is the practical ceiling (DCGM docs)
+//                        / 100); about 0.8 is the practical ceiling (DCGM docs). The exporters'
+//                        and AMD's counterparts are cycle shares of the memory interface, which
+//                        the same reading holds: DCGM_FI_PROF_DRAM_ACTIVE ("ratio of cycles the
+//                        device memory interface is active sending or receiving data", DCGM
+//                        profiling metrics) and AMD's UMC activity (amdsmi_engine_usage_t.
+//                        umc_activity / 100, the memory controller's busy share), read alike
+//                        whether they come from Prometheus or from the local library
 //   gpu_util             share of the driver's sample period in which any kernel ran
 //                        (nvmlUtilization_t.gpu / 100): time, not how much of the GPU was used
-//   memory_controller_busy  share of time the memory controller was busy (AMD's UMC activity,
-//                        amdsmi_engine_usage_t.umc_activity / 100): busy time, not bandwidth
-//                        used / peak, so it is kept apart from dram_bw_util
 #pragma once
 
 #include <cstdint>
@@ -38,7 +41,6 @@ struct GpuSample {
   std::optional<double> tensor_active_ratio;
   std::optional<double> dram_bw_util_ratio;
   std::optional<double> gpu_util_ratio;
-  std::optional<double> memory_controller_busy_ratio;
 
   std::optional<double> memory_used_bytes, memory_total_bytes;
   std::optional<double> power_w;

@@ -59,17 +59,13 @@ std::string format_table(const std::string& title, const std::vector<GpuSample>&
             : kUnknown;
     out += fmt::format(
         "{:>3} {:>7} {:>7} {:>7} {:>7} {:>7} {:>15} {:>7} {:>7} {:>7} {:>7} {:>15} "
-        "{:>15}  {} / {}{}\n",
+        "{:>15}  {} / {}\n",
         s.index, pct(s.sm_active_ratio), pct(s.sm_occupancy_ratio), pct(s.tensor_active_ratio),
         pct(s.dram_bw_util_ratio), pct(s.gpu_util_ratio), mem, num(s.power_w, 1, 0),
         num(s.temperature_c, 1, 0), num(s.sm_clock_mhz, 1, 0), num(s.memory_clock_mhz, 1, 0),
         pair(s.pcie_rx_bytes_per_s, s.pcie_tx_bytes_per_s, kGiga),
         pair(s.nvlink_rx_bytes_per_s, s.nvlink_tx_bytes_per_s, kGiga), reasons(s.throttle_reasons),
-        s.name.value_or(kUnknown),
-        // AMD's UMC activity has no column of its own: it is not DRAM bandwidth (sample.h).
-        s.memory_controller_busy_ratio
-            ? " / memory controller busy " + pct(s.memory_controller_busy_ratio)
-            : "");
+        s.name.value_or(kUnknown));
   }
   return out;
 }
