@@ -254,6 +254,14 @@ TEST(PlanEmit, SglangManifestsOfThreePlansValidateAgainstTheOpenApiSchema) {
   }
 }
 
+// The document of `kind` in an emitted manifest.
+Json object_of_kind(const std::string& yaml, const std::string& kind) {
+  for (const Json& obj : documents(yaml))
+    if (obj.value("kind", "") == kind) return obj;
+  ADD_FAILURE() << "no " << kind << " in\n" << yaml;
+  return Json::object();
+}
+
 TEST(PlanEmit, SglangLeaderWorkerSetPassesEachPodItsRank) {
   const auto r =
       run(kDisaggregated + " --engine sglang --emit k8s --engine-version main-001067f --pick 4");
@@ -262,16 +270,27 @@ TEST(PlanEmit, SglangLeaderWorkerSetPassesEachPodItsRank) {
   const auto kinds = check_manifest(r.out);
   ASSERT_NE(std::find(kinds.begin(), kinds.end(), "LeaderWorkerSet"), kinds.end()) << r.out;
   EXPECT_NE(r.out.find("\"--node-rank\"\n"), std::string::npos);
-  EXPECT_NE(r.out.find("\"$(LWS_WORKER_INDEX)\""), std::string::npos);
+  // LeaderWorkerSet v0.5.1 sets LWS_LEADER_ADDRESS in each container but no variable with the
+  // pod's index (LWS_WORKER_INDEX came in v0.6.0): the rank comes from the pod's worker-index
+  // label through the downward API.
+  EXPECT_NE(r.out.find("\"$(MEMWALL_NODE_RANK)\""), std::string::npos) << r.out;
+  EXPECT_EQ(r.out.find("LWS_WORKER_INDEX"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("\"$(LWS_LEADER_ADDRESS):20000\""), std::string::npos);
-}
-
-// The document of `kind` in an emitted manifest.
-Json object_of_kind(const std::string& yaml, const std::string& kind) {
-  for (const Json& obj : documents(yaml))
-    if (obj.value("kind", "") == kind) return obj;
-  ADD_FAILURE() << "no " << kind << " in\n" << yaml;
-  return Json::object();
+  const Json lws = object_of_kind(r.out, "LeaderWorkerSet");
+  for (const char* role : {"leaderTemplate", "workerTemplate"}) {
+    const Json& env = lws["spec"]["leaderWorkerTemplate"][role]["spec"]["containers"][0]["env"];
+    ASSERT_EQ(env.size(), 1u) << role;
+    EXPECT_EQ(env[0]["name"], "MEMWALL_NODE_RANK");
+    EXPECT_EQ(env[0]["valueFrom"]["fieldRef"]["fieldPath"],
+              "metadata.labels['leaderworkerset.sigs.k8s.io/worker-index']");
+  }
+  // The pool's Service sends requests to the leaders only (the other ranks serve no API).
+  for (const Json& obj : documents(r.out)) {
+    if (obj["kind"] == "Service" && obj["metadata"]["name"] == lws["metadata"]["name"]) {
+      EXPECT_EQ(obj["spec"]["selector"].value("leaderworkerset.sigs.k8s.io/worker-index", ""), "0")
+          << obj.dump();
+    }
+  }
 }
 
 bool has_error(const std::vector<std::string>& errors, const std::string& text) {
