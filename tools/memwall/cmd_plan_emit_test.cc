@@ -1,7 +1,8 @@
 // `memwall plan infer --emit vllm|sglang|k8s --benchmark`: every emitted engine flag is one of the
 // targeted version's parser (data/deploy, read here from the file, not through the emitter), the
-// plan's parallelism reaches the command, and the Kubernetes objects carry the fields their kind
-// requires (an excerpt of the v1.31 API reference, src/memwall/deploy/testdata).
+// plan's parallelism reaches the command, and the Kubernetes objects validate against the OpenAPI
+// schema of their kind (Kubernetes v1.31 and LeaderWorkerSet v0.5.1, extracted to
+// src/memwall/deploy/testdata/k8s-openapi-v1.31.json; the validator is k8s_openapi_validator.h).
 #include <gtest/gtest.h>
 
 #include <fstream>
@@ -9,6 +10,7 @@
 #include <sstream>
 
 #include "cli_test_util.h"
+#include "k8s_openapi_validator.h"
 #include "memwall/core/document.h"
 #include "memwall/core/test_paths.h"
 
@@ -165,59 +167,69 @@ const Json* at_path(const Json& j, const std::string& path) {
   return v;
 }
 
-bool has_type(const Json& v, const std::string& type) {
-  return type == "string"    ? v.is_string()
-         : type == "integer" ? v.is_number_integer()
-         : type == "object"  ? v.is_object()
-         : type == "array"   ? v.is_array()
-                             : false;
+// The validator over the committed schema file (read with the JSON parser itself: the
+// LeaderWorkerSet CRD's inline pod templates nest deeper than load_document allows user files).
+const k8s_openapi::Validator& validator() {
+  static const k8s_openapi::Validator v = [] {
+    std::ifstream in(test::source_dir() + "/src/memwall/deploy/testdata/k8s-openapi-v1.31.json");
+    std::stringstream text;
+    text << in.rdbuf();
+    return k8s_openapi::Validator(Json::parse(text.str()));
+  }();
+  return v;
 }
 
-// Each YAML document of the manifest against the schema excerpt; returns the kinds seen.
-std::vector<std::string> check_manifest(const std::string& yaml) {
-  const Json schema = read_json("src/memwall/deploy/testdata/k8s-v1.31-excerpt.json");
-  std::vector<std::string> kinds;
+std::string joined(const std::vector<std::string>& errors) {
+  std::string s;
+  for (const auto& e : errors) s += "\n  " + e;
+  return s;
+}
+
+// The YAML documents of an emitted manifest (the text after each "---" line), parsed.
+std::vector<Json> documents(const std::string& yaml) {
+  std::vector<Json> out;
   size_t start = yaml.find("---\n");
   while (start != std::string::npos) {
     const size_t end = yaml.find("---\n", start + 4);
     const std::string doc =
         yaml.substr(start + 4, end == std::string::npos ? std::string::npos : end - start - 4);
     start = end;
-    const Json obj = parse_document(doc, "manifest.yaml");
-    const std::string kind = obj.at("kind");
-    kinds.push_back(kind);
-    if (!schema["kinds"].contains(kind)) {
-      ADD_FAILURE() << "no schema for kind " << kind;
-      continue;
-    }
-    const Json& k = schema["kinds"][kind];
-    EXPECT_EQ(obj.at("apiVersion"), k["apiVersion"]);
-    for (const auto& [path, type] : k["required"].items()) {
-      const Json* v = at_path(obj, path);
-      EXPECT_TRUE(v && has_type(*v, type)) << kind << " " << path;
-    }
-    if (!k.contains("pod_spec")) continue;
-    const Json* pod = at_path(obj, k["pod_spec"]);
-    for (const auto& c : (*pod)["containers"])
-      for (const auto& [path, type] : schema["container"]["required"].items()) {
-        const Json* v = at_path(c, path);
-        EXPECT_TRUE(v && has_type(*v, type)) << kind << " container " << path;
-      }
-    if (kind == "Deployment") {
-      EXPECT_EQ(*at_path(obj, "spec.selector.matchLabels"),
-                *at_path(obj, "spec.template.metadata.labels"));
+    out.push_back(parse_document(doc, "manifest.yaml"));
+  }
+  return out;
+}
+
+// Each document of the manifest against the OpenAPI schema of its kind; returns the kinds seen.
+std::vector<std::string> check_manifest(const std::string& yaml) {
+  std::vector<std::string> kinds;
+  for (const Json& obj : documents(yaml)) {
+    kinds.push_back(obj.value("kind", ""));
+    const auto errors = validator().validate(obj);
+    EXPECT_TRUE(errors.empty()) << obj.value("kind", "") << " "
+                                << obj["metadata"].value("name", "") << ":" << joined(errors);
+    // Beyond the schema, the API server refuses a Deployment whose selector does not select its
+    // pod template (apps/v1 validation): the emitter gives both the same labels.
+    if (obj.value("kind", "") == "Deployment") {
+      const Json* sel = at_path(obj, "spec.selector.matchLabels");
+      const Json* labels = at_path(obj, "spec.template.metadata.labels");
+      EXPECT_TRUE(sel && labels && *sel == *labels) << obj.dump();
     }
   }
   return kinds;
 }
 
-TEST(PlanEmit, KubernetesManifestHasTheFieldsOfItsKinds) {
+TEST(PlanEmit, KubernetesManifestsValidateAgainstTheOpenApiSchemaOfTheirKinds) {
   const auto agg = run(kAggregated + " --emit k8s --engine-version 0.11");
   ASSERT_EQ(agg.status, 0) << agg.out;
   EXPECT_EQ(check_manifest(agg.out), (std::vector<std::string>{"Deployment", "Service"}));
   EXPECT_NE(agg.out.find("nvidia.com/gpu: 4"), std::string::npos) << agg.out;
   EXPECT_NE(agg.out.find("- \"--tensor-parallel-size\"\n            - \"4\""), std::string::npos)
       << agg.out;
+  // Plan 1 of the disaggregated scenario: a prefill and a decode pool, each on one node.
+  const auto dis = run(kDisaggregated + " --emit k8s --engine-version 0.11");
+  ASSERT_EQ(dis.status, 0) << dis.out;
+  EXPECT_EQ(check_manifest(dis.out),
+            (std::vector<std::string>{"Deployment", "Service", "Deployment", "Service"}));
   // Plan 4 of the disaggregated scenario: decode replicas of TP8 x PP2 = 16 H100s, two 8-GPU
   // nodes: a LeaderWorkerSet of size 2 for the decode pool.
   const auto multi = run(kDisaggregated + " --emit k8s --engine-version 0.11 --pick 4");
@@ -225,6 +237,29 @@ TEST(PlanEmit, KubernetesManifestHasTheFieldsOfItsKinds) {
   const auto kinds = check_manifest(multi.out);
   EXPECT_NE(std::find(kinds.begin(), kinds.end(), "LeaderWorkerSet"), kinds.end()) << multi.out;
   EXPECT_NE(multi.out.find("size: 2"), std::string::npos);
+  const auto moe = run(kMoe + " --emit k8s --engine-version 0.11");
+  ASSERT_EQ(moe.status, 0) << moe.out;
+  EXPECT_EQ(check_manifest(moe.out), (std::vector<std::string>{"Deployment", "Service"}));
+}
+
+TEST(PlanEmit, SglangManifestsOfThreePlansValidateAgainstTheOpenApiSchema) {
+  const std::string sglang = " --engine sglang --emit k8s --engine-version main-001067f";
+  for (const std::string& q :
+       {kAggregated + sglang, kDisaggregated + sglang, kDisaggregated + sglang + " --pick 4",
+        kMoe + sglang}) {
+    const auto r = run(q);
+    ASSERT_EQ(r.status, 0) << q << "\n" << r.out;
+    const auto kinds = check_manifest(r.out);
+    EXPECT_GE(kinds.size(), 2u) << q;
+  }
+}
+
+// The document of `kind` in an emitted manifest.
+Json object_of_kind(const std::string& yaml, const std::string& kind) {
+  for (const Json& obj : documents(yaml))
+    if (obj.value("kind", "") == kind) return obj;
+  ADD_FAILURE() << "no " << kind << " in\n" << yaml;
+  return Json::object();
 }
 
 TEST(PlanEmit, SglangLeaderWorkerSetPassesEachPodItsRank) {
@@ -235,8 +270,133 @@ TEST(PlanEmit, SglangLeaderWorkerSetPassesEachPodItsRank) {
   const auto kinds = check_manifest(r.out);
   ASSERT_NE(std::find(kinds.begin(), kinds.end(), "LeaderWorkerSet"), kinds.end()) << r.out;
   EXPECT_NE(r.out.find("\"--node-rank\"\n"), std::string::npos);
-  EXPECT_NE(r.out.find("\"$(LWS_WORKER_INDEX)\""), std::string::npos);
+  // LeaderWorkerSet v0.5.1 sets LWS_LEADER_ADDRESS in each container but no variable with the
+  // pod's index (LWS_WORKER_INDEX came in v0.6.0): the rank comes from the pod's worker-index
+  // label through the downward API.
+  EXPECT_NE(r.out.find("\"$(MEMWALL_NODE_RANK)\""), std::string::npos) << r.out;
+  EXPECT_EQ(r.out.find("LWS_WORKER_INDEX"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("\"$(LWS_LEADER_ADDRESS):20000\""), std::string::npos);
+  const Json lws = object_of_kind(r.out, "LeaderWorkerSet");
+  for (const char* role : {"leaderTemplate", "workerTemplate"}) {
+    const Json& env = lws["spec"]["leaderWorkerTemplate"][role]["spec"]["containers"][0]["env"];
+    ASSERT_EQ(env.size(), 1u) << role;
+    EXPECT_EQ(env[0]["name"], "MEMWALL_NODE_RANK");
+    EXPECT_EQ(env[0]["valueFrom"]["fieldRef"]["fieldPath"],
+              "metadata.labels['leaderworkerset.sigs.k8s.io/worker-index']");
+  }
+  // The pool's Service sends requests to the leaders only (the other ranks serve no API).
+  for (const Json& obj : documents(r.out)) {
+    if (obj["kind"] == "Service" && obj["metadata"]["name"] == lws["metadata"]["name"]) {
+      EXPECT_EQ(obj["spec"]["selector"].value("leaderworkerset.sigs.k8s.io/worker-index", ""), "0")
+          << obj.dump();
+    }
+  }
+}
+
+bool has_error(const std::vector<std::string>& errors, const std::string& text) {
+  return std::any_of(errors.begin(), errors.end(),
+                     [&](const std::string& e) { return e.find(text) != std::string::npos; });
+}
+
+// The validator refuses what the API server refuses: each broken copy of a valid emitted object
+// fails with the error that names the field.
+TEST(PlanEmit, OpenApiValidatorRefusesUnknownFieldsWrongTypesAndMissingRequiredFields) {
+  const auto agg = run(kAggregated + " --emit k8s --engine-version 0.11");
+  ASSERT_EQ(agg.status, 0) << agg.out;
+  const Json deployment = object_of_kind(agg.out, "Deployment");
+  const Json service = object_of_kind(agg.out, "Service");
+  ASSERT_TRUE(validator().validate(deployment).empty());
+  ASSERT_TRUE(validator().validate(service).empty());
+
+  Json d = deployment;
+  d["spec"]["template"]["spec"]["containers"][0]["gpus"] = 4;
+  auto e = validator().validate(d);
+  EXPECT_TRUE(has_error(e, "unknown field \"spec.template.spec.containers[0].gpus\"")) << joined(e);
+  d = deployment;
+  d["spec"]["replicas"] = "2";
+  e = validator().validate(d);
+  EXPECT_TRUE(has_error(e, "spec.replicas: string where integer is required")) << joined(e);
+  d = deployment;
+  d["spec"]["template"]["spec"]["containers"][0].erase("name");
+  e = validator().validate(d);
+  EXPECT_TRUE(has_error(e, "missing required field \"spec.template.spec.containers[0].name\""))
+      << joined(e);
+  d = deployment;
+  d["spec"].erase("selector");
+  e = validator().validate(d);
+  EXPECT_TRUE(has_error(e, "missing required field \"spec.selector\"")) << joined(e);
+  d = deployment;
+  d["spec"]["replicas"] = 3000000000LL;
+  e = validator().validate(d);
+  EXPECT_TRUE(has_error(e, "spec.replicas: 3000000000 is outside int32")) << joined(e);
+  d = deployment;
+  d["spec"]["template"]["spec"]["containers"][0]["resources"]["limits"]["nvidia.com/gpu"] =
+      Json::array({4});
+  e = validator().validate(d);
+  EXPECT_TRUE(has_error(e, "resources.limits.nvidia.com/gpu: [4] matches 0 of the oneOf"))
+      << joined(e);
+  d = deployment;
+  d["spec"]["template"]["spec"]["containers"][0]["livenessProbe"]["httpGet"]["port"] = 80.5;
+  e = validator().validate(d);
+  EXPECT_TRUE(has_error(e, "livenessProbe.httpGet.port: 80.5 matches 0 of the oneOf")) << joined(e);
+  d = deployment;
+  d["spec"]["template"]["spec"]["containers"].push_back(
+      d["spec"]["template"]["spec"]["containers"][0]);
+  e = validator().validate(d);
+  EXPECT_TRUE(has_error(e, "spec.template.spec.containers[1]: duplicate item")) << joined(e);
+  d = deployment;
+  d["kind"] = "Deploymnet";
+  e = validator().validate(d);
+  EXPECT_TRUE(has_error(e, "no schema for apiVersion apps/v1 kind Deploymnet")) << joined(e);
+
+  Json s = service;
+  s["spec"]["ports"][0]["port"] = "8000";
+  e = validator().validate(s);
+  EXPECT_TRUE(has_error(e, "spec.ports[0].port: string where integer is required")) << joined(e);
+  s = service;
+  s["spec"]["selector"]["app"] = 1;
+  e = validator().validate(s);
+  EXPECT_TRUE(has_error(e, "spec.selector.app: integer where string is required")) << joined(e);
+  s = service;
+  s["metadata"]["labelz"] = Json::object();
+  e = validator().validate(s);
+  EXPECT_TRUE(has_error(e, "unknown field \"metadata.labelz\"")) << joined(e);
+
+  const auto multi = run(kDisaggregated + " --emit k8s --engine-version 0.11 --pick 4");
+  ASSERT_EQ(multi.status, 0) << multi.out;
+  const Json lws = object_of_kind(multi.out, "LeaderWorkerSet");
+  ASSERT_TRUE(validator().validate(lws).empty());
+  Json l = lws;
+  l["spec"]["leaderWorkerTemplate"]["restartPolicy"] = "Sometimes";
+  e = validator().validate(l);
+  EXPECT_TRUE(has_error(e, "spec.leaderWorkerTemplate.restartPolicy: \"Sometimes\" is not one of"))
+      << joined(e);
+  l = lws;
+  l["spec"]["leaderWorkerTemplate"]["sizes"] = 2;
+  e = validator().validate(l);
+  EXPECT_TRUE(has_error(e, "unknown field \"spec.leaderWorkerTemplate.sizes\"")) << joined(e);
+  l = lws;
+  l["spec"]["leaderWorkerTemplate"].erase("workerTemplate");
+  e = validator().validate(l);
+  EXPECT_TRUE(has_error(e, "missing required field \"spec.leaderWorkerTemplate.workerTemplate\""))
+      << joined(e);
+  l = lws;
+  l["spec"]["leaderWorkerTemplate"]["size"] = "2";
+  e = validator().validate(l);
+  EXPECT_TRUE(has_error(e, "spec.leaderWorkerTemplate.size: string where integer is required"))
+      << joined(e);
+  l = lws;
+  l["spec"]["leaderWorkerTemplate"]["workerTemplate"]["spec"]["containers"][0]["argz"] =
+      Json::array();
+  e = validator().validate(l);
+  EXPECT_TRUE(has_error(
+      e, "unknown field \"spec.leaderWorkerTemplate.workerTemplate.spec.containers[0].argz\""))
+      << joined(e);
+  // A custom resource's metadata is ObjectMeta, though its CRD says only "type: object".
+  l = lws;
+  l["metadata"]["labelz"] = Json::object();
+  e = validator().validate(l);
+  EXPECT_TRUE(has_error(e, "unknown field \"metadata.labelz\"")) << joined(e);
 }
 
 TEST(PlanEmit, BenchmarkCarriesThePlansWorkloadAndSavesAResult) {

@@ -255,18 +255,30 @@ void write_yaml(const Json& v, int indent, std::string& out) {
   }
 }
 
+// The label LeaderWorkerSet puts on each pod of a group with its index in the group, the leader
+// being "0" (lws v0.5.1 api/leaderworkerset/v1/leaderworkerset_types.go, WorkerIndexLabelKey).
+constexpr const char* kLwsWorkerIndexLabel = "leaderworkerset.sigs.k8s.io/worker-index";
+
 Json container(const Emission& e, const EngineCommand& c, int nodes, int devices_per_pod) {
   const FlagTable& t = *e.table;
   EngineCommand cmd = c;
+  Json env = Json::array();
   if (nodes > 1 && !is_vllm(t)) {
-    // SGLang spans nodes by flags: every pod of the group runs the server with its rank, the
-    // leader's address from the variables LeaderWorkerSet sets in each pod (LWS_LEADER_ADDRESS,
-    // LWS_WORKER_INDEX: the leader is 0). Port 20000 for the rendezvous is a choice.
+    // SGLang spans nodes by flags: every pod of the group runs the server with its rank and the
+    // leader's address. LeaderWorkerSet v0.5.1 (the version the manifest targets) sets
+    // LWS_LEADER_ADDRESS in every container (pkg/utils/pod/pod_utils.go) but no variable with the
+    // pod's index (LWS_WORKER_INDEX came in v0.6.0), so the rank is read from the pod's
+    // worker-index label through the downward API. Port 20000 for the rendezvous is a choice.
     const std::string from =
         fmt::format("a replica of {} devices spans {} nodes", c.shape.devices(), nodes);
+    env.push_back(
+        {{"name", "MEMWALL_NODE_RANK"},
+         {"valueFrom",
+          {{"fieldRef",
+            {{"fieldPath", fmt::format("metadata.labels['{}']", kLwsWorkerIndexLabel)}}}}}});
     add(cmd.args, t, "--nnodes", std::to_string(nodes), from);
-    add(cmd.args, t, "--node-rank", "$(LWS_WORKER_INDEX)",
-        from + " (this pod's index in its group)");
+    add(cmd.args, t, "--node-rank", "$(MEMWALL_NODE_RANK)",
+        from + " (this pod's index in its group, from its " + kLwsWorkerIndexLabel + " label)");
     add(cmd.args, t, "--dist-init-addr", "$(LWS_LEADER_ADDRESS):20000",
         from + " (the group's leader)");
   }
@@ -288,6 +300,7 @@ Json container(const Emission& e, const EngineCommand& c, int nodes, int devices
       {"readinessProbe", probe},
       {"livenessProbe", probe},
       {"startupProbe", startup}};
+  if (!env.empty()) ct["env"] = env;
   return ct;
 }
 
@@ -436,7 +449,8 @@ std::string k8s_manifest(const Emission& e) {
   std::string out = fmt::format(
       "# memwall plan {}: {}\n# engine: {}; every container arg is traced in `--emit {} "
       "--explain`\n"
-      "# schema: Kubernetes v1.31 apps/v1 Deployment; LeaderWorkerSet leaderworkerset.x-k8s.io/v1\n"
+      "# schema: Kubernetes v1.31 (apps/v1 Deployment, v1 Service); LeaderWorkerSet "
+      "leaderworkerset.x-k8s.io/v1 of LWS v0.5.1\n"
       "# nodeSelector memwall.io/accelerator: label the nodes that carry that accelerator\n",
       e.pick, e.plan_description, e.table->display, e.table->engine);
   for (const auto& c : e.commands) {
@@ -473,13 +487,18 @@ std::string k8s_manifest(const Emission& e) {
     }
     out += "---\n";
     write_yaml(obj, 0, out);
-    // The Service the benchmark's --base-url names (core/v1), in front of the pool's pods.
+    // The Service the benchmark's --base-url names (core/v1), in front of the pool's pods; of a
+    // LeaderWorkerSet's, the leaders only: the leader serves the API, the other ranks do not
+    // (SGLang's answer only a health check, python/sglang/srt/entrypoints/engine.py
+    // launch_dummy_health_check_server).
+    Json selector = labels;
+    if (nodes > 1) selector[kLwsWorkerIndexLabel] = "0";
     const Json service = {
         {"apiVersion", "v1"},
         {"kind", "Service"},
         {"metadata", {{"name", name}}},
         {"spec",
-         {{"selector", labels},
+         {{"selector", selector},
           {"ports", Json::array({{{"port", e.table->port}, {"targetPort", "http"}}})}}}};
     out += "---\n";
     write_yaml(service, 0, out);
