@@ -3,10 +3,10 @@
 // numbers and table cells as they are), --json is the same bytes in either language, and
 // --lang en is the library's English, untouched.
 #include <gtest/gtest.h>
-#include <nlohmann/json.hpp>
 
 #include <cctype>
 #include <fstream>
+#include <nlohmann/json.hpp>
 #include <regex>
 #include <set>
 #include <sstream>
@@ -30,21 +30,21 @@ const std::set<std::string>& kept_words() {
     std::set<std::string> out{
         // technical terms Chinese engineers write in English
         "prompt", "token", "tokens", "prefill", "decode", "batching", "continuous", "step",
-        "kernel", "tensor", "rank", "chunk", "leaf", "goodput", "cache", "fabric", "risk",
-        "busbw", "algbw", "intervals", "lognormal", "PCIe", "NVMe", "NVLink", "NVSwitch",
-        "InfiniBand", "Hopper", "Adam", "FlashAttention", "Simple", "rack", "uncal",
+        "kernel", "tensor", "rank", "chunk", "leaf", "goodput", "cache", "fabric", "risk", "busbw",
+        "algbw", "intervals", "lognormal", "PCIe", "NVMe", "NVLink", "NVSwitch", "InfiniBand",
+        "Hopper", "Adam", "FlashAttention", "ZeRO", "Simple", "rack", "uncal",
         // memwall's commands, options' values and the ids its JSON holds (bound, algorithm,
         // collective, framework and engine ids, the nccl-tests column names)
-        "memwall", "plan", "infer", "simulate", "compare", "monitor", "docs", "catalog",
-        "validate", "quality", "unknown", "confidence", "high", "averse", "none", "auto",
-        "default", "full", "selective", "blockwise", "tensorwise", "memory", "compute",
-        "overhead", "communication", "ring", "tree", "nvls", "hierarchical", "allreduce",
-        "reducescatter", "allgather", "alltoall", "broadcast", "sendrecv", "size", "time",
-        "megatron", "nemo", "fsdp", "deepspeed", "nanotron", "mindspeed", "vllm", "sglang",
-        "trtllm", "lmdeploy", "mindie",
+        "memwall", "plan", "infer", "simulate", "compare", "monitor", "docs", "catalog", "validate",
+        "quality", "unknown", "confidence", "high", "averse", "none", "auto", "default", "full",
+        "selective", "blockwise", "tensorwise", "memory", "compute", "overhead", "communication",
+        "ring", "tree", "nvls", "hierarchical", "pairwise", "allreduce", "reducescatter",
+        "allgather", "alltoall", "broadcast", "sendrecv", "size", "time", "megatron", "nemo",
+        "fsdp", "deepspeed", "nanotron", "mindspeed", "vllm", "sglang", "trtllm", "lmdeploy",
+        "mindie",
         // products
-        "vLLM", "SGLang", "MindIE", "Ascend", "DeepSpeed", "HiCache", "LMCache", "KTransformers",
-        "FlexGen", "Nsight", "Systems"};
+        "vLLM", "SGLang", "MindIE", "Ascend", "ROCm", "DeepSpeed", "HiCache", "LMCache",
+        "KTransformers", "FlexGen", "Nsight", "Systems"};
     // Vendor names as the catalog spells them (what --vendors takes): "Moore Threads", "Hygon".
     for (const auto& a : memwall::Catalog::builtin().accelerators()) {
       std::istringstream vendor(a.vendor);
@@ -60,8 +60,8 @@ const std::set<std::string>& kept_words() {
 // Words of four or more ASCII letters left in a line outside text quoted in 「」 (a source's own
 // words: a datasheet's name, a benchmark's note) and outside kept_words().
 std::vector<std::string> english_words(std::string s) {
-  for (size_t a = s.find("「"), b; a != std::string::npos && (b = s.find("」", a)) != std::string::npos;
-       a = s.find("「"))
+  for (size_t a = s.find("「"), b;
+       a != std::string::npos && (b = s.find("」", a)) != std::string::npos; a = s.find("「"))
     s.erase(a, b - a + std::string("」").size());
   std::vector<std::string> out;
   std::string token;
@@ -119,8 +119,8 @@ std::string recording(const std::string& name, const std::string& fields) {
   for (int pass = 0; pass < 3; ++pass)
     for (int gpu = 0; gpu < 2; ++gpu)
       out += "{\"time_s\":" + std::to_string(1764450000 + pass) +
-             ",\"index\":" + std::to_string(gpu) + ",\"name\":\"NVIDIA H100 80GB HBM3\"," +
-             fields + "}\n";
+             ",\"index\":" + std::to_string(gpu) + ",\"name\":\"NVIDIA H100 80GB HBM3\"," + fields +
+             "}\n";
   return write_file(name, out);
 }
 
@@ -134,32 +134,32 @@ struct Case {
 // on stderr), multi-node training, simulation with an SLA, swap and host cache, the network
 // alone, explained and compared, the scorecard, and the advisor on every wall it names.
 std::vector<Case> cases() {
-  const std::string decode = recording(
-      "lang_decode.jsonl",
-      "\"sm_active_ratio\":0.55,\"dram_bw_util_ratio\":0.7,\"tensor_active_ratio\":0.08,"
-      "\"gpu_util_ratio\":1");
-  const std::string compute = recording(
-      "lang_compute.jsonl",
-      "\"sm_active_ratio\":0.9,\"dram_bw_util_ratio\":0.3,\"tensor_active_ratio\":0.6,"
-      "\"gpu_util_ratio\":1");
-  const std::string starved = recording(
-      "lang_starved.jsonl",
-      "\"sm_active_ratio\":0.3,\"dram_bw_util_ratio\":0.1,\"tensor_active_ratio\":0.05,"
-      "\"gpu_util_ratio\":1");
-  const std::string mixed = recording(
-      "lang_mixed.jsonl",
-      "\"sm_active_ratio\":0.8,\"dram_bw_util_ratio\":0.3,\"tensor_active_ratio\":0.2,"
-      "\"gpu_util_ratio\":1");
-  const std::string clocks = recording(
-      "lang_clocks.jsonl",
-      "\"sm_active_ratio\":0.9,\"dram_bw_util_ratio\":0.3,\"tensor_active_ratio\":0.6,"
-      "\"gpu_util_ratio\":1,\"throttle_reasons\":4,\"sm_clock_mhz\":1500");
+  const std::string decode =
+      recording("lang_decode.jsonl",
+                "\"sm_active_ratio\":0.55,\"dram_bw_util_ratio\":0.7,\"tensor_active_ratio\":0.08,"
+                "\"gpu_util_ratio\":1");
+  const std::string compute =
+      recording("lang_compute.jsonl",
+                "\"sm_active_ratio\":0.9,\"dram_bw_util_ratio\":0.3,\"tensor_active_ratio\":0.6,"
+                "\"gpu_util_ratio\":1");
+  const std::string starved =
+      recording("lang_starved.jsonl",
+                "\"sm_active_ratio\":0.3,\"dram_bw_util_ratio\":0.1,\"tensor_active_ratio\":0.05,"
+                "\"gpu_util_ratio\":1");
+  const std::string mixed =
+      recording("lang_mixed.jsonl",
+                "\"sm_active_ratio\":0.8,\"dram_bw_util_ratio\":0.3,\"tensor_active_ratio\":0.2,"
+                "\"gpu_util_ratio\":1");
+  const std::string clocks =
+      recording("lang_clocks.jsonl",
+                "\"sm_active_ratio\":0.9,\"dram_bw_util_ratio\":0.3,\"tensor_active_ratio\":0.6,"
+                "\"gpu_util_ratio\":1,\"throttle_reasons\":4,\"sm_clock_mhz\":1500");
   const std::string coarse = recording("lang_coarse.jsonl", "\"gpu_util_ratio\":1");
   const std::string idle =
       recording("lang_idle.jsonl", "\"sm_active_ratio\":0,\"gpu_util_ratio\":0");
-  const std::string no_dram = recording(
-      "lang_nodram.jsonl",
-      "\"sm_active_ratio\":0.8,\"tensor_active_ratio\":0.6,\"gpu_util_ratio\":1");
+  const std::string no_dram =
+      recording("lang_nodram.jsonl",
+                "\"sm_active_ratio\":0.8,\"tensor_active_ratio\":0.6,\"gpu_util_ratio\":1");
   const std::string deployment = " --model llama-3.1-8b --gpu h100 --input 512 --output 256";
   return {
       {"plan"},
@@ -174,6 +174,8 @@ std::vector<Case> cases() {
       {"infer --model qwen2.5-7b --gpu ascend-910b --input 512 --output 256 --engine mindie"},
       {"infer --model llama-3.1-8b --gpu h100 --input 512 --output 64 --explain"},
       {"infer --model llama-3.1-70b --gpu h100 --input 512 --output 256", 3},
+      {"infer --model qwen2.5-72b --gpu rtx-4090 --input 512 --output 64 --offload kv", 3},
+      {"infer --model llama-3.1-70b --gpu h100 --tp 8 --pp 2 --input 512 --output 256", 2},
       {"train --model llama-3.1-8b --gpu h100 --gpus 8 --micro-batch 1 --global-batch 64 "
        "--seq 4096 --explain"},
       {"train --model llama-3.1-70b --gpu h100 --gpus 64 --tp 8 --pp 2 --micro-batch 1 "
@@ -183,6 +185,10 @@ std::vector<Case> cases() {
       {"train --model llama-3.1-70b --gpu h100 --gpus 8 --micro-batch 1 --global-batch 64 "
        "--seq 4096",
        3},
+      {"train --model mixtral-8x7b --gpu h100 --gpus 64 --tp 2 --ep 8 --pp 2 --vpp 2 "
+       "--micro-batch 1 --global-batch 256 --seq 4096"},
+      {"train --model llama-3.1-8b --gpu a100 --gpus 8 --micro-batch 2 --global-batch 64 "
+       "--seq 4096 --framework fsdp"},
       {"simulate --model llama-3.1-8b --gpu h100 --rate 5 --requests 200"},
       {"simulate --model llama-3.1-8b --gpu h100 --concurrency 64 --requests 200 --engine vllm "
        "--engine-limits"},
@@ -194,8 +200,12 @@ std::vector<Case> cases() {
       {"net --node hgx-h100"},
       {"net --node hgx-h100 --nodes 4 --fabric ib-ndr --explain --sizes 1G"},
       {"net --compare hgx-h100 pcie-4090"},
+      {"net --node hgx-h100 --nodes 16 --fabric roce-400 --oversubscription 2 --explain "
+       "--sizes 256M --op alltoall"},
       {"compare"},
       {"compare --domestic-only --model qwen2.5-7b"},
+      {"compare --pricing cloud --model llama-3.1-8b"},
+      {"compare --precision fp8 --model qwen2.5-72b --vendors nvidia,amd", 3},
       {"monitor --replay " + decode + " --advise"},
       {"monitor --replay " + decode + " --advise --tp 2 --batch 4" + deployment},
       {"monitor --replay " + compute + " --advise"},
@@ -231,16 +241,18 @@ TEST(LangZh, NoReportHasAnEnglishSentenceLeft) {
 TEST(LangZh, ThePlanReportIsInChinese) {
   const Result r = run("plan --lang zh");
   ASSERT_EQ(r.status, 0);
-  for (const char* heading : {"1. 先不看硬件：这个负载需要什么", "3. 每个方案撞上的墙，以及它的软件风险",
-                              "4. 帕累托前沿", "5. 没有可行方案的加速器"})
+  for (const char* heading :
+       {"1. 先不看硬件：这个负载需要什么", "3. 每个方案撞上的墙，以及它的软件风险", "4. 帕累托前沿",
+        "5. 没有可行方案的加速器"})
     EXPECT_NE(r.out.find(heading), std::string::npos) << heading;
 }
 
 // The live monitor prints its view as it samples and localises its closing advice itself
 // (through the fake driver library, tools/memwall/testdata/fake_nvml.cc).
 TEST(LangZh, TheLiveMonitorsAdviceIsInChinese) {
-  const Result r = run("monitor --duration 0.3 --interval-ms 100 --advise --lang zh --nvml-library " +
-                       memwall::test::fake_nvml_library());
+  const Result r =
+      run("monitor --duration 0.3 --interval-ms 100 --advise --lang zh --nvml-library " +
+          memwall::test::fake_nvml_library());
   ASSERT_EQ(r.status, 0) << r.out;
   EXPECT_NE(r.out.find("撞上的墙："), std::string::npos) << r.out;
   EXPECT_EQ(r.out.find("wall: "), std::string::npos) << r.out;
@@ -249,8 +261,8 @@ TEST(LangZh, TheLiveMonitorsAdviceIsInChinese) {
 // A table row keeps its cells: the ids and numbers of `compare`'s rows and `net`'s curve are
 // the same bytes in either language, so the output stays scriptable.
 TEST(LangZh, TableRowsKeepTheirCells) {
-  for (const std::string& args :
-       std::vector<std::string>{"compare --domestic-only --model qwen2.5-7b", "net --node hgx-h100"}) {
+  for (const std::string& args : std::vector<std::string>{
+           "compare --domestic-only --model qwen2.5-7b", "net --node hgx-h100"}) {
     const Result zh = run(args + " --lang zh");
     const Result en = run(args + " --lang en");
     ASSERT_EQ(zh.status, 0);
@@ -307,7 +319,8 @@ TEST(LangZh, EnglishReportsAreUntouched) {
   const Result plan = run("plan --lang en");
   EXPECT_NE(plan.out.find("1. What the workload needs, before any hardware is named"),
             std::string::npos);
-  const Result infer = run("infer --model llama-3.1-8b --gpu h100 --input 512 --output 256 --lang en");
+  const Result infer =
+      run("infer --model llama-3.1-8b --gpu h100 --input 512 --output 256 --lang en");
   EXPECT_NE(infer.out.find("  end-to-end       "), std::string::npos);
 }
 
