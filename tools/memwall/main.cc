@@ -183,9 +183,12 @@ bool localized_report(const CLI::App& app, const GlobalOptions& g, i18n::Lang la
   for (const CLI::App* sub : app.get_subcommands()) {
     for (const char* name : {"plan", "infer", "train", "simulate", "net", "compare"})
       if (sub->get_name() == name) return true;
-    // `monitor --replay`: the closing report of a recording (means, the advisor). A live session
-    // prints as it samples; it localises its closing advice itself (cmd_monitor.cc).
-    if (sub->get_name() == "monitor" && sub->count("--replay") > 0) return true;
+    // `monitor --replay` and `--prometheus`: one closing report (means, the advisor, the
+    // engines' operating points). A live session prints as it samples; it localises its closing
+    // advice itself (cmd_monitor.cc).
+    if (sub->get_name() == "monitor" &&
+        (sub->count("--replay") > 0 || sub->count("--prometheus") > 0))
+      return true;
   }
   return false;
 }
