@@ -16,6 +16,7 @@
 #include "cli_test_util.h"
 #include "memwall/catalog/catalog.h"
 #include "memwall/core/test_paths.h"
+#include "memwall/monitor/fake_prometheus.h"
 
 namespace {
 
@@ -23,8 +24,8 @@ using memwall::cli_test::Result;
 using memwall::cli_test::run;
 
 // What stays in its own language in a Chinese report: ids and values (tokens with digits, dots,
-// slashes, hyphens or underscores are never words here), acronyms and column names in capitals,
-// and the words below.
+// slashes, hyphens, underscores or '=' (Prometheus labels) are never words here), acronyms and
+// column names in capitals, and the words below.
 const std::set<std::string>& kept_words() {
   static const std::set<std::string> words = [] {
     std::set<std::string> out{
@@ -35,13 +36,13 @@ const std::set<std::string>& kept_words() {
         "Hopper", "Adam", "FlashAttention", "ZeRO", "Simple", "rack", "uncal",
         // memwall's commands, options' values and the ids its JSON holds (bound, algorithm,
         // collective, framework and engine ids, the nccl-tests column names)
-        "memwall", "plan", "infer", "simulate", "compare", "monitor", "docs", "catalog", "validate",
-        "quality", "unknown", "confidence", "high", "averse", "none", "auto", "default", "full",
-        "selective", "blockwise", "tensorwise", "memory", "compute", "overhead", "communication",
-        "ring", "tree", "nvls", "hierarchical", "pairwise", "allreduce", "reducescatter",
-        "allgather", "alltoall", "broadcast", "sendrecv", "size", "time", "megatron", "nemo",
-        "fsdp", "deepspeed", "nanotron", "mindspeed", "vllm", "sglang", "trtllm", "lmdeploy",
-        "mindie",
+        "memwall", "plan", "infer", "simulate", "compare", "monitor", "prometheus", "docs",
+        "catalog", "validate", "quality", "unknown", "confidence", "high", "averse", "none", "auto",
+        "default", "full", "selective", "blockwise", "tensorwise", "memory", "compute", "overhead",
+        "communication", "ring", "tree", "nvls", "hierarchical", "pairwise", "allreduce",
+        "reducescatter", "allgather", "alltoall", "broadcast", "sendrecv", "size", "time",
+        "megatron", "nemo", "fsdp", "deepspeed", "nanotron", "mindspeed", "vllm", "sglang",
+        "trtllm", "lmdeploy", "mindie",
         // products
         "vLLM", "SGLang", "MindIE", "Ascend", "ROCm", "DeepSpeed", "HiCache", "LMCache",
         "KTransformers", "FlexGen", "Nsight", "Systems"};
@@ -78,7 +79,7 @@ std::vector<std::string> english_words(std::string s) {
   };
   for (char c : s) {
     if (std::isalnum(static_cast<unsigned char>(c)) || c == '-' || c == '.' || c == '_' ||
-        c == '/' || c == ':' || c == '$')
+        c == '/' || c == ':' || c == '$' || c == '=')
       token += c;
     else
       flush();
@@ -256,6 +257,40 @@ TEST(LangZh, TheLiveMonitorsAdviceIsInChinese) {
   ASSERT_EQ(r.status, 0) << r.out;
   EXPECT_NE(r.out.find("撞上的墙："), std::string::npos) << r.out;
   EXPECT_EQ(r.out.find("wall: "), std::string::npos) << r.out;
+}
+
+// A fleet through Prometheus (src/memwall/monitor/testdata): dcgm-exporter's series with the
+// advisor per job and per GPU, and vLLM's with the engine's operating point and memwall's estimate
+// beside it.
+TEST(LangZh, ThePrometheusReportIsInChinese) {
+  using memwall::monitor::fixtures::FakePrometheus;
+  using memwall::monitor::fixtures::testdata;
+  FakePrometheus dcgm("", testdata("prom-dcgm-range.json"));
+  FakePrometheus vllm("", testdata("prom-vllm-0.10-range.json"));
+  for (const std::string& args :
+       {"monitor --prometheus " + dcgm.url() + " --advise",
+        "monitor --prometheus " + vllm.url() + " --window 1m --gpu h100 --engine-version 0.10.1"}) {
+    SCOPED_TRACE(args);
+    const Result r = run(args + " --lang zh", "2>&1");
+    ASSERT_EQ(r.status, 0) << r.out;
+    std::istringstream lines(r.out);
+    int sentences = 0;
+    for (std::string line; std::getline(lines, line);) {
+      if (!is_sentence(line)) continue;
+      ++sentences;
+      const auto words = english_words(line);
+      EXPECT_TRUE(words.empty()) << "English left: " << line.substr(0, 300) << " ("
+                                 << (words.empty() ? "" : words.front()) << ")";
+    }
+    EXPECT_GT(sentences, 5) << r.out;
+    auto answer = [&args](const std::string& lang) {
+      nlohmann::json j = nlohmann::json::parse(run(args + " --json --lang " + lang).out);
+      j.erase("start_s");  // the window ends now
+      j.erase("end_s");
+      return j.dump();
+    };
+    EXPECT_EQ(answer("zh"), answer("en"));
+  }
 }
 
 // A table row keeps its cells: the ids and numbers of `compare`'s rows and `net`'s curve are
