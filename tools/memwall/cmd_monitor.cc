@@ -19,6 +19,7 @@
 #include "memwall/catalog/catalog.h"
 #include "memwall/core/error.h"
 #include "memwall/core/precision.h"
+#include "memwall/i18n/messages.h"
 #include "memwall/measure/import.h"
 #include "memwall/measure/predict.h"
 #include "memwall/monitor/advisor.h"
@@ -304,7 +305,10 @@ int run_live(MonitorOptions& o, const GlobalOptions& g, const CLI::App& sub) {
   std::optional<monitor::Advice> advice;
   if (o.advise) advice = monitor::advise(samples, expected);
   if (!g.json) {
-    if (advice) std::cout << "\n" << monitor::format_advice(*advice);
+    // The live view is printed as it samples, so only the closing advice is localised here
+    // (a replay's whole report goes through main.cc's localised report).
+    if (advice)
+      std::cout << "\n" << i18n::localize_lines(monitor::format_advice(*advice), g.output_lang);
     return 0;
   }
   return report(o.source, samples, advice, true, true);

@@ -166,9 +166,10 @@ int with_output_flushed(int code) {
 // The reports that read as text (not the servers, the live monitor or the file emitters' output):
 // under --lang zh their lines go through the message catalog.
 // Files a command writes to stdout (`plan infer --emit/--benchmark`: shell scripts, Kubernetes
-// YAML) are not reports: their lines stay as written.
+// YAML; `net --csv` rows; `monitor --emit-rules`: Prometheus rules) are not reports: their lines
+// stay as written.
 bool emits_files(const CLI::App& app) {
-  for (const char* flag : {"--emit", "--benchmark"}) {
+  for (const char* flag : {"--emit", "--benchmark", "--csv", "--emit-rules"}) {
     const CLI::Option* o = app.get_option_no_throw(flag);
     if (o && o->count() > 0) return true;
   }
@@ -179,9 +180,16 @@ bool emits_files(const CLI::App& app) {
 
 bool localized_report(const CLI::App& app, const GlobalOptions& g, i18n::Lang lang) {
   if (lang == i18n::Lang::en || g.json || emits_files(app)) return false;
-  for (const CLI::App* sub : app.get_subcommands())
+  for (const CLI::App* sub : app.get_subcommands()) {
     for (const char* name : {"plan", "infer", "train", "simulate", "net", "compare"})
       if (sub->get_name() == name) return true;
+    // `monitor --replay` and `--prometheus`: one closing report (means, the advisor, the
+    // engines' operating points). A live session prints as it samples; it localises its closing
+    // advice itself (cmd_monitor.cc).
+    if (sub->get_name() == "monitor" &&
+        (sub->count("--replay") > 0 || sub->count("--prometheus") > 0))
+      return true;
+  }
   return false;
 }
 

@@ -14,6 +14,7 @@ namespace {
 struct Template {
   std::string en, zh;
   std::vector<std::string> literals, names;
+  bool laid_out = false;  // a literal holds two spaces: the template of a labelled, aligned line
 };
 
 struct Catalog {
@@ -35,6 +36,7 @@ Template compile(const std::string& en, const std::string& zh) {
     t.literals.emplace_back();
     i = close;
   }
+  for (const auto& l : t.literals) t.laid_out = t.laid_out || l.find("  ") != std::string::npos;
   return t;
 }
 
@@ -44,9 +46,20 @@ size_t literal_size(const Template& t) {
   return n;
 }
 
+// Whether the parentheses of `v` pair up: a value is a whole phrase, so "12 (3-4) (5" is not one
+// (the literal after it was found inside a parenthesis; a later occurrence is tried).
+bool balanced(std::string_view v) {
+  int depth = 0;
+  for (char c : v) {
+    depth += c == '(' ? 1 : c == ')' ? -1 : 0;
+    if (depth < 0) return false;
+  }
+  return depth == 0;
+}
+
 // Fills `values` when `s` from `at` matches literals[k] {names[k]} ... to the end; each value is
-// non-empty and as short as the rest allows (backtracking over later occurrences, at most `budget`
-// tries in all, so hostile text cannot make it slow).
+// non-empty, its parentheses balanced, and as short as the rest allows (backtracking over later
+// occurrences, at most `budget` tries in all, so hostile text cannot make it slow).
 bool match(const Template& t, const std::string& s, size_t k, size_t at,
            std::vector<std::string>& values, int& budget) {
   const std::string& lit = t.literals[k];
@@ -59,12 +72,12 @@ bool match(const Template& t, const std::string& s, size_t k, size_t at,
         s.compare(s.size() - next.size(), next.size(), next) != 0)
       return false;
     values[k] = s.substr(at, s.size() - next.size() - at);
-    return true;
+    return balanced(values[k]);
   }
   for (size_t end = s.find(next, at + 1); end != std::string::npos && --budget > 0;
        end = s.find(next, end + 1)) {
     values[k] = s.substr(at, end - at);
-    if (match(t, s, k + 1, end, values, budget)) return true;
+    if (balanced(values[k]) && match(t, s, k + 1, end, values, budget)) return true;
   }
   return false;
 }
@@ -101,8 +114,11 @@ bool has_letters(std::string_view s) {
 
 std::string localize_at(const std::string& s, Lang lang, int depth);
 
-std::optional<std::string> whole_match(const std::string& s, Lang lang, int depth) {
+// `laid_out_only`: only templates that hold the two-space layout of an aligned line themselves.
+std::optional<std::string> whole_match(const std::string& s, Lang lang, int depth,
+                                       bool laid_out_only = false) {
   for (const auto& t : catalog().sentences) {
+    if (laid_out_only && !t.laid_out) continue;
     std::vector<std::string> values(t.names.size());
     int budget = 2000;
     if (!match(t, s, 0, 0, values, budget)) continue;
@@ -123,25 +139,47 @@ std::string localize_at(const std::string& s, Lang lang, int depth) {
   if (lang == Lang::en || depth > 4 || s.size() > 16384 || s.find(' ') == std::string::npos ||
       !has_letters(s))
     return s;
-  // Clause by clause when every clause is a sentence of the catalog (the library joins reasons
-  // with "; "), else the whole text as one sentence (some templates hold "; " themselves).
-  if (s.find("; ") != std::string::npos) {
-    std::string out;
-    bool all = true;
-    for (size_t at = 0; all;) {
-      const size_t end = s.find("; ", at);
-      const auto done = whole_match(
-          s.substr(at, end == std::string::npos ? std::string::npos : end - at), lang, depth);
-      all = done.has_value();
-      if (all) out += *done;
-      if (end == std::string::npos) break;
-      out += "；";
-      at = end + 2;
-    }
-    if (all) return out;
+  if (s.find("; ") == std::string::npos) return whole_match(s, lang, depth).value_or(s);
+  // The library joins reasons with "; ", and some sentences hold "; " themselves.
+  std::vector<std::string> clauses;
+  for (size_t at = 0;;) {
+    const size_t end = s.find("; ", at);
+    clauses.push_back(s.substr(at, end == std::string::npos ? std::string::npos : end - at));
+    if (end == std::string::npos) break;
+    at = end + 2;
   }
+  if (clauses.size() > 256) return s;  // not a report's sentence
+  // Clause by clause when every clause is a sentence of the catalog ...
+  std::string out;
+  bool all = true;
+  for (size_t i = 0; i < clauses.size() && all; ++i) {
+    const auto done = whole_match(clauses[i], lang, depth);
+    all = done.has_value();
+    if (all) out += (i ? "；" : "") + *done;
+  }
+  if (all) return out;
+  // ... else the whole text as one sentence ...
   if (auto whole = whole_match(s, lang, depth)) return *whole;
-  return s;
+  // ... else, from each clause on, the longest run of clauses (at most kRun, not all of them) that
+  // one template matches, as one: a clause that no run starting at it matches stays as it is.
+  constexpr size_t kRun = 12;
+  out.clear();
+  bool any = false;
+  for (size_t i = 0; i < clauses.size();) {
+    if (i > 0) out += "；";
+    size_t next = i + 1;
+    std::optional<std::string> done;
+    for (size_t j = std::min(clauses.size() - (i == 0 ? 1 : 0), i + kRun); j > i && !done; --j) {
+      std::string run = clauses[i];
+      for (size_t k = i + 1; k < j; ++k) run += "; " + clauses[k];
+      done = whole_match(run, lang, depth);
+      if (done) next = j;
+    }
+    any = any || done.has_value();
+    out += done ? *done : clauses[i];
+    i = next;
+  }
+  return any ? out : s;
 }
 
 }  // namespace
@@ -186,7 +224,14 @@ std::string localize_lines(std::string_view text, Lang lang) {
     const std::string_view line = text.substr(at, end - at);
     const size_t indent = std::min(line.find_first_not_of(' '), line.size());
     out += line.substr(0, indent);
-    out += localize(line.substr(indent), lang);
+    const std::string body(line.substr(indent));
+    // A line laid out in columns (two spaces inside: a table row or header, a label and its
+    // value) keeps its cells as they are unless a template holds that layout (a label with its
+    // padding), so no cell of ids and numbers is read as part of a sentence.
+    if (body.find("  ") == std::string::npos || body.size() > 16384)
+      out += localize(body, lang);
+    else
+      out += whole_match(body, lang, 0, true).value_or(body);
     if (end < text.size()) out += '\n';
     at = end + 1;
   }

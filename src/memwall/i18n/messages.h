@@ -34,8 +34,10 @@ const Json& page_messages();
 std::string localize(std::string_view sentence, Lang lang);
 
 // A text report localised line by line: each line's indentation kept and the rest localised as
-// one sentence (a line that matches no template, such as a table row of ids and numbers, stays
-// as it is). What the CLI's reports print under --lang zh.
+// one sentence (a line that matches no template stays as it is). A line laid out in columns (two
+// spaces inside: a table row or header, a label padded to its value) is matched only by a
+// template that holds such a run of spaces itself, so table cells stay as they are. What the
+// CLI's reports print under --lang zh.
 std::string localize_lines(std::string_view text, Lang lang);
 
 // Every string value of `answer` localised in place (ids and numbers match no template and stay).
