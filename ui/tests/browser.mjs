@@ -47,6 +47,9 @@ async function checkView(page, view, lang, errors, shot = `${lang}-${view}`) {
   try {
     await page.waitForSelector(`${out} .cards, ${out} .error`, { timeout: 60000 });
   } catch (e) { fail(`${lang}/${view}: no answer within 60 s`); return; }
+  // Charts are drawn after the numbers have been painted (the page's draw()).
+  await page.waitForFunction((sel) => { const o = document.querySelector(sel); return o && !o.dataset.drawing; }, out, { timeout: 30000 })
+    .catch(() => fail(`${lang}/${view}: the charts were not drawn within 30 s of the numbers`));
   await page.waitForTimeout(150);
   const result = await page.evaluate(({ view }) => {
     const section = document.getElementById("v-" + view);
@@ -66,6 +69,8 @@ async function checkView(page, view, lang, errors, shot = `${lang}-${view}`) {
     });
     return { text: texts.join("\n"), charts, error: (section.querySelector(".error") || {}).textContent || "" };
   }, { view });
+  const banner = await page.textContent("#banner");
+  if (/Charts are unavailable|图表不可用/.test(banner)) fail(`${lang}/${view}: the page says its charts are unavailable: ${banner}`);
   if (result.charts.length === 0 && !result.error) fail(`${lang}/${view}: no chart`);
   for (const c of result.charts) if (!c.ok) fail(`${lang}/${view}: chart ${c.id} is empty (${c.why})`);
   if (lang === "zh") {

@@ -685,5 +685,19 @@ TEST(UiReport, PreloadsTheAnswersAndEscapesScriptEnds) {
   EXPECT_EQ(html.find("</script><b>"), std::string::npos);
 }
 
+// The served page fetches the chart library after its first answer; the report, which has no
+// server, carries it inline in the placeholder's place (and nothing left to fetch).
+TEST(UiReport, CarriesTheChartLibraryInline) {
+  const std::string html = static_report(Json::object());
+  EXPECT_EQ(html.find("data-src=\"vendor/echarts.min.js\""), std::string::npos);
+  const size_t at = html.find("<script id=\"charts-library\">");
+  ASSERT_NE(at, std::string::npos);
+  EXPECT_GT(html.size() - at, 500000u);  // ECharts 6.1 minified is 1.1 MB
+  const std::string served(page());
+  EXPECT_NE(served.find("<script id=\"charts-library\" data-src=\"vendor/echarts.min.js\"></script>"),
+            std::string::npos)
+      << "static_report's placeholder is gone from ui/index.html";
+}
+
 }  // namespace
 }  // namespace memwall::ui
