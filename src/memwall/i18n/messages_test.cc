@@ -11,6 +11,7 @@
 
 #include "memwall/catalog/catalog.h"
 #include "memwall/core/error.h"
+#include "memwall/core/embedded.h"
 #include "memwall/ui/api.h"
 #include "memwall/ui/server.h"
 
@@ -84,6 +85,42 @@ TEST(Messages, EveryPageStringAndTemplateHasBothLanguages) {
     const std::string zh = localize(t, Lang::zh);
     EXPECT_NE(zh, t) << t;
   }
+}
+
+// A translation says every number its English says: a Chinese template that turns "has 0 NICs"
+// into "has no NICs" drops a value the reader (and the UI parity check) compares. Numbers are
+// counted outside {placeholders} and not inside words ("e2e"); "2x" counts as 2.
+TEST(Messages, EveryTemplateKeepsTheNumbersOfItsEnglish) {
+  auto numbers = [](std::string s) {
+    s = std::regex_replace(s, std::regex(R"(\{[^}]*\})"), " ");
+    static const std::regex number(R"((^|[^A-Za-z0-9.])(\d+(\.\d+)?))");
+    std::multiset<std::string> out;
+    for (auto it = std::sregex_iterator(s.begin(), s.end(), number); it != std::sregex_iterator();
+         ++it)
+      out.insert((*it)[2].str());
+    return out;
+  };
+  int checked = 0;
+  for (const auto& f : data::embedded_files()) {
+    if (f.path != "messages/messages.json") continue;
+    const Json doc = Json::parse(f.content);
+    std::string en_run, zh_run;  // a formula split over two lines moves a term across the break
+    for (const auto& t : doc.at("sentences")) {
+      en_run += " " + t.at("en").get<std::string>();
+      zh_run += " " + t.at("zh").get<std::string>();
+      ++checked;
+      if (numbers(en_run) == numbers(zh_run)) {
+        en_run.clear();
+        zh_run.clear();
+      } else if (en_run.size() > 400) {
+        ADD_FAILURE() << "numbers differ between\n  " << en_run << "\n  " << zh_run;
+        en_run.clear();
+        zh_run.clear();
+      }
+    }
+    EXPECT_TRUE(en_run.empty()) << "numbers differ between\n  " << en_run << "\n  " << zh_run;
+  }
+  EXPECT_GT(checked, 300);
 }
 
 TEST(Messages, ThePageUsesOnlyKeysTheCatalogHas) {
