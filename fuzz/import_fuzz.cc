@@ -31,11 +31,13 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     if (format == "vllm-latency") o.batch = 8;
     // The summarising formats (GuideLLM, genai-perf, aiperf): lengths that vary read as fixed, so
     // an input gets past its lengths to its metrics.
-    if (format == "guidellm" || format == "genai-perf" || format == "aiperf") {
+    if (format == "guidellm" || format == "genai-perf" || format == "aiperf" ||
+        format == "inference-perf") {
       o.input = "fixed";
       o.output = "fixed";
     }
     if (format != "vllm-serve") o.model = "llama-3.1-8b";
+    if (format == "inference-perf") o.load_type = "poisson";  // a rate stage gets past its load
     std::vector<std::string> notes;
     try {
       (void)memwall::measure::import_text(text, "fuzz.json", o, memwall::Catalog::builtin(), notes);

@@ -46,8 +46,9 @@ void register_import(CLI::App& app, GlobalOptions& g, Runner& run) {
       "served, the parallel sizes, the lengths when the file holds only totals); what is still\n"
       "missing, or a field that changes what was measured (gamma or constant-interval\n"
       "arrivals, a ramp-up, speculative decoding), exits 2 naming it. Units are read from the\n"
-      "file. GuideLLM: the successful requests of each benchmark; genai-perf / AIPerf: the\n"
-      "profile_export_genai_perf.json / profile_export_aiperf.json metric objects.");
+      "file. GuideLLM: the successful requests of each benchmark; inference-perf: one\n"
+      "stage_<N>_lifecycle_metrics.json (a rate stage needs --load-type poisson); genai-perf /\n"
+      "AIPerf: the profile_export_genai_perf.json / profile_export_aiperf.json metric objects.");
   add_global_options(*sub, g);
   auto c = std::make_shared<ImportCliOptions>();
   measure::ImportOptions& o = c->o;
@@ -87,6 +88,9 @@ void register_import(CLI::App& app, GlobalOptions& g, Runner& run) {
                   "lognormal");
   sub->add_option("--output", o.output, "Output tokens per request (same forms as --input)");
   sub->add_option("--batch", o.batch, "vllm-latency: the run's --batch-size");
+  sub->add_option("--load-type", o.load_type,
+                  "inference-perf: the run's load.type (poisson or concurrent), which a stage "
+                  "report does not carry");
   // Training logs (megatron-log): what the log lines do not print.
   sub->add_option("--framework", o.framework, "megatron-log: megatron (default) or nemo");
   sub->add_option("--framework-version", o.framework_version, "megatron-log: its version");

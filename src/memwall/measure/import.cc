@@ -369,7 +369,7 @@ std::vector<Record> checked(const std::vector<Json>& records, const std::string&
 
 std::vector<std::string> import_formats() {
   return {"vllm-serve", "vllm-throughput", "vllm-latency", "sglang-serve", "llama-bench",
-          "guidellm",   "genai-perf",      "aiperf",       "megatron-log"};
+          "guidellm",   "inference-perf",  "genai-perf",   "aiperf",      "megatron-log"};
 }
 
 std::vector<Record> import_text(const std::string& text, const std::string& where,
@@ -379,6 +379,10 @@ std::vector<Record> import_text(const std::string& text, const std::string& wher
     throw InputError("--batch", std::to_string(*o.batch),
                      "no --batch with --format " + o.format +
                          " (the file records its load; --batch is vllm-latency's --batch-size)");
+  if (o.load_type && o.format != "inference-perf")
+    throw InputError("--load-type", *o.load_type,
+                     "no --load-type with --format " + o.format +
+                         " (the file records its load; --load-type is inference-perf's load.type)");
   std::vector<Json> records;
   if (o.format == "vllm-serve")
     records = detail::import_vllm_serve(text, where, o, catalog, notes);
@@ -392,6 +396,8 @@ std::vector<Record> import_text(const std::string& text, const std::string& wher
     records = detail::import_llama_bench(text, where, o, catalog, notes);
   else if (o.format == "guidellm")
     records = detail::import_guidellm(text, where, o, catalog, notes);
+  else if (o.format == "inference-perf")
+    records = detail::import_inference_perf(text, where, o, catalog, notes);
   else if (o.format == "megatron-log")
     records = detail::import_megatron_log(text, where, o, catalog, notes);
   else if (o.format == "genai-perf" || o.format == "aiperf")

@@ -38,6 +38,8 @@ struct ImportOptions {
   // "lognormal".
   std::optional<std::string> input, output;
   std::optional<int64_t> batch;  // vllm-latency: the --batch-size of the run
+  // inference-perf: the run's load.type (poisson or concurrent), which its stage reports omit.
+  std::optional<std::string> load_type;
   // Training logs (megatron-log): the job's settings the log does not print.
   std::optional<std::string> framework, framework_version;
   std::optional<int> cp, vpp, zero;

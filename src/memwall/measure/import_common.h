@@ -109,6 +109,10 @@ std::vector<Json> import_profile_export(const std::string& text, const std::stri
 std::vector<Json> import_megatron_log(const std::string& text, const std::string& where,
                                       const ImportOptions& o, const Catalog& catalog,
                                       std::vector<std::string>& notes);
+// inference-perf's stage_<N>_lifecycle_metrics.json (import_inference_perf.cc).
+std::vector<Json> import_inference_perf(const std::string& text, const std::string& where,
+                                        const ImportOptions& o, const Catalog& catalog,
+                                        std::vector<std::string>& notes);
 std::vector<Json> import_sglang_serve(const std::string& text, const std::string& where,
                                       const ImportOptions& o, const Catalog& catalog,
                                       std::vector<std::string>& notes);

@@ -486,6 +486,124 @@ TEST(ImportLlamaBench, RefusesWhatItCannotMapByName) {
   EXPECT_EQ(rs[1].id, "tg128@b.jsonl:2");
 }
 
+ImportOptions inference_perf_options() {
+  ImportOptions o;
+  o.format = "inference-perf";
+  o.model = "meta-llama/Llama-3.1-8B-Instruct";
+  o.accelerator = "h100";
+  o.engine = "vllm";
+  o.engine_version = "0.10.2";
+  return o;
+}
+
+// inference-perf's stage report (kubernetes-sigs/inference-perf 7de5ef2e reportgen/base.py
+// summarize_requests), a concurrent stage of 16 clients: every statistic memwall predicts, to the
+// record.
+TEST(ImportInferencePerf, ConcurrentStageToEveryRecordExactly) {
+  std::vector<std::string> notes;
+  const std::string w = fixture("inference_perf_stage_0_lifecycle_metrics.json");
+  const auto rs = import_file(w, inference_perf_options(), Catalog::builtin(), notes);
+  // ttft, tpot and e2e_latency x mean, median, p90, p95, p99; itl mean; three throughputs.
+  ASSERT_EQ(rs.size(), 19u);
+  const std::string id = "concurrency16@" + w;
+  const Record& ttft = by_id(rs, id + "/time_to_first_token.p99");
+  EXPECT_EQ(ttft.model.id, "llama-3.1-8b");
+  EXPECT_EQ(ttft.hardware.accelerator, "nvidia-h100-sxm");
+  EXPECT_EQ(ttft.workload.mode, Mode::concurrency);
+  EXPECT_EQ(*ttft.workload.concurrency, 16);
+  EXPECT_EQ(*ttft.workload.requests, 318);  // the successful requests
+  EXPECT_EQ(ttft.workload.input->distribution, "fixed");
+  EXPECT_EQ(ttft.workload.input->mean, 1024);
+  EXPECT_EQ(ttft.workload.output->mean, 128);  // the server's count (output_tokens), not output_len
+  EXPECT_EQ(ttft.measured.metric, Metric::ttft);
+  EXPECT_EQ(ttft.measured.statistic, Statistic::p99);
+  EXPECT_EQ(ttft.measured.value, 0.2874);
+  EXPECT_EQ(ttft.measured.unit, "s");
+  const Record& tpot = by_id(rs, id + "/time_per_output_token.median");
+  EXPECT_EQ(tpot.measured.metric, Metric::tpot);
+  EXPECT_EQ(tpot.measured.value, 0.01548);
+  EXPECT_EQ(by_id(rs, id + "/request_latency.mean").measured.metric, Metric::e2e_latency);
+  const Record& itl = by_id(rs, id + "/inter_token_latency.mean");
+  EXPECT_EQ(itl.measured.metric, Metric::itl);
+  EXPECT_EQ(itl.measured.value, 0.01551);
+  EXPECT_THROW(by_id(rs, id + "/inter_token_latency.p99"), std::runtime_error);
+  const Record& out = by_id(rs, id + "/output_tokens_per_sec");
+  EXPECT_EQ(out.measured.metric, Metric::output_throughput);
+  EXPECT_EQ(out.measured.statistic, Statistic::value);
+  EXPECT_EQ(out.measured.value, 972.19);
+  EXPECT_EQ(by_id(rs, id + "/total_tokens_per_sec").measured.metric, Metric::total_throughput);
+  EXPECT_EQ(by_id(rs, id + "/requests_per_sec").measured.unit, "requests/s");
+  EXPECT_TRUE(has_note(notes, "2 of 320 requests failed"));
+  EXPECT_TRUE(has_note(notes, "token_count_mismatches: 3"));
+  EXPECT_TRUE(has_note(notes, "normalized_time_per_output_token (the first token's wait"));
+}
+
+TEST(ImportInferencePerf, RefusesWhatItCannotMapByName) {
+  const Json report = Json::parse(text_of("inference_perf_stage_0_lifecycle_metrics.json"));
+  const auto with = [&](const Json::json_pointer& at, const Json& value) {
+    Json r = report;
+    r[at] = value;
+    return r;
+  };
+  const auto refused = [&](const Json& r, const ImportOptions& o = inference_perf_options()) {
+    std::vector<std::string> notes;
+    return refusal([&] { import_text(r.dump(), "s.json", o, Catalog::builtin(), notes); });
+  };
+  // A rate stage: the arrival process is in config.yaml, so --load-type says it.
+  Json rate = report;
+  rate["load_summary"].erase("concurrency");
+  EXPECT_NE(refused(rate).find("--load-type: required: s.json.load_summary.requested_rate 8"),
+            std::string::npos)
+      << refused(rate);
+  ImportOptions poisson = inference_perf_options();
+  poisson.load_type = "poisson";
+  std::vector<std::string> notes;
+  const auto rs = import_text(rate.dump(), "s.json", poisson, Catalog::builtin(), notes);
+  EXPECT_EQ(rs.front().workload.mode, Mode::request_rate);
+  EXPECT_EQ(*rs.front().workload.request_rate, 8.0);
+  EXPECT_TRUE(has_note(notes, "achieved 8.077"));
+  ImportOptions constant = inference_perf_options();
+  constant.load_type = "constant";
+  EXPECT_NE(refused(rate, constant).find("--load-type: value 'constant'"), std::string::npos)
+      << refused(rate, constant);
+  // A generator that fell behind its rate: the offered load is not the requested one.
+  Json late = rate;
+  late["load_summary"]["schedule_delay"]["median"] = 0.4;
+  EXPECT_NE(refused(late, poisson).find("schedule_delay.median"), std::string::npos)
+      << refused(late, poisson);
+  // The run's summary pools every stage.
+  Json summary = rate;
+  summary["load_summary"] = {{"count", 320}, {"schedule_delay", nullptr}};
+  EXPECT_NE(refused(summary).find("pools every stage"), std::string::npos) << refused(summary);
+  // Prefix-cache hits, multimodal requests, lengths without a stated distribution, other fields.
+  EXPECT_NE(refused(with(Json::json_pointer("/successes/prompt_tokens/cached"), 512.0))
+                .find("prompt_tokens.cached"),
+            std::string::npos);
+  EXPECT_NE(refused(with(Json::json_pointer("/successes/image/count/mean"), 1.0))
+                .find("image.count.mean"),
+            std::string::npos);
+  Json varied = with(Json::json_pointer("/successes/prompt_tokens/max"), 2048.0);
+  EXPECT_NE(refused(varied).find("the lengths vary"), std::string::npos) << refused(varied);
+  ImportOptions lognormal = inference_perf_options();
+  lognormal.input = "lognormal";
+  EXPECT_NE(refused(varied, lognormal).find("no standard deviation"), std::string::npos)
+      << refused(varied, lognormal);
+  EXPECT_NE(refused(with(Json::json_pointer("/successes/latency/ttft_ms"), 3.0)).find("ttft_ms"),
+            std::string::npos);
+  Json old = report;
+  old.erase("benchmark_time_seconds");
+  EXPECT_NE(refused(old).find("'benchmark_time_seconds' is missing"), std::string::npos);
+  ImportOptions no_engine = inference_perf_options();
+  no_engine.engine.reset();
+  EXPECT_NE(refused(report, no_engine).find("--engine"), std::string::npos);
+  ImportOptions stray = inference_perf_options();
+  stray.load_type = "poisson";
+  stray.format = "guidellm";
+  EXPECT_NE(refused(report, stray).find("--load-type"), std::string::npos);
+  EXPECT_NE(refused(Json::array()).find("not an inference-perf lifecycle report"),
+            std::string::npos);
+}
+
 ImportOptions guidellm_options() {
   ImportOptions o;
   o.format = "guidellm";
