@@ -78,7 +78,12 @@ constexpr const char* kDefinitions =
     "generation tokens/s, and TTFT, TPOT (inter-token) and e2e mean, p50 and p99 from the\n"
     "histogram buckets' increases (interpolated inside a bucket as histogram_quantile does).\n"
     "With --gpu (and --model where the series carry no model_name) memwall's estimate for that\n"
-    "point stands beside it; --input/--output replace the length histograms' means.";
+    "point stands beside it; --input/--output replace the length histograms' means.\n"
+    "--emit-rules writes Prometheus recording rules (memwall:<reading>:ratio, the links'\n"
+    "memwall:pcie_rx:bytes_per_second ...) and alerting rules for the walls; with --gpu also\n"
+    "PCIe and NVLink saturation alerts: a direction whose 10-minute mean holds >= 80 % (the\n"
+    "offload model's achievable link fraction) of the catalog's per-direction bandwidth. A link\n"
+    "the catalog gives no bandwidth for gets no alert, said in the file and on stderr.";
 
 std::atomic<bool> g_stop{false};
 extern "C" void on_signal(int) {
@@ -220,9 +225,15 @@ int run_prometheus(MonitorOptions& o, const GlobalOptions& g, const CLI::App& su
   return 0;
 }
 
-// The Prometheus rules file of the advisor's walls, to FILE or "-" (stdout).
-int emit_rules(const MonitorOptions& o) {
-  const std::string text = monitor::prometheus_rules(monitor::exporter_table());
+// The Prometheus rules file of the advisor's walls, to FILE or "-" (stdout); with --gpu, the
+// saturation alerts of that accelerator's PCIe and NVLink links. What the link alerts leave out
+// is said on stderr as well as in the file.
+int emit_rules(const MonitorOptions& o, const GlobalOptions& g) {
+  const Catalog catalog = Catalog::with_user_files(g.catalog_files);
+  const Accelerator* gpu = o.d.gpu.empty() ? nullptr : &catalog.accelerator(o.d.gpu);
+  const std::string text = monitor::prometheus_rules(monitor::exporter_table(), gpu);
+  for (const auto& note : monitor::link_alert_notes(gpu))
+    std::cerr << "memwall monitor --emit-rules: " << note << "\n";
   if (o.emit_rules == "-") {
     std::cout << text;
     return 0;
@@ -357,8 +368,9 @@ void register_monitor(CLI::App& app, GlobalOptions& g, Runner& run) {
                   "With --prometheus: connection and read timeout in seconds")
       ->capture_default_str();
   sub->add_option("--emit-rules", o->emit_rules,
-                  "Write Prometheus recording and alerting rules for the advisor's walls to FILE "
-                  "(- for stdout) and exit");
+                  "Write Prometheus recording and alerting rules for the advisor's walls to FILE\n"
+                  "(- for stdout) and exit; with --gpu also PCIe/NVLink saturation alerts at the\n"
+                  "catalog's per-direction link bandwidths");
   sub->add_flag("--advise", o->advise,
                 "Name the wall; with --model/--gpu/--input/--output compare with the estimate");
   sub->add_option("--model", o->d.model,
@@ -366,7 +378,8 @@ void register_monitor(CLI::App& app, GlobalOptions& g, Runner& run) {
                   "the series' model_name label)");
   sub->add_option("--gpu", o->d.gpu,
                   "Accelerator id or alias of the monitored GPUs (advisor; engines: gives\n"
-                  "memwall's estimate beside each operating point)");
+                  "memwall's estimate beside each operating point; --emit-rules: its link\n"
+                  "bandwidths for the saturation alerts)");
   sub->add_option("--tp", o->d.tp, "Tensor-parallel size (advisor)")->capture_default_str();
   sub->add_option("--pp", o->d.pp, "Pipeline-parallel size (advisor)")->capture_default_str();
   sub->add_option("--dp", o->d.dp, "Data-parallel replicas (advisor)")->capture_default_str();
@@ -390,7 +403,7 @@ void register_monitor(CLI::App& app, GlobalOptions& g, Runner& run) {
       ->check(CLI::ExistingFile);
   sub->callback([&run, &g, o, sub] {
     run = [&g, o, sub] {
-      if (sub->count("--emit-rules") > 0) return emit_rules(*o);
+      if (sub->count("--emit-rules") > 0) return emit_rules(*o, g);
       if (sub->count("--prometheus") > 0) return run_prometheus(*o, g, *sub);
       for (const char* fleet_only : {"--window", "--job", "--timeout"})
         if (sub->count(fleet_only) > 0)
