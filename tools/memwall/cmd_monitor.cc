@@ -26,6 +26,7 @@
 #include "memwall/monitor/engine_metrics.h"
 #include "memwall/monitor/engine_records.h"
 #include "memwall/monitor/fleet.h"
+#include "memwall/monitor/label_deployment.h"
 #include "memwall/monitor/local_source.h"
 #include "memwall/monitor/nvml_source.h"
 #include "memwall/monitor/recording.h"
@@ -187,10 +188,27 @@ int run_prometheus(MonitorOptions& o, const GlobalOptions& g, const CLI::App& su
         f, "the mapped exporter or engine names (" +
                fmt::format("{}", fmt::join(monitor::exporter_table().sets, ", ")) + ", " +
                fmt::format("{}", fmt::join(monitor::engine_table().sets, ", ")) + ")"));
-  std::optional<monitor::FleetAdvice> advice;
-  if (o.advise) advice = monitor::advise_fleet(fleet, expected);
-  // memwall's estimate beside each engine's operating point, where the deployment is given.
   const auto catalog = Catalog::with_user_files(g.catalog_files);
+  std::optional<monitor::FleetAdvice> advice;
+  if (o.advise) {
+    // Without --model/--gpu, each job's deployment as its series' labels name it.
+    std::map<std::string, monitor::JobDeployment> from_labels;
+    if (!expected) {
+      infer::DeploymentOptions base = o.d;
+      if (!o.node.empty()) base.node = o.node;
+      if (!o.weight_precision.empty())
+        base.weight_precision = parse_precision_or_throw(o.weight_precision, "--weight-precision");
+      if (!o.kv_precision.empty())
+        base.kv_precision = parse_precision_or_throw(o.kv_precision, "--kv-precision");
+      monitor::FlagWorkload w;
+      if (sub.count("--batch") > 0) w.batch = o.batch;
+      w.input = o.input;
+      w.output = o.output;
+      from_labels = monitor::job_deployments(fleet, engines.points, base, w, catalog);
+    }
+    advice = monitor::advise_fleet(fleet, expected, from_labels);
+  }
+  // memwall's estimate beside each engine's operating point, where the deployment is given.
   measure::PredictOptions po;
   if (o.d.calibration_file)
     po.efficiency =
