@@ -84,7 +84,13 @@ constexpr const char* kDefinitions =
     "memwall:pcie_rx:bytes_per_second ...) and alerting rules for the walls; with --gpu also\n"
     "PCIe and NVLink saturation alerts: a direction whose 10-minute mean holds >= 80 % (the\n"
     "offload model's achievable link fraction) of the catalog's per-direction bandwidth. A link\n"
-    "the catalog gives no bandwidth for gets no alert, said in the file and on stderr.";
+    "the catalog gives no bandwidth for gets no alert, said in the file and on stderr.\n"
+    "--prometheus --advise without --model/--gpu compares each job with the deployment its\n"
+    "pod's series name: the memwall.io/* pod labels of plan --emit k8s as Prometheus's pod\n"
+    "relabelling writes them (memwall_io_model, _accelerator, _tp, _pp, _weight_precision,\n"
+    "_kv_precision) and the engine's model_name; the workload is --batch/--input/--output, else\n"
+    "the engine's mean running requests and length-histogram means. It says which labels it\n"
+    "used and names each label it cannot map.";
 
 std::atomic<bool> g_stop{false};
 extern "C" void on_signal(int) {
@@ -390,7 +396,9 @@ void register_monitor(CLI::App& app, GlobalOptions& g, Runner& run) {
                   "(- for stdout) and exit; with --gpu also PCIe/NVLink saturation alerts at the\n"
                   "catalog's per-direction link bandwidths");
   sub->add_flag("--advise", o->advise,
-                "Name the wall; with --model/--gpu/--input/--output compare with the estimate");
+                "Name the wall; with --model/--gpu/--input/--output compare with the estimate\n"
+                "(--prometheus without --model/--gpu: with the deployment the series' labels\n"
+                "name)");
   sub->add_option("--model", o->d.model,
                   "Built-in model id or Hugging Face config.json (advisor; engines: default\n"
                   "the series' model_name label)");
