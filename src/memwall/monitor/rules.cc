@@ -240,7 +240,9 @@ std::string prometheus_rules(const ExporterTable& t, const Accelerator* gpu) {
                     kRulesWindow, kClocksLimitedShare * 100));
   if (!gpu) return out;
   // A link direction whose window average holds at or above the achievable fraction of its
-  // per-direction bandwidth carries about all the link can: transfers wait on it.
+  // per-direction bandwidth carries about all the link can: transfers wait on it. (DCGM's PCIe
+  // counters count protocol headers with the payload, its NVLink counters payload only: DCGM
+  // user guide, profiling metrics.)
   std::string links;
   for (const auto& l : link_readings()) {
     std::string why;
