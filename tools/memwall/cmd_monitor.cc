@@ -26,6 +26,7 @@
 #include "memwall/monitor/engine_metrics.h"
 #include "memwall/monitor/engine_records.h"
 #include "memwall/monitor/fleet.h"
+#include "memwall/monitor/label_deployment.h"
 #include "memwall/monitor/local_source.h"
 #include "memwall/monitor/nvml_source.h"
 #include "memwall/monitor/recording.h"
@@ -78,7 +79,18 @@ constexpr const char* kDefinitions =
     "generation tokens/s, and TTFT, TPOT (inter-token) and e2e mean, p50 and p99 from the\n"
     "histogram buckets' increases (interpolated inside a bucket as histogram_quantile does).\n"
     "With --gpu (and --model where the series carry no model_name) memwall's estimate for that\n"
-    "point stands beside it; --input/--output replace the length histograms' means.";
+    "point stands beside it; --input/--output replace the length histograms' means.\n"
+    "--emit-rules writes Prometheus recording rules (memwall:<reading>:ratio, the links'\n"
+    "memwall:pcie_rx:bytes_per_second ...) and alerting rules for the walls; with --gpu also\n"
+    "PCIe and NVLink saturation alerts: a direction whose 10-minute mean holds >= 80 % (the\n"
+    "offload model's achievable link fraction) of the catalog's per-direction bandwidth. A link\n"
+    "the catalog gives no bandwidth for gets no alert, said in the file and on stderr.\n"
+    "--prometheus --advise without --model/--gpu compares each job with the deployment its\n"
+    "pod's series name: the memwall.io/* pod labels of plan --emit k8s as Prometheus's pod\n"
+    "relabelling writes them (memwall_io_model, _accelerator, _tp, _pp, _weight_precision,\n"
+    "_kv_precision) and the engine's model_name; the workload is --batch/--input/--output, else\n"
+    "the engine's mean running requests and length-histogram means. It says which labels it\n"
+    "used and names each label it cannot map.";
 
 std::atomic<bool> g_stop{false};
 extern "C" void on_signal(int) {
@@ -182,10 +194,27 @@ int run_prometheus(MonitorOptions& o, const GlobalOptions& g, const CLI::App& su
         f, "the mapped exporter or engine names (" +
                fmt::format("{}", fmt::join(monitor::exporter_table().sets, ", ")) + ", " +
                fmt::format("{}", fmt::join(monitor::engine_table().sets, ", ")) + ")"));
-  std::optional<monitor::FleetAdvice> advice;
-  if (o.advise) advice = monitor::advise_fleet(fleet, expected);
-  // memwall's estimate beside each engine's operating point, where the deployment is given.
   const auto catalog = Catalog::with_user_files(g.catalog_files);
+  std::optional<monitor::FleetAdvice> advice;
+  if (o.advise) {
+    // Without --model/--gpu, each job's deployment as its series' labels name it.
+    std::map<std::string, monitor::JobDeployment> from_labels;
+    if (!expected) {
+      infer::DeploymentOptions base = o.d;
+      if (!o.node.empty()) base.node = o.node;
+      if (!o.weight_precision.empty())
+        base.weight_precision = parse_precision_or_throw(o.weight_precision, "--weight-precision");
+      if (!o.kv_precision.empty())
+        base.kv_precision = parse_precision_or_throw(o.kv_precision, "--kv-precision");
+      monitor::FlagWorkload w;
+      if (sub.count("--batch") > 0) w.batch = o.batch;
+      w.input = o.input;
+      w.output = o.output;
+      from_labels = monitor::job_deployments(fleet, engines.points, base, w, catalog);
+    }
+    advice = monitor::advise_fleet(fleet, expected, from_labels);
+  }
+  // memwall's estimate beside each engine's operating point, where the deployment is given.
   measure::PredictOptions po;
   if (o.d.calibration_file)
     po.efficiency =
@@ -220,9 +249,15 @@ int run_prometheus(MonitorOptions& o, const GlobalOptions& g, const CLI::App& su
   return 0;
 }
 
-// The Prometheus rules file of the advisor's walls, to FILE or "-" (stdout).
-int emit_rules(const MonitorOptions& o) {
-  const std::string text = monitor::prometheus_rules(monitor::exporter_table());
+// The Prometheus rules file of the advisor's walls, to FILE or "-" (stdout); with --gpu, the
+// saturation alerts of that accelerator's PCIe and NVLink links. What the link alerts leave out
+// is said on stderr as well as in the file.
+int emit_rules(const MonitorOptions& o, const GlobalOptions& g) {
+  const Catalog catalog = Catalog::with_user_files(g.catalog_files);
+  const Accelerator* gpu = o.d.gpu.empty() ? nullptr : &catalog.accelerator(o.d.gpu);
+  const std::string text = monitor::prometheus_rules(monitor::exporter_table(), gpu);
+  for (const auto& note : monitor::link_alert_notes(gpu))
+    std::cerr << "memwall monitor --emit-rules: " << note << "\n";
   if (o.emit_rules == "-") {
     std::cout << text;
     return 0;
@@ -357,16 +392,20 @@ void register_monitor(CLI::App& app, GlobalOptions& g, Runner& run) {
                   "With --prometheus: connection and read timeout in seconds")
       ->capture_default_str();
   sub->add_option("--emit-rules", o->emit_rules,
-                  "Write Prometheus recording and alerting rules for the advisor's walls to FILE "
-                  "(- for stdout) and exit");
+                  "Write Prometheus recording and alerting rules for the advisor's walls to FILE\n"
+                  "(- for stdout) and exit; with --gpu also PCIe/NVLink saturation alerts at the\n"
+                  "catalog's per-direction link bandwidths");
   sub->add_flag("--advise", o->advise,
-                "Name the wall; with --model/--gpu/--input/--output compare with the estimate");
+                "Name the wall; with --model/--gpu/--input/--output compare with the estimate\n"
+                "(--prometheus without --model/--gpu: with the deployment the series' labels\n"
+                "name)");
   sub->add_option("--model", o->d.model,
                   "Built-in model id or Hugging Face config.json (advisor; engines: default\n"
                   "the series' model_name label)");
   sub->add_option("--gpu", o->d.gpu,
                   "Accelerator id or alias of the monitored GPUs (advisor; engines: gives\n"
-                  "memwall's estimate beside each operating point)");
+                  "memwall's estimate beside each operating point; --emit-rules: its link\n"
+                  "bandwidths for the saturation alerts)");
   sub->add_option("--tp", o->d.tp, "Tensor-parallel size (advisor)")->capture_default_str();
   sub->add_option("--pp", o->d.pp, "Pipeline-parallel size (advisor)")->capture_default_str();
   sub->add_option("--dp", o->d.dp, "Data-parallel replicas (advisor)")->capture_default_str();
@@ -390,7 +429,7 @@ void register_monitor(CLI::App& app, GlobalOptions& g, Runner& run) {
       ->check(CLI::ExistingFile);
   sub->callback([&run, &g, o, sub] {
     run = [&g, o, sub] {
-      if (sub->count("--emit-rules") > 0) return emit_rules(*o);
+      if (sub->count("--emit-rules") > 0) return emit_rules(*o, g);
       if (sub->count("--prometheus") > 0) return run_prometheus(*o, g, *sub);
       for (const char* fleet_only : {"--window", "--job", "--timeout"})
         if (sub->count(fleet_only) > 0)

@@ -70,6 +70,101 @@ TEST(MonitorEnginesCli, GpuExportersAndEnginesTogether) {
   EXPECT_DOUBLE_EQ(j["engines"][0]["prompt_tokens_per_s"].get<double>(), 4000);
 }
 
+// dcgm-exporter's recorded series of pod llm/vllm-0 and vLLM 0.10's of the same pod, the latter
+// with the pod labels memwall's deploy emitter writes, as Prometheus's labelmap of
+// __meta_kubernetes_pod_label_(.+) names them (`extra`).
+std::string deployed_answer(const nlohmann::json& extra) {
+  auto answer = nlohmann::json::parse(testdata("prom-dcgm-range.json"));
+  auto vllm = nlohmann::json::parse(testdata("prom-vllm-0.10-range.json"));
+  for (auto& s : vllm["data"]["result"]) {
+    for (const auto& [k, v] : extra.items()) s["metric"][k] = v;
+    answer["data"]["result"].push_back(s);
+  }
+  return answer.dump();
+}
+
+// Without --model/--gpu the advisor compares each job with the deployment its pod's labels name:
+// the accelerator and tp from memwall.io/* pod labels, the model from vLLM's model_name, the
+// workload from the engine's series (24 running requests, 1000 / 500 token means); it says which
+// labels it used.
+TEST(MonitorEnginesCli, AdviseComparesWithTheDeploymentTheLabelsName) {
+  FakePrometheus fake(
+      "", deployed_answer({{"memwall_io_accelerator", "nvidia-h100-sxm"}, {"memwall_io_tp", "2"}}));
+  const auto r = run("monitor --prometheus " + fake.url() + " --advise --json");
+  ASSERT_EQ(r.status, 0) << r.out;
+  const auto j = nlohmann::json::parse(r.out);
+  ASSERT_EQ(j["jobs"].size(), 1u) << r.out;
+  const auto& job = j["jobs"][0];
+  EXPECT_EQ(job["job"], "namespace=llm,pod=vllm-0,container=vllm");
+  const auto& d = job["deployment_from_labels"];
+  EXPECT_EQ(
+      d["used"],
+      nlohmann::json({"model llama-3.1-8b (model_name=meta-llama/Llama-3.1-8B-Instruct)",
+                      "accelerator nvidia-h100-sxm (memwall_io_accelerator=nvidia-h100-sxm)",
+                      "tp 2 (memwall_io_tp=2)", "engine vllm (its vllm:* series)",
+                      "batch 24 (the engine's mean running requests)",
+                      "prompt 1000 tokens (the engine's prompt-length histogram mean)",
+                      "generation 500 tokens (the engine's generation-length histogram mean)"}))
+      << d.dump(2);
+  EXPECT_TRUE(d["not_mapped"].empty()) << d.dump(2);
+  const auto& expected = job["advice"]["expected"];
+  ASSERT_TRUE(expected.is_object()) << job.dump(2);
+  EXPECT_EQ(expected["deployment"].get<std::string>().rfind(
+                "llama-3.1-8b on nvidia-h100-sxm x2 (tp 2 pp 1 dp 1), batch 24 x (input 1000 + "
+                "output 500)",
+                0),
+            0u)
+      << expected.dump();
+  EXPECT_TRUE(job["advice"]["bandwidth_vs_expected"].is_number()) << job.dump(2);
+
+  const auto text = run("monitor --prometheus " + fake.url() + " --advise");
+  ASSERT_EQ(text.status, 0);
+  EXPECT_NE(text.out.find("deployment from the series' labels: model llama-3.1-8b (model_name="),
+            std::string::npos)
+      << text.out;
+  EXPECT_NE(text.out.find("memwall estimates for llama-3.1-8b on nvidia-h100-sxm x2"),
+            std::string::npos)
+      << text.out;
+}
+
+// A label that maps to nothing is named with the reason and the job gets no estimate; no value
+// is guessed. --model/--gpu, when given, are the deployment and the labels are not read.
+TEST(MonitorEnginesCli, AdviseNamesTheLabelsItCannotMap) {
+  FakePrometheus fake("", deployed_answer({{"memwall_io_accelerator", "h100x"},
+                                           {"memwall_io_tp", "two"},
+                                           {"memwall_io_replicas", "3"}}));
+  const auto r = run("monitor --prometheus " + fake.url() + " --advise --json");
+  ASSERT_EQ(r.status, 0) << r.out;
+  const auto j = nlohmann::json::parse(r.out);
+  const auto& d = j["jobs"][0]["deployment_from_labels"];
+  const std::string unmapped = d["not_mapped"].dump();
+  EXPECT_NE(unmapped.find("memwall_io_accelerator='h100x': no catalog accelerator has that id or "
+                          "alias"),
+            std::string::npos)
+      << unmapped;
+  EXPECT_NE(unmapped.find("memwall_io_tp='two': not a whole number from 1 to 1024"),
+            std::string::npos)
+      << unmapped;
+  EXPECT_NE(unmapped.find("memwall_io_replicas='3': not a label memwall's deploy emitter writes"),
+            std::string::npos)
+      << unmapped;
+  EXPECT_EQ(d["notes"], nlohmann::json({"the labels name no accelerator (memwall_io_accelerator; "
+                                        "or --gpu)"}))
+      << d.dump(2);
+  EXPECT_FALSE(j["jobs"][0]["advice"].contains("expected")) << j["jobs"][0].dump(2);
+  EXPECT_EQ(j["jobs"][0]["advice"]["wall"], "memory-bandwidth");  // the diagnosis stands
+
+  const auto flags = run("monitor --prometheus " + fake.url() +
+                         " --advise --json --model llama-3.1-8b --gpu h100 --input 1000 --output "
+                         "500");
+  ASSERT_EQ(flags.status, 0) << flags.out;
+  const auto jf = nlohmann::json::parse(flags.out);
+  EXPECT_FALSE(jf["jobs"][0].contains("deployment_from_labels"));
+  EXPECT_EQ(jf["jobs"][0]["advice"]["expected"]["deployment"].get<std::string>().rfind(
+                "llama-3.1-8b on nvidia-h100-sxm x1", 0),
+            0u);
+}
+
 TEST(MonitorEnginesCli, ContradictorySeriesExit2) {
   auto answer = nlohmann::json::parse(testdata("prom-vllm-0.10-range.json"));
   for (auto& s : answer["data"]["result"])

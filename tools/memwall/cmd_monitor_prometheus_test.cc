@@ -95,4 +95,34 @@ TEST(MonitorPrometheusCli, EmitRules) {
   EXPECT_EQ(run("monitor --emit-rules /nonexistent/dir/rules.yml").status, 2);
 }
 
+// --gpu adds the PCIe and NVLink saturation alerts of that accelerator (the committed
+// memwall-rules-h100.yml); without it, and for a link the catalog has no bandwidth of, stderr says
+// what is left out; an unknown id is exit 2 naming it and where the ids are listed.
+TEST(MonitorPrometheusCli, EmitRulesWithAGpuAlertsOnItsLinks) {
+  std::ifstream in(memwall::test::source_dir() + "/tools/prometheus/memwall-rules-h100.yml");
+  const std::string h100((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  const auto out = run("monitor --emit-rules - --gpu h100", "2>&1");
+  ASSERT_EQ(out.status, 0);
+  EXPECT_EQ(out.out, h100);  // nothing on stderr: every link's bandwidth is known
+  EXPECT_NE(out.out.find("alert: MemwallPcieRxSaturated"), std::string::npos);
+
+  const auto none = run("monitor --emit-rules /dev/null", "2>&1");
+  ASSERT_EQ(none.status, 0);
+  EXPECT_NE(none.out.find("memwall monitor --emit-rules: PCIe and NVLink saturation alerts need "
+                          "--gpu ID"),
+            std::string::npos)
+      << none.out;
+  const auto h20 = run("monitor --emit-rules /dev/null --gpu h20", "2>&1");
+  ASSERT_EQ(h20.status, 0);
+  EXPECT_NE(h20.out.find("nvidia-h20: the catalog gives no host-link bandwidth per direction"),
+            std::string::npos)
+      << h20.out;
+
+  const auto bad = run("monitor --emit-rules - --gpu h1000", "2>&1");
+  EXPECT_EQ(bad.status, 2);
+  EXPECT_NE(bad.out.find("--gpu: unknown name 'h1000'"), std::string::npos) << bad.out;
+  EXPECT_NE(bad.out.find("memwall catalog list"), std::string::npos) << bad.out;
+  EXPECT_EQ(bad.out.find("groups:"), std::string::npos);
+}
+
 }  // namespace

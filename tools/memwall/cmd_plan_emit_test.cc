@@ -262,6 +262,30 @@ Json object_of_kind(const std::string& yaml, const std::string& kind) {
   return Json::object();
 }
 
+// Every pod carries the deployment as labels (memwall.io/model, accelerator, tp, pp, precisions),
+// the ones `memwall monitor --prometheus --advise` reads back from the pods' series; the
+// Deployment's selector holds the same, and a LeaderWorkerSet's leader and worker pods both.
+TEST(PlanEmit, PodsCarryTheDeploymentAsLabels) {
+  const auto agg = run(kAggregated + " --emit k8s --engine-version 0.11");
+  ASSERT_EQ(agg.status, 0) << agg.out;
+  const Json d = object_of_kind(agg.out, "Deployment");
+  const Json& labels = d["spec"]["template"]["metadata"]["labels"];
+  EXPECT_EQ(labels.value("memwall.io/accelerator", ""), "nvidia-h100-sxm") << labels.dump();
+  EXPECT_EQ(labels.value("memwall.io/tp", ""), "4") << labels.dump();
+  EXPECT_EQ(labels.value("memwall.io/pp", ""), "1") << labels.dump();
+  EXPECT_FALSE(labels.value("memwall.io/model", "").empty()) << labels.dump();
+  EXPECT_FALSE(labels.value("memwall.io/weight-precision", "").empty()) << labels.dump();
+  EXPECT_FALSE(labels.value("memwall.io/kv-precision", "").empty()) << labels.dump();
+  const auto multi = run(kDisaggregated + " --emit k8s --engine-version 0.11 --pick 4");
+  ASSERT_EQ(multi.status, 0) << multi.out;
+  const Json lws = object_of_kind(multi.out, "LeaderWorkerSet");
+  for (const char* role : {"leaderTemplate", "workerTemplate"}) {
+    const Json& l = lws["spec"]["leaderWorkerTemplate"][role]["metadata"]["labels"];
+    EXPECT_EQ(l.value("memwall.io/tp", ""), "8") << role << l.dump();
+    EXPECT_EQ(l.value("memwall.io/pp", ""), "2") << role << l.dump();
+  }
+}
+
 TEST(PlanEmit, SglangLeaderWorkerSetPassesEachPodItsRank) {
   const auto r =
       run(kDisaggregated + " --engine sglang --emit k8s --engine-version main-001067f --pick 4");

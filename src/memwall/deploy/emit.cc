@@ -4,6 +4,8 @@
 
 #include <algorithm>
 #include <cmath>
+#include <iterator>
+#include <regex>
 #include <stdexcept>
 
 #include "memwall/core/document.h"
@@ -120,6 +122,7 @@ EngineCommand command_for(const plan::ReplicaShape& shape, int replicas, int bat
   c.replicas = replicas;
   c.shape = shape;
   c.model = model_argument(model);
+  c.model_id = model.id;
   auto& a = c.args;
   const bool vllm = is_vllm(t);
   if (!vllm) {
@@ -309,6 +312,37 @@ Json pod_spec(const Emission& e, const EngineCommand& c, int nodes, int devices_
           {"containers", Json::array({container(e, c, nodes, devices_per_pod)})}};
 }
 
+// A Kubernetes label value: at most 63 characters, alphanumerics with '-', '_' and '.' inside
+// (k8s.io/apimachinery pkg/util/validation IsValidLabelValue).
+bool valid_label_value(const std::string& v) {
+  static const std::regex re("(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?");
+  return v.size() <= 63 && std::regex_match(v, re);
+}
+
+// `app` and the deployment's labels (kDeploymentLabels); a value that is not a valid label value
+// (a model imported from a config.json path) is left out with a note in the manifest.
+Json deployment_labels(const std::string& name, const EngineCommand& c, std::string& notes) {
+  Json labels = {{"app", name}};
+  const std::string values[] = {c.model_id,
+                                c.shape.accelerator->id,
+                                std::to_string(c.shape.tp),
+                                std::to_string(c.shape.pp),
+                                std::string(to_string(c.shape.weights)),
+                                std::string(to_string(c.shape.kv))};
+  static_assert(std::size(kDeploymentLabels) == std::size(values));
+  for (size_t i = 0; i < std::size(values); ++i) {
+    if (valid_label_value(values[i])) {
+      labels[kDeploymentLabels[i]] = values[i];
+    } else {
+      const std::string note =
+          fmt::format("# note: {}: label {} left out: '{}' is not a Kubernetes label value\n", name,
+                      kDeploymentLabels[i], values[i]);
+      if (notes.find(note) == std::string::npos) notes += note;
+    }
+  }
+  return labels;
+}
+
 }  // namespace
 
 bool FlagTable::accepts(const std::string& flag) const {
@@ -453,12 +487,13 @@ std::string k8s_manifest(const Emission& e) {
       "leaderworkerset.x-k8s.io/v1 of LWS v0.5.1\n"
       "# nodeSelector memwall.io/accelerator: label the nodes that carry that accelerator\n",
       e.pick, e.plan_description, e.table->display, e.table->engine);
+  std::string notes;
   for (const auto& c : e.commands) {
     const std::string name = object_name(e, c);
     const int per_node = c.shape.node ? c.shape.node->devices : 1;
     const int devices = c.shape.devices();
     const int nodes = (devices + per_node - 1) / per_node;
-    const Json labels = {{"app", name}};
+    const Json labels = deployment_labels(name, c, notes);
     Json obj;
     if (nodes <= 1) {
       obj = {{"apiVersion", "apps/v1"},
@@ -503,7 +538,6 @@ std::string k8s_manifest(const Emission& e) {
     out += "---\n";
     write_yaml(service, 0, out);
   }
-  std::string notes;
   for (const auto& n : e.notes) notes += "# note: " + n + "\n";
   return notes + out;
 }

@@ -62,7 +62,8 @@ struct EngineCommand {
   std::string role;  // "" (aggregated), "prefill" or "decode"
   int replicas = 0;
   plan::ReplicaShape shape;
-  std::string model;  // the model argument (a Hugging Face repository id where known)
+  std::string model;     // the model argument (a Hugging Face repository id where known)
+  std::string model_id;  // the model's zoo id (the memwall.io/model pod label)
   std::vector<TracedArg> args;
   // The command line as words: the launch words, the model, then each flag and value.
   std::vector<std::string> words(const FlagTable& table) const;
@@ -95,7 +96,18 @@ std::string explain_text(const Emission& e);
 // node, a LeaderWorkerSet where a replica spans several nodes; accelerator resources, node
 // selector, probes on the engine's health endpoint, the engine command as container args, the
 // pool's replicas. InputError (--emit) for an accelerator vendor with no known device plugin.
+// Every object and pod carries the deployment as labels, which `memwall monitor --prometheus
+// --advise` reads back from the pods' series (kDeploymentLabels).
 std::string k8s_manifest(const Emission& e);
+
+// The labels of the deployment on each emitted object and pod, besides `app`: the model's zoo id,
+// the accelerator's catalog id, the tensor- and pipeline-parallel sizes and the precisions.
+// Prometheus's Kubernetes pod discovery writes a pod label with the characters a label name
+// cannot hold as underscores (__meta_kubernetes_pod_label_memwall_io_model), so a `labelmap` of
+// __meta_kubernetes_pod_label_(.+) puts them on the pod's series as memwall_io_model ...
+inline constexpr const char* kDeploymentLabels[] = {
+    "memwall.io/model", "memwall.io/accelerator",      "memwall.io/tp",
+    "memwall.io/pp",    "memwall.io/weight-precision", "memwall.io/kv-precision"};
 // The `vllm bench serve` command that measures the plan at its workload (mean prompt and output
 // lengths of the random dataset, the plan's concurrency or request rate), saving a result file
 // `memwall import --format vllm-serve` reads back.

@@ -359,6 +359,8 @@ std::vector<EngineOperatingPoint> engine_points_from_series(const std::vector<Pr
     p.point.set = m.set;
     p.point.engine = m.engine;
     p.point.model = model;
+    p.point.pod = pod_of(s.labels, t.job_labels);
+    collect_deployment_labels(s.labels, p.point.deployment_labels);
     ReadingAcc& r = p.readings[m.reading];
     if (m.rank < r.rank) r = ReadingAcc{m.rank, {}};
     if (m.rank == r.rank) r.series.emplace_back(&m, &s);

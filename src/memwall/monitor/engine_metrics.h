@@ -73,6 +73,8 @@ struct EngineOperatingPoint {
   std::string set;              // "vllm", "sglang"
   std::string engine;           // the data/engines id
   std::string model;            // the model_name label (the served model name); empty when absent
+  std::string pod;              // "namespace=..,pod=.." (fleet.h pod_of); empty without a pod label
+  DeploymentLabels deployment_labels;  // memwall_io_* labels of its series
   std::set<std::string> names;  // the mapped names whose series were read
   double first_s = 0, last_s = 0;
   std::optional<double> running_requests, waiting_requests, kv_cache_usage_ratio;  // means

@@ -244,6 +244,8 @@ std::vector<FleetGpu> fleet_from_series(const std::vector<PromSeries>& series,
     g.gpu.node = node;
     g.gpu.gpu = gpu;
     g.gpu.job = job;
+    g.gpu.pod = pod_of(s.labels, t.job_labels);
+    collect_deployment_labels(s.labels, g.gpu.deployment_labels);
     if (!index.empty() && index.size() < 6 &&
         index.find_first_not_of("0123456789") == std::string::npos)
       g.gpu.device_index = std::stoi(index);
@@ -345,6 +347,22 @@ std::string job_of(
   return job;
 }
 
+std::string pod_of(
+    const std::map<std::string, std::string>& labels,
+    const std::vector<std::pair<std::string, std::vector<std::string>>>& job_labels) {
+  std::vector<std::pair<std::string, std::vector<std::string>>> pod;
+  for (const auto& entry : job_labels)
+    if (entry.first == "namespace" || entry.first == "pod") pod.push_back(entry);
+  const std::string key = job_of(labels, pod);
+  return key.find("pod=") == std::string::npos ? std::string() : key;
+}
+
+void collect_deployment_labels(const std::map<std::string, std::string>& labels,
+                               DeploymentLabels& into) {
+  for (const auto& [k, v] : labels)
+    if (k.rfind(kDeploymentLabelPrefix, 0) == 0) into[k].insert(v);
+}
+
 std::string no_series_message(const FleetOptions& o, const std::string& names) {
   return fmt::format(
       "Prometheus at {} has no series of {} {} matching {}; see data/monitor/exporters.json for "
@@ -380,7 +398,8 @@ Fleet fetch_fleet(const FleetOptions& o) {
   return f;
 }
 
-FleetAdvice advise_fleet(const Fleet& f, const std::optional<Expected>& expected) {
+FleetAdvice advise_fleet(const Fleet& f, const std::optional<Expected>& expected,
+                         const std::map<std::string, JobDeployment>& from_labels) {
   FleetAdvice a;
   std::map<std::string, std::vector<int>> jobs;
   for (size_t i = 0; i < f.gpus.size(); ++i) {
@@ -391,7 +410,12 @@ FleetAdvice advise_fleet(const Fleet& f, const std::optional<Expected>& expected
     std::vector<GpuSample> samples;
     for (int i : members)
       samples.insert(samples.end(), f.gpus[i].samples.begin(), f.gpus[i].samples.end());
-    a.jobs.push_back({job, members, advise(samples, expected)});
+    const auto labelled = from_labels.find(job);
+    if (labelled == from_labels.end()) {
+      a.jobs.push_back({job, members, advise(samples, expected), std::nullopt});
+      continue;
+    }
+    a.jobs.push_back({job, members, advise(samples, labelled->second.expected), labelled->second});
   }
   return a;
 }
@@ -422,10 +446,24 @@ Json to_json(const Fleet& f, const FleetAdvice* advice) {
   out["samples"] = samples;
   if (advice) {
     out["jobs"] = Json::array();
-    for (const auto& job : advice->jobs)
-      out["jobs"].push_back(
-          {{"job", job.job}, {"gpus", job.gpus}, {"advice", to_json(job.advice)}});
+    for (const auto& job : advice->jobs) {
+      Json j = {{"job", job.job}, {"gpus", job.gpus}, {"advice", to_json(job.advice)}};
+      if (job.deployment)
+        j["deployment_from_labels"] = {{"used", job.deployment->used},
+                                       {"not_mapped", job.deployment->unmapped},
+                                       {"notes", job.deployment->notes}};
+      out["jobs"].push_back(j);
+    }
   }
+  return out;
+}
+
+std::string format_job_deployment(const JobDeployment& d) {
+  std::string out;
+  if (!d.used.empty())
+    out += fmt::format("deployment from the series' labels: {}\n", fmt::join(d.used, ", "));
+  for (const auto& u : d.unmapped) out += "label not mapped: " + u + "\n";
+  for (const auto& n : d.notes) out += "no estimate: " + n + "\n";
   return out;
 }
 
@@ -452,6 +490,7 @@ std::string format_fleet(const Fleet& f, const FleetAdvice* advice) {
   for (const auto& job : advice->jobs) {
     out += fmt::format("\njob {} (GPU {}):\n", job.job.empty() ? "(no job labels)" : job.job,
                        fmt::join(job.gpus, ", "));
+    if (job.deployment) out += format_job_deployment(*job.deployment);
     out += format_advice(job.advice);
   }
   out += "\nper GPU:\n";

@@ -49,11 +49,22 @@ ExporterTable exporter_table_from_json(const Json& j, const std::string& where);
 // matchers without braces (InputError naming --job when it holds braces or is too long).
 std::string fleet_query(const ExporterTable& t, const std::string& job_selector);
 
+// The deployment labels of a pod's series: label -> the values seen. memwall's deploy emitter
+// puts memwall.io/model, memwall.io/tp ... on its pods, and Prometheus's Kubernetes pod
+// discovery, relabelled with labelmap, writes them as memwall_io_model ... (label_deployment.h).
+using DeploymentLabels = std::map<std::string, std::set<std::string>>;
+inline constexpr const char* kDeploymentLabelPrefix = "memwall_io_";
+// Adds the labels of one series that start with kDeploymentLabelPrefix.
+void collect_deployment_labels(const std::map<std::string, std::string>& labels,
+                               DeploymentLabels& into);
+
 // One GPU (or NPU) of one job on one node, with its samples in time order.
 struct FleetGpu {
   std::string node;  // from Hostname/hostname/node, else Prometheus's instance
   std::string gpu;   // the UUID label's value, else the device index label's
   std::string job;   // "namespace=..,pod=..,container=.." etc.; empty without job labels
+  std::string pod;   // "namespace=..,pod=..": the job's pod; empty without a pod label
+  DeploymentLabels deployment_labels;  // of its series
   std::optional<int> device_index;  // the exporter's index label, when numeric
   std::set<std::string> sources;    // the name sets its series came from
   std::vector<GpuSample> samples;   // index = this GPU's position in the fleet
@@ -92,16 +103,31 @@ double range_step_s(Seconds window, const std::optional<Seconds>& step);
 std::string job_of(const std::map<std::string, std::string>& labels,
                    const std::vector<std::pair<std::string, std::vector<std::string>>>& job_labels);
 
+// The pod of a series: its namespace and pod labels as job_of writes them ("namespace=..,pod=..");
+// empty without a pod label.
+std::string pod_of(const std::map<std::string, std::string>& labels,
+                   const std::vector<std::pair<std::string, std::vector<std::string>>>& job_labels);
+
 // "Prometheus at URL has no series of `names` in the last N s matching SELECTOR; ...".
 std::string no_series_message(const FleetOptions& o, const std::string& names);
 
 // Queries the server (range, or instant for a zero window) and maps the answer.
 Fleet fetch_fleet(const FleetOptions& o);
 
+// The deployment a job's series name through their labels, and memwall's estimate for it
+// (label_deployment.h), when the flags give none.
+struct JobDeployment {
+  std::optional<Expected> expected;   // empty where the labels or the workload fall short
+  std::vector<std::string> used;      // "accelerator nvidia-h100-sxm (memwall_io_accelerator=...)"
+  std::vector<std::string> unmapped;  // "memwall_io_tp='two': not a whole number from 1 to 1024"
+  std::vector<std::string> notes;     // why there is no estimate
+};
+
 struct JobAdvice {
   std::string job;
   std::vector<int> gpus;  // indices into Fleet::gpus
   Advice advice;          // over every sample of those GPUs, against the estimate if given
+  std::optional<JobDeployment> deployment;  // read from the labels (no --model/--gpu)
 };
 
 struct FleetAdvice {
@@ -109,9 +135,15 @@ struct FleetAdvice {
   std::vector<Advice> gpus;  // per GPU, in Fleet::gpus order, without the estimate
 };
 
-FleetAdvice advise_fleet(const Fleet& f, const std::optional<Expected>& expected);
+// The advisor per job and per GPU, against `expected` (the flags' deployment) or, for a job in
+// `from_labels`, against the deployment its labels name.
+FleetAdvice advise_fleet(const Fleet& f, const std::optional<Expected>& expected,
+                         const std::map<std::string, JobDeployment>& from_labels = {});
 
 Json to_json(const Fleet& f, const FleetAdvice* advice);
+// The lines that say which labels formed a job's deployment, which were not mapped and why
+// there is no estimate.
+std::string format_job_deployment(const JobDeployment& d);
 std::string format_fleet(const Fleet& f, const FleetAdvice* advice);
 
 }  // namespace memwall::monitor

@@ -3,21 +3,49 @@
 #include <fmt/format.h>
 
 #include <map>
+#include <optional>
 #include <utility>
 #include <vector>
 
 #include "memwall/monitor/advisor.h"
+#include "memwall/offload/efficiency.h"
 
 namespace memwall::monitor {
 namespace {
 
-// The readings the walls are decided on, and the recorded name of each.
+// The links' traffic readings (bytes/s per direction, sample.h), each recorded under one name and
+// alerted on against one of the accelerator's link bandwidths.
+struct LinkReading {
+  const char* reading;    // the GpuSample key
+  const char* record;     // the recorded name
+  const char* alert;      // the alert's name
+  const char* link;       // as in the alert's `link` label
+  const char* direction;  // rx | tx
+  bool host;              // the host link (PCIe), else the scale-up fabric (NVLink)
+};
+const std::vector<LinkReading>& link_readings() {
+  static const std::vector<LinkReading> r = {
+      {"pcie_rx_bytes_per_s", "memwall:pcie_rx:bytes_per_second", "MemwallPcieRxSaturated", "pcie",
+       "rx", true},
+      {"pcie_tx_bytes_per_s", "memwall:pcie_tx:bytes_per_second", "MemwallPcieTxSaturated", "pcie",
+       "tx", true},
+      {"nvlink_rx_bytes_per_s", "memwall:nvlink_rx:bytes_per_second", "MemwallNvlinkRxSaturated",
+       "nvlink", "rx", false},
+      {"nvlink_tx_bytes_per_s", "memwall:nvlink_tx:bytes_per_second", "MemwallNvlinkTxSaturated",
+       "nvlink", "tx", false}};
+  return r;
+}
+
+// The readings the walls are decided on and the links' traffic, and the recorded name of each.
 const std::map<std::string, std::string>& recorded() {
-  static const std::map<std::string, std::string> r = {
-      {"sm_active_ratio", "memwall:sm_active:ratio"},
-      {"tensor_active_ratio", "memwall:tensor_active:ratio"},
-      {"dram_bw_util_ratio", "memwall:dram_bw_util:ratio"},
-      {"gpu_util_ratio", "memwall:gpu_util:ratio"}};
+  static const std::map<std::string, std::string> r = [] {
+    std::map<std::string, std::string> m = {{"sm_active_ratio", "memwall:sm_active:ratio"},
+                                            {"tensor_active_ratio", "memwall:tensor_active:ratio"},
+                                            {"dram_bw_util_ratio", "memwall:dram_bw_util:ratio"},
+                                            {"gpu_util_ratio", "memwall:gpu_util:ratio"}};
+    for (const auto& l : link_readings()) m[l.reading] = l.record;
+    return m;
+  }();
   return r;
 }
 constexpr const char* kClocksLimited = "memwall:clocks_limited:ratio";
@@ -33,23 +61,97 @@ std::string avg(const std::string& record) {
   return fmt::format("avg_over_time({}[{}])", record, kRulesWindow);
 }
 
-void alert(std::string& out, const std::string& name, const std::string& wall,
+void alert(std::string& out, const std::string& name, const std::string& labels,
            const std::string& expr, const std::string& summary) {
   out += fmt::format(
       "      - alert: {}\n        expr: {}\n        for: {}\n        labels:\n"
-      "          severity: info\n          wall: {}\n        annotations:\n"
+      "          severity: info\n{}        annotations:\n"
       "          summary: \"{}\"\n",
-      name, expr, kRulesWindow, wall, summary);
+      name, expr, kRulesWindow, labels, summary);
+}
+
+void alert(std::string& out, const std::string& name, Wall wall, const std::string& expr,
+           const std::string& summary) {
+  alert(out, name, fmt::format("          wall: {}\n", to_string(wall)), expr, summary);
+}
+
+// The catalog's per-direction bandwidth of one of `gpu`'s links; nullopt with the reason in `why`
+// where the catalog does not give it, or the scale-up fabric is not the NVLink that the NVLink
+// counters (DCGM's NVLINK_RX/TX_BYTES, NVML GPM's NVLINK_TOTAL_RX/TX) measure.
+std::optional<BytesPerSecond> link_bandwidth(const Accelerator& gpu, bool host, std::string& why) {
+  if (host) {
+    if (gpu.host_bandwidth_per_direction) return gpu.host_bandwidth_per_direction;
+    why = fmt::format(
+        "{}: the catalog gives no host-link bandwidth per direction (host link: {}): no PCIe "
+        "saturation alerts",
+        gpu.id, gpu.host_link.empty() ? "unknown" : "'" + gpu.host_link + "'");
+    return std::nullopt;
+  }
+  if (gpu.scaleup_interconnect.rfind("NVLink", 0) != 0) {
+    why = fmt::format(
+        "{}: its scale-up fabric ({}) is not NVLink, the link memwall's NVLink readings measure: "
+        "no NVLink saturation alerts",
+        gpu.id,
+        gpu.scaleup_interconnect.empty() ? "unknown" : "'" + gpu.scaleup_interconnect + "'");
+    return std::nullopt;
+  }
+  if (gpu.scaleup_bandwidth_per_direction) return gpu.scaleup_bandwidth_per_direction;
+  why = fmt::format(
+      "{}: the catalog gives no NVLink bandwidth per direction ('{}'): no NVLink saturation "
+      "alerts",
+      gpu.id, gpu.scaleup_interconnect);
+  return std::nullopt;
+}
+
+// A catalog text inside a YAML double-quoted string or a comment line: one line, quotes escaped.
+std::string one_line(const std::string& text, bool quoted) {
+  std::string out;
+  for (const char c : text) {
+    if (c == '\n' || c == '\r') {
+      out += ' ';
+      continue;
+    }
+    if (quoted && (c == '"' || c == '\\')) out += '\\';
+    out += c;
+  }
+  return out;
+}
+
+std::string gb_per_s(BytesPerSecond b) {
+  return fmt::format("{:g} GB/s", b.value() / kGiga);
 }
 
 }  // namespace
 
-std::string prometheus_rules(const ExporterTable& t) {
+double link_saturation_fraction() {
+  return offload::default_host_efficiency().link_fraction;
+}
+
+std::vector<std::string> link_alert_notes(const Accelerator* gpu) {
+  if (!gpu)
+    return {
+        "PCIe and NVLink saturation alerts need --gpu ID (the accelerator's per-direction "
+        "link bandwidths from the catalog; `memwall catalog list` lists the ids): none here"};
+  std::vector<std::string> notes;
+  for (const bool host : {true, false}) {
+    std::string why;
+    if (!link_bandwidth(*gpu, host, why)) notes.push_back(why);
+  }
+  return notes;
+}
+
+std::string prometheus_rules(const ExporterTable& t, const Accelerator* gpu) {
   std::string out =
       "# Generated by `memwall monitor --emit-rules FILE` from data/monitor/exporters.json and "
       "the\n"
-      "# advisor's thresholds (src/memwall/monitor/advisor.h). Do not edit: regenerate.\n"
-      "groups:\n  - name: memwall-readings\n    rules:\n";
+      "# advisor's thresholds (src/memwall/monitor/advisor.h). Do not edit: regenerate.\n";
+  if (gpu)
+    out += fmt::format(
+        "# Link saturation alerts for {} (--gpu {}): every GPU these rules see is taken to be "
+        "one.\n",
+        one_line(gpu->id, false), one_line(gpu->id, false));
+  for (const auto& note : link_alert_notes(gpu)) out += "# " + one_line(note, false) + ".\n";
+  out += "groups:\n  - name: memwall-readings\n    rules:\n";
   // One rule per recorded reading and name set: the set's names for it joined with `or`, and a
   // memwall_source label, so the alerts below match the readings of one exporter with each other.
   std::map<std::pair<std::string, std::string>, std::vector<std::string>> exprs;
@@ -111,19 +213,19 @@ std::string prometheus_rules(const ExporterTable& t) {
   out += "  - name: memwall-walls\n    rules:\n";
   // The advisor's pattern: the reading further above its threshold names the wall (memory on a
   // tie), starved when SM activity is low with neither, and only busy GPUs are starved.
-  alert(out, "MemwallMemoryBandwidthBound", to_string(Wall::memory_bandwidth),
+  alert(out, "MemwallMemoryBandwidthBound", Wall::memory_bandwidth,
         fmt::format("{} >= {} unless {} / {} > {} / {}", dram, kMemoryBoundDramUtil, tensor,
                     kComputeBoundTensorActive, dram, kMemoryBoundDramUtil),
         fmt::format("DRAM bandwidth utilisation {{{{ $value | humanizePercentage }}}} over {} "
                     "(>= {:.0f} %): memory-bandwidth-bound",
                     kRulesWindow, kMemoryBoundDramUtil * 100));
-  alert(out, "MemwallComputeBound", to_string(Wall::compute),
+  alert(out, "MemwallComputeBound", Wall::compute,
         fmt::format("{} >= {} unless {} / {} >= {} / {}", tensor, kComputeBoundTensorActive, dram,
                     kMemoryBoundDramUtil, tensor, kComputeBoundTensorActive),
         fmt::format("tensor activity {{{{ $value | humanizePercentage }}}} over {} (>= {:.0f} %): "
                     "compute-bound",
                     kRulesWindow, kComputeBoundTensorActive * 100));
-  alert(out, "MemwallStarved", to_string(Wall::starved),
+  alert(out, "MemwallStarved", Wall::starved,
         fmt::format("{} < {} and ({} >= {} or {} >= {}) unless {} >= {} unless {} >= {}", sm,
                     kStarvedSmActive, sm, kIdleRatio, util, kIdleRatio, dram, kMemoryBoundDramUtil,
                     tensor, kComputeBoundTensorActive),
@@ -131,11 +233,33 @@ std::string prometheus_rules(const ExporterTable& t) {
                     "neither memory nor tensor pipes busy: starved (host, launches, "
                     "communication or small batches)",
                     kRulesWindow, kStarvedSmActive * 100));
-  alert(out, "MemwallClocksLimited", to_string(Wall::clocks),
+  alert(out, "MemwallClocksLimited", Wall::clocks,
         fmt::format("{} >= {}", avg(kClocksLimited), kClocksLimitedShare),
         fmt::format("power or thermal limits held the clocks down {{{{ $value | "
                     "humanizePercentage }}}} of {} (>= {:.0f} %)",
                     kRulesWindow, kClocksLimitedShare * 100));
+  if (!gpu) return out;
+  // A link direction whose window average holds at or above the achievable fraction of its
+  // per-direction bandwidth carries about all the link can: transfers wait on it. (DCGM's PCIe
+  // counters count protocol headers with the payload, its NVLink counters payload only: DCGM
+  // user guide, profiling metrics.)
+  std::string links;
+  for (const auto& l : link_readings()) {
+    std::string why;
+    const auto bandwidth = link_bandwidth(*gpu, l.host, why);
+    if (!bandwidth) continue;
+    const double fraction = link_saturation_fraction();
+    const std::string described = l.host ? gpu->host_link : gpu->scaleup_interconnect;
+    alert(links, l.alert,
+          fmt::format("          link: {}\n          direction: {}\n          accelerator: {}\n",
+                      l.link, l.direction, gpu->id),
+          fmt::format("{} >= {} * {:.0f}", avg(l.record), fraction, bandwidth->value()),
+          fmt::format("{} {} {{{{ $value | humanize }}}}B/s over {} (>= {:.0f} % of {}'s {} per "
+                      "direction, {}): the link is saturated",
+                      l.host ? "PCIe" : "NVLink", l.direction, kRulesWindow, fraction * 100,
+                      gpu->id, gb_per_s(*bandwidth), one_line(described, true)));
+  }
+  if (!links.empty()) out += "  - name: memwall-links\n    rules:\n" + links;
   return out;
 }
 
