@@ -755,7 +755,7 @@ void register_plan(CLI::App& app, GlobalOptions& g, Runner& run) {
   infer->add_option("--verify-requests", o.verify_requests,
                     "Requests per simulated check (default: 100 per user, 10,000-300,000; 20,000 for --rate)");
   infer->add_option("--emit", o.emit.emit,
-                    "Print the chosen plan's launch files: vllm or sglang (the engine command), k8s "
+                    "Print the chosen plan's launch files: vllm, sglang or trtllm (the engine command), k8s "
                     "(a Deployment, or a LeaderWorkerSet for multi-node replicas)");
   infer->add_option("--pick", o.emit.pick, "The plan --emit / --benchmark use (1 = the first)")->capture_default_str();
   infer->add_flag("--benchmark", o.emit.benchmark,

@@ -254,6 +254,43 @@ TEST(PlanEmit, SglangManifestsOfThreePlansValidateAgainstTheOpenApiSchema) {
   }
 }
 
+// trtllm-serve (data/deploy/trtllm-main-00209af.json): an aggregated plan and an MoE plan with EP
+// use only the table's flags and carry the plan's shape; what trtllm-serve's command line cannot
+// say (disaggregated pools, an FP8 KV cache: both need its config files) is refused by name, and
+// the manifest validates like the other engines'.
+TEST(PlanEmit, TrtllmCommandsUseOnlyItsFlagsAndRefuseWhatTheyCannotSay) {
+  const std::string trtllm = " --engine trtllm --emit trtllm --engine-version main-00209af";
+  const std::string table = "data/deploy/trtllm-main-00209af.json";
+  const auto agg = run(kAggregated + trtllm);
+  ASSERT_EQ(agg.status, 0) << agg.out;
+  const auto a = check_flags(agg.out, table);
+  ASSERT_EQ(a.size(), 1u);
+  EXPECT_EQ(a[0].at("--backend"), "pytorch");
+  EXPECT_EQ(a[0].at("--host"), "0.0.0.0");
+  EXPECT_TRUE(a[0].count("--tp_size"));
+  EXPECT_TRUE(a[0].count("--max_batch_size"));
+  EXPECT_EQ(a[0].at("--kv_cache_free_gpu_memory_fraction"), "0.9");
+  EXPECT_FALSE(a[0].count("--ep_size"));
+  const auto moe = run(kMoe + " --kv-precisions bf16" + trtllm);
+  ASSERT_EQ(moe.status, 0) << moe.out;
+  const auto m = check_flags(moe.out, table);
+  ASSERT_EQ(m.size(), 1u);
+  EXPECT_EQ(m[0].at("--ep_size"), m[0].at("--tp_size"));
+  const auto dis = run(kDisaggregated + trtllm, "2>&1");
+  EXPECT_EQ(dis.status, 2) << dis.out;
+  EXPECT_NE(dis.out.find("an aggregated plan"), std::string::npos) << dis.out;
+  const auto fp8kv = run(kMoe + trtllm, "2>&1");
+  EXPECT_EQ(fp8kv.status, 2) << fp8kv.out;
+  EXPECT_NE(fp8kv.out.find("kv_cache_config.dtype"), std::string::npos) << fp8kv.out;
+  const auto k8s =
+      run(kAggregated + " --engine trtllm --emit k8s --engine-version main-00209af");
+  ASSERT_EQ(k8s.status, 0) << k8s.out;
+  EXPECT_EQ(check_manifest(k8s.out), (std::vector<std::string>{"Deployment", "Service"}));
+  // An engine the plan was not estimated with is refused (the plan's figures are vLLM's).
+  const auto other = run(kAggregated + " --emit trtllm --engine-version main-00209af");
+  EXPECT_EQ(other.status, 2) << other.out;
+}
+
 // The document of `kind` in an emitted manifest.
 Json object_of_kind(const std::string& yaml, const std::string& kind) {
   for (const Json& obj : documents(yaml))

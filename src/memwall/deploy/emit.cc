@@ -76,11 +76,29 @@ void add(std::vector<TracedArg>& args, const FlagTable& t, const std::string& fl
 bool is_vllm(const FlagTable& t) {
   return t.engine == "vllm";
 }
+bool is_trtllm(const FlagTable& t) {
+  return t.engine == "trtllm";
+}
 
 // Weight precision -> the engine's dtype / quantization flags.
 void add_weights(std::vector<TracedArg>& args, const FlagTable& t, Precision w,
                  std::vector<std::string>& notes) {
   const std::string from = fmt::format("plan.shape.weights = {}", to_string(w));
+  if (is_trtllm(t)) {
+    // trtllm-serve has no dtype or quantisation option: the PyTorch backend runs the checkpoint's
+    // own dtype and reads a quantised checkpoint's method from its config (ModelOpt FP8/NVFP4,
+    // AWQ ...).
+    const std::string note = fmt::format(
+        "weights {}: trtllm-serve takes the checkpoint's dtype and quantisation, so serve a "
+        "checkpoint {} (no flag is emitted)",
+        to_string(w),
+        w == Precision::bf16 || w == Precision::fp16
+            ? fmt::format("stored in {}", to_string(w))
+            : fmt::format("already quantised to {} (for FP8, a ModelOpt FP8 checkpoint)",
+                          to_string(w)));
+    if (std::find(notes.begin(), notes.end(), note) == notes.end()) notes.push_back(note);
+    return;
+  }
   switch (w) {
     case Precision::bf16:
       add(args, t, "--dtype", "bfloat16", from);
@@ -105,6 +123,18 @@ void add_weights(std::vector<TracedArg>& args, const FlagTable& t, Precision w,
 
 void add_kv(std::vector<TracedArg>& args, const FlagTable& t, Precision kv) {
   const std::string from = fmt::format("plan.shape.kv = {}", to_string(kv));
+  if (is_trtllm(t)) {
+    // The KV cache takes the model's dtype unless kv_cache_config.dtype says otherwise, which only
+    // the --config YAML sets (serve.py get_llm_args builds KvCacheConfig from the memory fraction
+    // alone).
+    if (kv == Precision::bf16 || kv == Precision::fp16) return;
+    throw InputError("--emit", "trtllm",
+                     fmt::format("a plan whose KV cache is in the model's dtype: a {} KV cache is "
+                                 "set by kv_cache_config.dtype in trtllm-serve's --config YAML, "
+                                 "which memwall does not write (rerun the plan with "
+                                 "--kv-precisions bf16)",
+                                 to_string(kv)));
+  }
   if (kv == Precision::bf16 || kv == Precision::fp16)
     add(args, t, "--kv-cache-dtype", is_vllm(t) ? "auto" : "bf16", from + " (the model's dtype)");
   else if (kv == Precision::fp8_e4m3)
@@ -112,6 +142,53 @@ void add_kv(std::vector<TracedArg>& args, const FlagTable& t, Precision kv) {
   else
     throw InputError("--emit", t.engine,
                      fmt::format("a plan whose KV cache is bf16 or fp8, not {}", to_string(kv)));
+}
+
+// trtllm-serve (NVIDIA/TensorRT-LLM tensorrt_llm/commands/serve.py): the PyTorch backend, the
+// parallel sizes, the batch and token limits and the KV memory fraction as flags.
+EngineCommand trtllm_command(EngineCommand c, const plan::ReplicaShape& shape, int batch_cap,
+                             const std::string& role, const FlagTable& t,
+                             const perf::EngineProfile& profile, std::vector<std::string>& notes) {
+  if (!role.empty())
+    throw InputError("--emit", "trtllm",
+                     "an aggregated plan: trtllm-serve serves prefill and decode pools from a "
+                     "disaggregated config file (`trtllm-serve disaggregated -c`), which memwall "
+                     "does not write (rerun the plan with --serving aggregated)");
+  auto& a = c.args;
+  add(a, t, "--host", "0.0.0.0",
+      "serving: listen on every interface (a container's port; trtllm-serve's default is "
+      "localhost)");
+  add(a, t, "--port", std::to_string(t.port), "serving: trtllm-serve's default port");
+  add(a, t, "--backend", "pytorch",
+      fmt::format("engine profile {}: the PyTorch runtime (trtllm-serve's default backend)",
+                  profile.display));
+  add(a, t, "--tp_size", std::to_string(shape.tp),
+      fmt::format("plan.shape.tp = {} (tensor-parallel degree)", shape.tp));
+  if (shape.pp > 1)
+    add(a, t, "--pp_size", std::to_string(shape.pp),
+        fmt::format("plan.shape.pp = {} (pipeline stages)", shape.pp));
+  if (shape.ep > 1)
+    add(a, t, "--ep_size", std::to_string(shape.ep),
+        fmt::format("plan.shape.ep = {} = TP (experts split over the TP group)", shape.ep));
+  add(a, t, "--max_batch_size", std::to_string(batch_cap),
+      fmt::format("plan.batch_cap = {} (most sequences per replica that meet the SLA)",
+                  batch_cap));
+  const auto& lim = profile.limits;
+  const std::string limits_from =
+      fmt::format("engine profile {} limits (data/engines), which the plan's step times assume",
+                  profile.display);
+  add(a, t, "--max_num_tokens", std::to_string(lim.max_num_batched_tokens),
+      "tokens per iteration: " + limits_from);
+  const double fraction = lim.default_memory_fraction(shape.tp);
+  add(a, t, "--kv_cache_free_gpu_memory_fraction", fmt::format("{:g}", fraction),
+      fmt::format("KV cache share {:g} of the memory free after weights ({}), which the plan's "
+                  "KV capacity assumes",
+                  fraction, profile.display));
+  if (lim.chunked_prefill)
+    add(a, t, "--enable_chunked_prefill", "", "chunked prefill: " + limits_from);
+  add_kv(a, t, shape.kv);
+  add_weights(a, t, shape.weights, notes);
+  return c;
 }
 
 EngineCommand command_for(const plan::ReplicaShape& shape, int replicas, int batch_cap,
@@ -124,6 +201,8 @@ EngineCommand command_for(const plan::ReplicaShape& shape, int replicas, int bat
   c.model = model_argument(model);
   c.model_id = model.id;
   auto& a = c.args;
+  if (is_trtllm(t))
+    return trtllm_command(std::move(c), shape, batch_cap, role, t, profile, notes);
   const bool vllm = is_vllm(t);
   if (!vllm) {
     add(a, t, "--host", "0.0.0.0", "serving: listen on every interface (a container's port)");
@@ -384,8 +463,9 @@ const FlagTable& flag_table(const std::string& engine, const std::string& versio
 Target parse_target(const std::string& s) {
   if (s == "vllm") return Target::vllm;
   if (s == "sglang") return Target::sglang;
+  if (s == "trtllm") return Target::trtllm;
   if (s == "k8s") return Target::k8s;
-  throw InputError("--emit", s, "vllm, sglang or k8s");
+  throw InputError("--emit", s, "vllm, sglang, trtllm or k8s");
 }
 
 std::string plan_engine(const plan::Plan& p) {
@@ -517,7 +597,8 @@ std::string k8s_manifest(const Emission& e) {
       out += fmt::format(
           "# {}: one replica spans {} nodes of {} devices; the workers must join the leader's "
           "engine "
-          "(vLLM: a Ray cluster; SGLang: --nnodes/--node-rank/--dist-init-addr), not generated\n",
+          "(vLLM: a Ray cluster; SGLang: --nnodes/--node-rank/--dist-init-addr; TensorRT-LLM: an "
+          "MPI launch), not generated\n",
           name, nodes, per_node);
     }
     out += "---\n";
@@ -600,7 +681,8 @@ void EmitRequest::validate() const {
   if (pick < 1) throw InputError("--pick", std::to_string(pick), "a plan number from 1");
   if (!emit && !benchmark && engine_version)
     throw InputError("--engine-version", *engine_version, "only with --emit or --benchmark");
-  if (explain && !emit) throw InputError("--explain", "(set)", "only with --emit vllm|sglang|k8s");
+  if (explain && !emit)
+    throw InputError("--explain", "(set)", "only with --emit vllm|sglang|trtllm|k8s");
 }
 
 std::vector<EmittedFile> emit_plan(const plan::InferenceAnswer& answer,
@@ -615,6 +697,7 @@ std::vector<EmittedFile> emit_plan(const plan::InferenceAnswer& answer,
   const Target target = request.emit ? parse_target(*request.emit) : Target::k8s;
   const std::string engine = target == Target::vllm     ? "vllm"
                              : target == Target::sglang ? "sglang"
+                             : target == Target::trtllm ? "trtllm"
                                                         : profile_of(p).name;
   const Emission e = engine_commands(p, answer.model, request.pick, engine, request.engine_version);
   std::vector<EmittedFile> files;

@@ -47,7 +47,7 @@ const std::vector<FlagTable>& flag_tables();
 const FlagTable& flag_table(const std::string& engine, const std::string& version,
                             const std::string& field);
 
-enum class Target { vllm, sglang, k8s };
+enum class Target { vllm, sglang, trtllm, k8s };
 Target parse_target(const std::string& s);  // InputError naming --emit
 
 // One flag of an emitted command and the plan field it comes from.
@@ -115,7 +115,7 @@ std::string benchmark_command(const Emission& e, const plan::InferenceWorkload& 
 
 // What `plan infer --emit/--benchmark` asks for.
 struct EmitRequest {
-  std::optional<std::string> emit;  // vllm | sglang | k8s
+  std::optional<std::string> emit;  // vllm | sglang | trtllm | k8s
   int pick = 1;                     // plan number, 1-based
   bool benchmark = false;
   bool explain = false;
