@@ -94,8 +94,7 @@ void print_estimate(const infer::Estimate& e, const infer::Deployment& d) {
              e.workload.input_tokens + e.workload.output_tokens, e.max_batch);
   fmt::print("overlap: {}\n", e.overlap);
   for (const auto& a : e.assumptions) fmt::print("assumption: {}\n", a);
-  fmt::print("{}\n", uncertainty::interval_note(uncertainty::builtin_model().interval(
-                         infer::regime(d, e, infer::Phase::whole))));
+  fmt::print("{}\n", uncertainty::interval_note(infer::interval(d, e, infer::Phase::whole)));
 }
 
 void print_operators(const char* title, const infer::StepCost& c) {

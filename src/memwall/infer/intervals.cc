@@ -19,11 +19,15 @@ uncertainty::Regime regime(const Deployment& d, const Estimate& e, Phase phase) 
   return r;
 }
 
+uncertainty::Interval interval(const Deployment& d, const Estimate& e, Phase phase) {
+  return uncertainty::calibrated_interval(uncertainty::builtin_model().interval(regime(d, e, phase)),
+                                          d.engine_profile, d.gpu.id);
+}
+
 Json intervals_json(const Deployment& d, const Estimate& e) {
-  const auto& m = uncertainty::builtin_model();
-  const auto whole = m.interval(regime(d, e, Phase::whole));
-  const auto prefill = m.interval(regime(d, e, Phase::prefill));
-  const auto decode = m.interval(regime(d, e, Phase::decode));
+  const auto whole = interval(d, e, Phase::whole);
+  const auto prefill = interval(d, e, Phase::prefill);
+  const auto decode = interval(d, e, Phase::decode);
   return Json{
       {"ttft_s", prefill.range(e.ttft.value())},
       {"tpot_s", decode.range(e.tpot.value())},

@@ -167,6 +167,16 @@ struct EngineProfile {
   std::string key() const {
     return (version.empty() ? name : name + "@" + version) + (platform.empty() ? "" : "/" + platform);
   }
+  // Set when a `memwall calibrate` profile fitted this engine (its fitted_on.groups entry): how
+  // far the user's own records scatter around the fitted model, which the intervals of every
+  // answer on that stack then come from (uncertainty::calibrated_interval).
+  struct CalibratedSpread {
+    int records = 0;             // measurements the fit used
+    int fitted_parameters = 0;   // parameters it identified
+    double residual_sd_log = 0;  // sd of ln(predicted / measured) after the fit, dof-corrected
+    std::vector<std::string> accelerators;  // the accelerators the records ran on
+  };
+  std::optional<CalibratedSpread> calibrated_spread;
 };
 
 // The training-framework parameters a calibration sets (train/parameters.h), for one framework of

@@ -33,10 +33,9 @@ Json intervals_json(const infer::Deployment& d, const SimulationResult& r) {
   } catch (const InfeasibleError&) {
     e = infer::estimate(d, {1, input, output});
   }
-  const auto& m = uncertainty::builtin_model();
-  const auto whole = m.interval(infer::regime(d, *e, infer::Phase::whole));
-  const auto prefill = m.interval(infer::regime(d, *e, infer::Phase::prefill));
-  const auto decode = m.interval(infer::regime(d, *e, infer::Phase::decode));
+  const auto whole = infer::interval(d, *e, infer::Phase::whole);
+  const auto prefill = infer::interval(d, *e, infer::Phase::prefill);
+  const auto decode = infer::interval(d, *e, infer::Phase::decode);
   return Json{{"ttft_s", stats_ranges(prefill, r.ttft)},
               {"tpot_s", stats_ranges(decode, r.tpot)},
               {"e2e_s", stats_ranges(whole, r.e2e)},

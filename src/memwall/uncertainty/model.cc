@@ -1,6 +1,7 @@
 #include "memwall/uncertainty/model.h"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <algorithm>
 #include <cmath>
@@ -275,6 +276,55 @@ Interval scale_to_level(Interval i, double level) {
   return i;
 }
 
+namespace {
+
+// Student-t quantile t(0.90, dof), the two-sided 80 % point (NIST/SEMATECH e-Handbook 1.3.6.7.2
+// table), dof 1-30; above 30 it approaches the normal 1.2816 as 1 / dof.
+double t90(int dof) {
+  static constexpr double table[] = {3.0777, 1.8856, 1.6377, 1.5332, 1.4759, 1.4398, 1.4149,
+                                     1.3968, 1.3830, 1.3722, 1.3634, 1.3562, 1.3502, 1.3450,
+                                     1.3406, 1.3368, 1.3334, 1.3304, 1.3277, 1.3253, 1.3232,
+                                     1.3212, 1.3195, 1.3178, 1.3163, 1.3150, 1.3137, 1.3125,
+                                     1.3114, 1.3104};
+  if (dof < 1) dof = 1;
+  if (dof <= 30) return table[dof - 1];
+  return 1.2816 + (1.3104 - 1.2816) * 30.0 / double(dof);
+}
+
+}  // namespace
+
+Interval calibrated_interval(const Interval& builtin, const perf::EngineProfile* profile,
+                             const std::string& accelerator_id) {
+  if (!profile || !profile->calibrated_spread) return builtin;
+  const auto& c = *profile->calibrated_spread;
+  Interval out = builtin;
+  if (std::find(c.accelerators.begin(), c.accelerators.end(), accelerator_id) ==
+      c.accelerators.end()) {
+    out.reasons.push_back(fmt::format(
+        "the calibration of {} was fitted on {}, not {}: the built-in interval", profile->key(),
+        fmt::join(c.accelerators, ", "), accelerator_id));
+    return out;
+  }
+  const int dof = c.records - c.fitted_parameters;
+  if (dof < 1 || !(c.residual_sd_log > 0)) {
+    out.reasons.push_back(fmt::format(
+        "the calibration of {} has {} record(s) for {} parameter(s): no scatter measured, so the "
+        "built-in interval",
+        profile->key(), c.records, c.fitted_parameters));
+    return out;
+  }
+  Interval cal;
+  cal.level = kDefaultLevel;
+  cal.known = true;
+  cal.calibrated = true;
+  cal.half_width =
+      t90(dof) * c.residual_sd_log * std::sqrt(1.0 + 1.0 / double(c.records));
+  cal.reasons.push_back(fmt::format(
+      "from the calibration of {}: {} records on {}, residual sd {:.1f} %, t({}) = {:.3f}",
+      profile->key(), c.records, accelerator_id, 100 * c.residual_sd_log, dof, t90(dof)));
+  return scale_to_level(cal, builtin.level);
+}
+
 std::string range_text(const Json& range, double scale, int decimals) {
   if (!range.is_array() || range.size() != 2 || !range[0].is_number() || !range[1].is_number())
     return {};
@@ -284,10 +334,16 @@ std::string range_text(const Json& range, double scale, int decimals) {
 
 std::string interval_note(const Interval& i) {
   if (!i.known) return "(low-high): unknown, no uncertainty model for this kind of estimate";
-  std::string out = fmt::format(
-      "(low-high): {:.0f} % interval, value x/÷ {:.2f}, fitted on the validation cases' errors "
-      "(memwall validate; docs/validate.md)",
-      i.level * 100, std::exp(i.half_width));
+  std::string out =
+      i.calibrated
+          ? fmt::format(
+                "(low-high): {:.0f} % interval, value x/÷ {:.2f}, from the scatter of your "
+                "calibration records around the fit (memwall calibrate; docs/calibrate.md)",
+                i.level * 100, std::exp(i.half_width))
+          : fmt::format(
+                "(low-high): {:.0f} % interval, value x/÷ {:.2f}, fitted on the validation cases' "
+                "errors (memwall validate; docs/validate.md)",
+                i.level * 100, std::exp(i.half_width));
   for (size_t k = 0; k < i.reasons.size(); ++k) out += (k ? "; " : "; ") + i.reasons[k];
   return out;
 }

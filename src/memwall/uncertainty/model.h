@@ -25,6 +25,7 @@
 #include <vector>
 
 #include "memwall/core/document.h"
+#include "memwall/perf/efficiency.h"
 #include "memwall/uncertainty/regime.h"
 
 namespace memwall::uncertainty {
@@ -44,6 +45,7 @@ struct Interval {
   double level = kDefaultLevel;
   bool known = false;  // false: no model for this kind (range() gives [value, value] then)
   int unseen = 0;      // regime values outside the fitted cases (each widened it)
+  bool calibrated = false;  // from the user's calibration records (calibrated_interval)
   std::vector<std::string> reasons;  // what widened or narrowed it
   double low(double value) const;
   double high(double value) const;
@@ -100,6 +102,16 @@ struct Model {
   // The interval for a prediction in `regime` (known = false for a kind the model lacks).
   Interval interval(const Regime& regime) const;
 };
+
+// The interval of an answer on a stack a `memwall calibrate` profile fitted (`profile` carries
+// its CalibratedSpread), on `accelerator_id`: a prediction interval from the records' own scatter
+// around the fit, half-width t(dof) x s x sqrt(1 + 1/n) in ln units (s the residual sd with
+// dof = records - fitted parameters, n the records; the Student-t prediction interval of one new
+// observation, e.g. NIST/SEMATECH e-Handbook of Statistical Methods 7.1.4 and its t table
+// 1.3.6.7.2), never narrower than that scatter. On an accelerator the records did not run on, or
+// with no scatter measured (as many records as parameters), `builtin` is kept and the reason said.
+Interval calibrated_interval(const Interval& builtin, const perf::EngineProfile* profile,
+                             const std::string& accelerator_id);
 
 // Fits per kind from the residuals; the widening factors are kept from `widening`.
 Model fit(const std::vector<Residual>& residuals, const FitOptions& o = {},

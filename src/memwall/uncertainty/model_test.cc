@@ -199,5 +199,66 @@ TEST(Uncertainty, RangeText) {
   EXPECT_EQ(range_text(Json("x"), 1, 1), "");
 }
 
+// After `memwall calibrate`, an answer on the fitted stack and accelerator carries the prediction
+// interval of its records' scatter: t(dof) x s x sqrt(1 + 1/n), dof = records - parameters.
+// Elsewhere, or with no scatter measured, the built-in interval stays and says why.
+TEST(CalibratedInterval, ComesFromTheRecordsScatterOnTheFittedAcceleratorOnly) {
+  Interval builtin;
+  builtin.known = true;
+  builtin.half_width = 0.15;
+  perf::EngineProfile p;
+  p.name = "vllm";
+  p.version = "0.8";
+  EXPECT_DOUBLE_EQ(calibrated_interval(builtin, &p, "nvidia-h100-sxm").half_width, 0.15);
+  EXPECT_DOUBLE_EQ(calibrated_interval(builtin, nullptr, "nvidia-h100-sxm").half_width, 0.15);
+  p.calibrated_spread = perf::EngineProfile::CalibratedSpread{12, 2, 0.05, {"nvidia-h100-sxm"}};
+  const Interval c = calibrated_interval(builtin, &p, "nvidia-h100-sxm");
+  EXPECT_TRUE(c.calibrated);
+  EXPECT_NEAR(c.half_width, 1.3722 * 0.05 * std::sqrt(1 + 1.0 / 12), 1e-12);  // t(10)
+  EXPECT_NE(interval_note(c).find("scatter of your calibration records"), std::string::npos);
+  // Few records: a wide t, wider than the built-in interval (honest about two points).
+  p.calibrated_spread = perf::EngineProfile::CalibratedSpread{3, 2, 0.05, {"nvidia-h100-sxm"}};
+  EXPECT_NEAR(calibrated_interval(builtin, &p, "nvidia-h100-sxm").half_width,
+              3.0777 * 0.05 * std::sqrt(1 + 1.0 / 3), 1e-12);
+  // As many records as parameters: no scatter measured.
+  p.calibrated_spread = perf::EngineProfile::CalibratedSpread{2, 2, 0.0, {"nvidia-h100-sxm"}};
+  const Interval none = calibrated_interval(builtin, &p, "nvidia-h100-sxm");
+  EXPECT_FALSE(none.calibrated);
+  EXPECT_DOUBLE_EQ(none.half_width, 0.15);
+  ASSERT_FALSE(none.reasons.empty());
+  EXPECT_NE(none.reasons.back().find("no scatter measured"), std::string::npos);
+  // Another accelerator than the records ran on.
+  p.calibrated_spread = perf::EngineProfile::CalibratedSpread{12, 2, 0.05, {"nvidia-h100-sxm"}};
+  const Interval other = calibrated_interval(builtin, &p, "nvidia-a100-80gb-sxm");
+  EXPECT_FALSE(other.calibrated);
+  EXPECT_DOUBLE_EQ(other.half_width, 0.15);
+  EXPECT_NE(other.reasons.back().find("not nvidia-a100-80gb-sxm"), std::string::npos);
+}
+
+// The spread is read from a profile's fitted_on group of the engine it calibrates.
+TEST(CalibratedInterval, TheProfileCarriesItsSpread) {
+  const Json doc = {{"engines", {{"vllm@0.8", {{"memory_stream_fraction", 0.8}}}}},
+                    {"fitted_on",
+                     {{"groups",
+                       {{"vllm@0.8",
+                         {{"engine", "vLLM 0.8"},
+                          {"accelerators", {"nvidia-h100-sxm"}},
+                          {"records", 9},
+                          {"parameters", {{"memory_stream_fraction", Json::object()}}},
+                          {"residual_sd_log", 0.04}}}}}}}};
+  const perf::Efficiency e = perf::apply_calibration(perf::default_efficiency(), doc, "p.json");
+  const perf::EngineProfile* vllm08 = nullptr;
+  for (const auto& p : e.engines)
+    if (p.key() == "vllm@0.8") vllm08 = &p;
+  ASSERT_NE(vllm08, nullptr);
+  ASSERT_TRUE(vllm08->calibrated_spread.has_value());
+  EXPECT_EQ(vllm08->calibrated_spread->records, 9);
+  EXPECT_EQ(vllm08->calibrated_spread->fitted_parameters, 1);
+  EXPECT_DOUBLE_EQ(vllm08->calibrated_spread->residual_sd_log, 0.04);
+  Json bad = doc;
+  bad["fitted_on"]["groups"]["vllm@0.8"]["residual_sd_log"] = -1;
+  EXPECT_THROW(perf::apply_calibration(perf::default_efficiency(), bad, "p.json"), InputError);
+}
+
 }  // namespace
 }  // namespace memwall::uncertainty
