@@ -38,12 +38,14 @@ std::string with_file(std::string command, const std::string& path) {
   return command.replace(command.find("FILE"), 4, path);
 }
 
-// Runs memwall with a 10 s limit (a FIFO opened for reading waits for a writer forever; /dev/zero
+// Runs memwall with a 60 s limit (a FIFO opened for reading waits for a writer forever; /dev/zero
 // never ends), stdout sent to `stdout_to`; returns the exit status and what it wrote on stderr.
+// 60 s, not 10: `validate --kind memory` takes 1 s in Release and over 10 s under ASan on a
+// loaded 2-core machine (CI, 2026-12-02), which read as a hang.
 cli_test::Result run_stderr(const std::string& args, const std::string& stdout_to) {
   cli_test::Result r;
   const std::string cmd =
-      "timeout 10 " + memwall::test::memwall_binary() + " " + args + " 2>&1 >" + stdout_to;
+      "timeout 60 " + memwall::test::memwall_binary() + " " + args + " 2>&1 >" + stdout_to;
   FILE* p = popen(cmd.c_str(), "r");
   if (!p) return r;
   char buf[4096];
