@@ -28,6 +28,16 @@ fi
   echo "No per-case constants: every prediction uses the documented parameters (docs/infer.md)."
   echo
   "$bin" validate "$cases" --markdown
+  # What a user's own first measurements buy (docs/validate.md "Calibrate on K"): per group fitted
+  # on its first 2 cases, the rest predicted, next to the uncalibrated figures of the same cases.
+  for kind in inference training; do
+    echo
+    echo "## Calibrated on the first 2 cases of each group: $kind"
+    echo
+    echo "\`memwall validate FILE --calibrate-on 2 --kind $kind --markdown\`."
+    echo
+    "$bin" validate "$cases" --calibrate-on 2 --kind "$kind" --markdown
+  done
   if [[ -f "$extra" ]]; then
     echo
     echo "## Extra published cases (not used for calibration)"

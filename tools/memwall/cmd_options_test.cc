@@ -171,7 +171,7 @@ TEST(OptionsCli, CalibrateOnRefusesKindsItCannotFit) {
   expect_refused("validate --kind memory --calibrate-on 2",
                  "--kind: value 'memory' is not allowed; allowed: inference (or no --kind) or "
                  "training with --calibrate-on");
-  expect_refused("validate --calibrate-on 2 --markdown", "--markdown: value 'given'");
+  expect_refused("validate --calibrate-on 2 --fit-uncertainty", "--fit-uncertainty: value 'given'");
 }
 
 }  // namespace

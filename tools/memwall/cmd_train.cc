@@ -107,7 +107,9 @@ int run_train(const GlobalOptions& g, TrainOptions o) {
       c.vpp > 1 ? fmt::format(", V {}", c.vpp) : std::string(), c.micro_batch, c.global_batch,
       c.seq, to_string(c.precision), train::to_string(c.recompute),
       c.sequence_parallel ? ", sequence parallel" : "", c.zero);
-  const Json iv = train::intervals_json(setup, e.config, e);
+  const perf::FrameworkCalibration* calibrated =
+      setup.efficiency ? setup.efficiency->framework(a.framework) : nullptr;
+  const Json iv = train::intervals_json(setup, e.config, e, calibrated);
   using uncertainty::range_text;
   std::cout << fmt::format("  step time            {:10.3f} s {} ({} micro-batches)\n",
                            e.step_time.value(), range_text(iv["step_time_s"], 1, 3),
@@ -182,9 +184,7 @@ int run_train(const GlobalOptions& g, TrainOptions o) {
   }
   for (const auto& x : a.assumptions) std::cout << "  assumption: " << x << "\n";
   for (const auto& n : e.notes) std::cout << "  note: " << n << "\n";
-  std::cout << uncertainty::interval_note(uncertainty::builtin_model().interval(
-                   train::regime(setup, e.config, e)))
-            << "\n";
+  std::cout << uncertainty::interval_note(train::interval(setup, e.config, e, calibrated)) << "\n";
   return 0;
 }
 

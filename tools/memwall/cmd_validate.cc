@@ -43,13 +43,15 @@ int run_validate(const ValidateOptions& o, const GlobalOptions& g) {
     if (!o.kind.empty() && o.kind != "inference" && o.kind != "training")
       throw InputError("--kind", o.kind,
                        "inference (or no --kind) or training with --calibrate-on");
-    if (o.markdown || o.fit_uncertainty)
-      throw InputError(o.markdown ? "--markdown" : "--fit-uncertainty", "given",
-                       "not with --calibrate-on (its report is text or --json)");
+    if (o.fit_uncertainty)
+      throw InputError("--fit-uncertainty", "given",
+                       "not with --calibrate-on (its report is text, --markdown or --json)");
     const Json cases = o.file.empty() ? validate::builtin_cases("dev-cases.json") : load_document(o.file);
     const validate::CalibrateOnReport r = validate::calibrate_on(
         cases, catalog, o.calibrate_on, o.kind.empty() ? "inference" : o.kind);
-    std::cout << (g.json ? validate::to_json(r).dump(2) + "\n" : validate::to_text(r));
+    std::cout << (g.json       ? validate::to_json(r).dump(2) + "\n"
+                  : o.markdown ? validate::to_markdown(r)
+                               : validate::to_text(r));
     return 0;
   }
   // No file: the repository's own published cases, compiled into the binary.
@@ -62,7 +64,17 @@ int run_validate(const ValidateOptions& o, const GlobalOptions& g) {
                         " --fit-uncertainty > data/uncertainty.json"},
         {"cases", o.file.empty() ? "validation/dev-cases.json (built in)" : o.file},
         {"memwall", fmt::format("{} (commit {})", version(), build_commit())}};
-    std::cout << validate::fit_uncertainty(r, provenance).dump(2) << "\n";
+    // The scatter of answers after a calibration on the first 2 cases of each group
+    // (uncertainty::CalibratedScatter), for the intervals of calibrated stacks.
+    std::map<std::string, uncertainty::CalibratedScatter> calibrated;
+    const Json cases =
+        o.file.empty() ? validate::builtin_cases("dev-cases.json") : load_document(o.file);
+    if (cases.is_array())
+      for (const char* kind : {"inference", "training"})
+        if (o.kind.empty() || o.kind == kind)
+          if (const auto s = validate::calibrate_on(cases, catalog, 2, kind).scatter; s.known())
+            calibrated[kind] = s;
+    std::cout << validate::fit_uncertainty(r, provenance, calibrated).dump(2) << "\n";
   } else if (g.json)
     std::cout << validate::to_json(r).dump(2) << "\n";
   else if (o.markdown)

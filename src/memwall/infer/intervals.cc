@@ -20,8 +20,9 @@ uncertainty::Regime regime(const Deployment& d, const Estimate& e, Phase phase) 
 }
 
 uncertainty::Interval interval(const Deployment& d, const Estimate& e, Phase phase) {
-  return uncertainty::calibrated_interval(uncertainty::builtin_model().interval(regime(d, e, phase)),
-                                          d.engine_profile, d.gpu.id);
+  const uncertainty::Model& m = uncertainty::builtin_model();
+  return uncertainty::calibrated_interval(m.interval(regime(d, e, phase)), d.engine_profile,
+                                          d.gpu.id, m.calibrated_scatter("inference"));
 }
 
 Json intervals_json(const Deployment& d, const Estimate& e) {

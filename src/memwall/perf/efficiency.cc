@@ -536,30 +536,33 @@ Efficiency apply_calibration(const Efficiency& base, const Json& doc, const std:
   const Json* groups = nullptr;
   if (const auto f = doc.find("fitted_on"); f != doc.end() && f->contains("groups"))
     groups = &f->at("groups");
-  // And each engine: the spread of its records around the fit (fitted_on.groups.<engine key>:
-  // records, parameters, residual_sd_log, accelerators), for the intervals of its answers.
+  // And each engine and framework: the spread of its records around the fit
+  // (fitted_on.groups.<key>: records, parameters, residual_sd_log, accelerators), for the
+  // intervals of its answers.
+  auto spread_of = [&](const Json& g, const std::string& field) {
+    EngineProfile::CalibratedSpread spread;
+    spread.records = static_cast<int>(
+        number_in_range(require_field(g, "records", field), field + ".records", 1, 1e7));
+    spread.residual_sd_log = number_in_range(require_field(g, "residual_sd_log", field),
+                                             field + ".residual_sd_log", 0, 10);
+    if (const auto ps = g.find("parameters"); ps != g.end()) {
+      if (!ps->is_object()) throw InputError(field + ".parameters", ps->dump(), "an object");
+      spread.fitted_parameters = static_cast<int>(ps->size());
+    }
+    const Json& list = require_field(g, "accelerators", field);
+    if (!list.is_array())
+      throw InputError(field + ".accelerators", list.dump(), "a list of accelerator ids");
+    for (const Json& id : list) {
+      if (!id.is_string()) throw InputError(field + ".accelerators", id.dump(), "an accelerator id");
+      spread.accelerators.push_back(id.get<std::string>());
+    }
+    return spread;
+  };
   if (groups && groups->is_object())
     for (auto& p : e.engines) {
       const auto g = groups->find(p.key());
       if (g == groups->end() || !g->is_object() || !g->contains("engine")) continue;
-      const std::string field = where + ": fitted_on.groups." + p.key();
-      EngineProfile::CalibratedSpread spread;
-      spread.records = static_cast<int>(number_in_range(require_field(*g, "records", field),
-                                                        field + ".records", 1, 1e7));
-      spread.residual_sd_log = number_in_range(require_field(*g, "residual_sd_log", field),
-                                               field + ".residual_sd_log", 0, 10);
-      if (const auto ps = g->find("parameters"); ps != g->end()) {
-        if (!ps->is_object()) throw InputError(field + ".parameters", ps->dump(), "an object");
-        spread.fitted_parameters = static_cast<int>(ps->size());
-      }
-      const Json& list = require_field(*g, "accelerators", field);
-      if (!list.is_array())
-        throw InputError(field + ".accelerators", list.dump(), "a list of accelerator ids");
-      for (const Json& id : list) {
-        if (!id.is_string()) throw InputError(field + ".accelerators", id.dump(), "an accelerator id");
-        spread.accelerators.push_back(id.get<std::string>());
-      }
-      p.calibrated_spread = spread;
+      p.calibrated_spread = spread_of(*g, where + ": fitted_on.groups." + p.key());
     }
   for (auto& f : e.frameworks) {
     const std::string group = "framework " + f.framework;
@@ -573,6 +576,8 @@ Efficiency apply_calibration(const Efficiency& base, const Json& doc, const std:
       if (!id.is_string()) throw InputError(field, id.dump(), "an accelerator id");
       f.fitted_accelerators.push_back(id.get<std::string>());
     }
+    if (g.contains("records") && g.contains("residual_sd_log"))
+      f.calibrated_spread = spread_of(g, where + ": fitted_on.groups." + group);
   }
   return e;
 }

@@ -188,6 +188,9 @@ struct FrameworkCalibration {
   std::optional<double> step_overhead_ms;          // TrainParameters::step_overhead
   // The accelerators the fit ran on (the profile's fitted_on), so a job elsewhere can say so.
   std::vector<std::string> fitted_accelerators;
+  // The records' spread around the fit (fitted_on.groups."framework ID"), for the intervals of
+  // the answers on this framework and those accelerators (uncertainty::calibrated_interval).
+  std::optional<EngineProfile::CalibratedSpread> calibrated_spread;
 };
 
 struct Efficiency {

@@ -38,8 +38,19 @@ uncertainty::Regime regime(const TrainSetup& setup, const TrainConfig& c, const 
   return r;
 }
 
-Json intervals_json(const TrainSetup& setup, const TrainConfig& c, const TrainEstimate& e) {
-  const auto i = uncertainty::builtin_model().interval(regime(setup, c, e));
+uncertainty::Interval interval(const TrainSetup& setup, const TrainConfig& c, const TrainEstimate& e,
+                               const perf::FrameworkCalibration* framework) {
+  const uncertainty::Model& m = uncertainty::builtin_model();
+  const uncertainty::Interval builtin = m.interval(regime(setup, c, e));
+  if (!framework || !framework->calibrated_spread) return builtin;
+  return uncertainty::calibrated_interval(builtin, "framework " + framework->framework,
+                                          &*framework->calibrated_spread, setup.gpu.id,
+                                          m.calibrated_scatter("training"));
+}
+
+Json intervals_json(const TrainSetup& setup, const TrainConfig& c, const TrainEstimate& e,
+                    const perf::FrameworkCalibration* framework) {
+  const auto i = interval(setup, c, e, framework);
   return Json{{"step_time_s", i.range(e.step_time.value())},
               {"tokens_per_s", i.range(e.tokens_per_s)},
               {"tokens_per_s_per_gpu", i.range(e.tokens_per_s_per_gpu)},

@@ -9,6 +9,8 @@
 #include "memwall/train/config.h"
 #include "memwall/train/estimate.h"
 #include "memwall/train/setup.h"
+#include "memwall/perf/efficiency.h"
+#include "memwall/uncertainty/model.h"
 #include "memwall/uncertainty/regime.h"
 
 namespace memwall::train {
@@ -22,8 +24,14 @@ uncertainty::Regime regime(const TrainSetup& setup, const TrainConfig& c, const 
 // "deepspeed-zero3" (ZeRO-3 with one or several collectives per layer), "data-parallel".
 std::string parallelism(const TrainConfig& c);
 
+// The 80 % interval of a training estimate: the built-in model's, or on a framework a
+// `memwall calibrate` profile fitted (`framework`, with its records' spread) on this accelerator,
+// the calibrated one (uncertainty::calibrated_interval).
+uncertainty::Interval interval(const TrainSetup& setup, const TrainConfig& c, const TrainEstimate& e,
+                               const perf::FrameworkCalibration* framework = nullptr);
 // {"step_time_s", "tokens_per_s", "tokens_per_s_per_gpu", "model_tflops_per_gpu",
-//  "hardware_tflops_per_gpu", "mfu", "hfu"} -> [low, high] from the built-in model.
-Json intervals_json(const TrainSetup& setup, const TrainConfig& c, const TrainEstimate& e);
+//  "hardware_tflops_per_gpu", "mfu", "hfu"} -> [low, high] from interval().
+Json intervals_json(const TrainSetup& setup, const TrainConfig& c, const TrainEstimate& e,
+                    const perf::FrameworkCalibration* framework = nullptr);
 
 }  // namespace memwall::train

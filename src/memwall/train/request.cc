@@ -298,7 +298,8 @@ Json to_json(const Answer& a) {
     t["cost_usd"] = run.cost ? Json(run.cost->value()) : Json(nullptr);
     j["train"] = t;
   }
-  j["intervals"] = intervals_json(a.setup, e.config, e);
+  j["intervals"] = intervals_json(
+      a.setup, e.config, e, a.setup.efficiency ? a.setup.efficiency->framework(a.framework) : nullptr);
   j["conventions"] = kConventions;
   j["notes"] = e.notes;
   return j;

@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <set>
 #include <utility>
 
@@ -276,53 +277,133 @@ Interval scale_to_level(Interval i, double level) {
   return i;
 }
 
-namespace {
-
-// Student-t quantile t(0.90, dof), the two-sided 80 % point (NIST/SEMATECH e-Handbook 1.3.6.7.2
-// table), dof 1-30; above 30 it approaches the normal 1.2816 as 1 / dof.
-double t90(int dof) {
+double t90(double dof) {
+  // Student-t quantile t(0.90, dof), the two-sided 80 % point (NIST/SEMATECH e-Handbook 1.3.6.7.2
+  // table), dof 1-30; above 30 it approaches the normal 1.2816 as 1 / dof.
   static constexpr double table[] = {3.0777, 1.8856, 1.6377, 1.5332, 1.4759, 1.4398, 1.4149,
                                      1.3968, 1.3830, 1.3722, 1.3634, 1.3562, 1.3502, 1.3450,
                                      1.3406, 1.3368, 1.3334, 1.3304, 1.3277, 1.3253, 1.3232,
                                      1.3212, 1.3195, 1.3178, 1.3163, 1.3150, 1.3137, 1.3125,
                                      1.3114, 1.3104};
-  if (dof < 1) dof = 1;
-  if (dof <= 30) return table[dof - 1];
-  return 1.2816 + (1.3104 - 1.2816) * 30.0 / double(dof);
+  if (!(dof >= 1)) dof = 1;
+  if (dof >= 30) return 1.2816 + (1.3104 - 1.2816) * 30.0 / dof;
+  const int lo = static_cast<int>(std::floor(dof));
+  const double f = dof - lo;
+  return f == 0 ? table[lo - 1] : table[lo - 1] * (1 - f) + table[lo] * f;
 }
 
-}  // namespace
-
-Interval calibrated_interval(const Interval& builtin, const perf::EngineProfile* profile,
+Interval calibrated_interval(int records, int fitted_parameters, double residual_sd_log,
+                             const CalibratedScatter* pooled, const std::string& stack,
                              const std::string& accelerator_id) {
-  if (!profile || !profile->calibrated_spread) return builtin;
-  const auto& c = *profile->calibrated_spread;
+  Interval cal;
+  cal.level = kDefaultLevel;
+  const int dof = std::max(0, records - fitted_parameters);
+  const double s = dof > 0 && residual_sd_log > 0 ? residual_sd_log : 0;
+  const double grow = std::sqrt(1.0 + 1.0 / double(std::max(records, 1)));
+  if (pooled && pooled->known()) {
+    // Smyth (2004) section 3: the records' variance moderated with the pooled one.
+    const double d = pooled->prior_dof + dof;
+    const double moderated =
+        std::sqrt((pooled->prior_dof * pooled->sd_log * pooled->sd_log + dof * s * s) / d);
+    cal.half_width = std::max(t90(d) * moderated * grow, s);
+    cal.known = cal.calibrated = true;
+    cal.reasons.push_back(fmt::format(
+        "from the calibration of {}: {} records on {}, residual sd {:.1f} %, moderated with the "
+        "scatter of calibrated stacks in the dev set (sd {:.1f} %, worth {:.1f} records): t({:.1f}) "
+        "= {:.3f}",
+        stack, records, accelerator_id, 100 * s, 100 * pooled->sd_log, pooled->prior_dof, d,
+        t90(d)));
+    return cal;
+  }
+  if (dof < 1 || !(s > 0)) return cal;  // known = false: no scatter measured
+  cal.known = cal.calibrated = true;
+  cal.half_width = t90(dof) * s * grow;
+  cal.reasons.push_back(fmt::format("from the calibration of {}: {} records on {}, residual sd "
+                                    "{:.1f} %, t({}) = {:.3f}",
+                                    stack, records, accelerator_id, 100 * s, dof, t90(dof)));
+  return cal;
+}
+
+Interval calibrated_interval(const Interval& builtin, const std::string& stack,
+                             const perf::EngineProfile::CalibratedSpread* spread,
+                             const std::string& accelerator_id, const CalibratedScatter* pooled) {
+  if (!spread) return builtin;
+  const auto& c = *spread;
   Interval out = builtin;
   if (std::find(c.accelerators.begin(), c.accelerators.end(), accelerator_id) ==
       c.accelerators.end()) {
     out.reasons.push_back(fmt::format(
-        "the calibration of {} was fitted on {}, not {}: the built-in interval", profile->key(),
+        "the calibration of {} was fitted on {}, not {}: the built-in interval", stack,
         fmt::join(c.accelerators, ", "), accelerator_id));
     return out;
   }
-  const int dof = c.records - c.fitted_parameters;
-  if (dof < 1 || !(c.residual_sd_log > 0)) {
+  const Interval cal = calibrated_interval(c.records, c.fitted_parameters, c.residual_sd_log,
+                                           pooled, stack, accelerator_id);
+  if (!cal.known) {
     out.reasons.push_back(fmt::format(
         "the calibration of {} has {} record(s) for {} parameter(s): no scatter measured, so the "
         "built-in interval",
-        profile->key(), c.records, c.fitted_parameters));
+        stack, c.records, c.fitted_parameters));
     return out;
   }
-  Interval cal;
-  cal.level = kDefaultLevel;
-  cal.known = true;
-  cal.calibrated = true;
-  cal.half_width =
-      t90(dof) * c.residual_sd_log * std::sqrt(1.0 + 1.0 / double(c.records));
-  cal.reasons.push_back(fmt::format(
-      "from the calibration of {}: {} records on {}, residual sd {:.1f} %, t({}) = {:.3f}",
-      profile->key(), c.records, accelerator_id, 100 * c.residual_sd_log, dof, t90(dof)));
   return scale_to_level(cal, builtin.level);
+}
+
+Interval calibrated_interval(const Interval& builtin, const perf::EngineProfile* profile,
+                             const std::string& accelerator_id, const CalibratedScatter* pooled) {
+  if (!profile || !profile->calibrated_spread) return builtin;
+  return calibrated_interval(builtin, profile->key(), &*profile->calibrated_spread, accelerator_id,
+                             pooled);
+}
+
+const CalibratedScatter* Model::calibrated_scatter(const std::string& kind) const {
+  const auto it = calibrated.find(kind);
+  return it == calibrated.end() || !it->second.known() ? nullptr : &it->second;
+}
+
+namespace {
+
+// ln of the F(d1, d2) density at x > 0.
+double log_f_density(double x, double d1, double d2) {
+  return 0.5 * d1 * std::log(d1) + 0.5 * d2 * std::log(d2) + (0.5 * d1 - 1) * std::log(x) -
+         0.5 * (d1 + d2) * std::log(d2 + d1 * x) -
+         (std::lgamma(0.5 * d1) + std::lgamma(0.5 * d2) - std::lgamma(0.5 * (d1 + d2)));
+}
+
+}  // namespace
+
+CalibratedScatter fit_calibrated_scatter(const std::vector<std::vector<double>>& log_errors_by_group,
+                                         int calibrated_on) {
+  CalibratedScatter out;
+  out.calibrated_on = calibrated_on;
+  std::vector<std::pair<double, double>> groups;  // (cases, mean square)
+  for (const auto& g : log_errors_by_group) {
+    if (g.empty()) continue;
+    double ss = 0;
+    for (double r : g) ss += r * r;
+    // A mean square of exactly 0 (a repeated value) has zero density under F: floor it at
+    // (0.1 %)^2, far below any measurement's repeatability.
+    groups.push_back({double(g.size()), std::max(ss / double(g.size()), 1e-6)});
+    out.cases += static_cast<int>(g.size());
+  }
+  out.groups = static_cast<int>(groups.size());
+  if (groups.size() < 2) return out;
+  // MS_g / s0^2 ~ F(m_g, d0) (Smyth 2004 section 6); the density of MS_g carries 1 / s0^2.
+  double best = -std::numeric_limits<double>::infinity();
+  for (int i = 0; i <= 200; ++i) {
+    const double s0 = 0.005 * std::pow(200.0, i / 200.0);  // 0.5 % .. 100 %
+    for (int j = 0; j <= 80; ++j) {
+      const double d0 = std::pow(256.0, j / 80.0);  // 1 .. 256
+      double ll = 0;
+      for (const auto& [m, ms] : groups) ll += log_f_density(ms / (s0 * s0), m, d0) - std::log(s0 * s0);
+      if (ll > best) {
+        best = ll;
+        out.sd_log = s0;
+        out.prior_dof = d0;
+      }
+    }
+  }
+  return out;
 }
 
 std::string range_text(const Json& range, double scale, int decimals) {
@@ -367,6 +448,11 @@ Json to_json(const Model& m) {
                        {"factors", factors},
                        {"support", support}};
   }
+  Json calibrated = Json::object();
+  for (const auto& [kind, c] : m.calibrated)
+    calibrated[kind] = Json{{"sd_log", c.sd_log},         {"prior_dof", c.prior_dof},
+                            {"groups", c.groups},         {"cases", c.cases},
+                            {"calibrated_on", c.calibrated_on}};
   const Widening& w = m.widening;
   return Json{{"uncertainty", Json{{"level", m.level},
                                    {"new_source_scale", m.new_source_scale},
@@ -377,7 +463,8 @@ Json to_json(const Model& m) {
                                                      {"beyond_scale", w.beyond_scale},
                                                      {"outside_parameters", w.outside_parameters},
                                                      {"probe_calibrated", w.probe_calibrated}}},
-                                   {"kinds", kinds}}}};
+                                   {"kinds", kinds},
+                                   {"calibrated", calibrated}}}};
 }
 
 namespace {
@@ -463,6 +550,20 @@ Model model_from_json(const Json& doc, const std::string& where) {
       }
     }
     m.kinds[name] = std::move(km);
+  }
+  if (auto it = u.find("calibrated"); it != u.end()) {  // absent in files fitted before it
+    if (!it->is_object()) throw InputError(w0 + ".calibrated", it->dump().substr(0, 40), "an object");
+    for (const auto& [kind, c] : it->items()) {
+      const std::string wc = w0 + ".calibrated." + kind;
+      if (!c.is_object()) throw InputError(wc, c.dump().substr(0, 40), "an object");
+      CalibratedScatter cs;
+      cs.sd_log = number(c, "sd_log", wc, 0, 10);
+      cs.prior_dof = number(c, "prior_dof", wc, 0, 1e6);
+      cs.groups = static_cast<int>(number(c, "groups", wc, 0, 1e9));
+      cs.cases = static_cast<int>(number(c, "cases", wc, 0, 1e9));
+      cs.calibrated_on = static_cast<int>(number(c, "calibrated_on", wc, 0, 1e6));
+      m.calibrated[kind] = cs;
+    }
   }
   return m;
 }

@@ -88,8 +88,36 @@ struct FitOptions {
                                                  "ceilings", "datasheet", "offload"};
 };
 
+// How far an answer on a calibrated stack lands from what the stack measures next, pooled over
+// the dev set: `memwall validate --calibrate-on K` fits each (publication, accelerator, stack,
+// precision) group on its first K cases and keeps the log errors of the group's other cases. The
+// groups' scatter differs (one publication's runs repeat within 3 %, another's within 20 %), so it
+// is modelled as the empirical-Bayes prior of Smyth (2004, "Linear models and empirical Bayes
+// methods for assessing differential expression in microarray experiments", Stat. Appl. Genet.
+// Mol. Biol. 3(1), section 3): a group's variance sigma^2 is s0^2 x d0 / chi^2(d0), so a group's
+// mean square over m held-out cases is s0^2 x F(m, d0) (his section 6), from which s0 and d0 are
+// fitted by maximum marginal likelihood. A user's own records then moderate it: with dof = records
+// - fitted parameters and s their residual sd, s~^2 = (d0 s0^2 + dof s^2) / (d0 + dof), and a new
+// measurement falls in t(d0 + dof) x s~ x sqrt(1 + 1/n) (his eq. for the moderated t).
+struct CalibratedScatter {
+  double sd_log = 0;     // s0, ln units
+  double prior_dof = 0;  // d0: how many records of a user's own the pooled scatter is worth
+  int groups = 0, cases = 0;  // what it was fitted on
+  int calibrated_on = 0;      // K of --calibrate-on
+  bool known() const { return sd_log > 0 && prior_dof > 0; }
+};
+
+// Fits s0 and d0 (CalibratedScatter) on the held-out log errors of each group, by maximum of the
+// F(m, d0) marginal likelihood of the groups' mean squares over a grid (s0 0.5 %-100 %, d0 1-256).
+// Groups with no case are skipped; unknown (sd_log 0) with fewer than two groups.
+CalibratedScatter fit_calibrated_scatter(const std::vector<std::vector<double>>& log_errors_by_group,
+                                         int calibrated_on);
+
 struct Model {
   double level = kDefaultLevel;
+  // Per kind (inference, training): the scatter of answers after `memwall calibrate`
+  // (CalibratedScatter), fitted by `memwall validate --fit-uncertainty`; absent: not fitted.
+  std::map<std::string, CalibratedScatter> calibrated;
   // Every half-width is multiplied by this: how much wider errors are on a source the fit has not
   // seen, measured by leaving each source out (new_source_scale in model.cc), pooled over kinds;
   // a kind with enough sources of its own uses its own (KindModel::new_source_scale).
@@ -101,6 +129,8 @@ struct Model {
 
   // The interval for a prediction in `regime` (known = false for a kind the model lacks).
   Interval interval(const Regime& regime) const;
+  // The fitted scatter after calibration of `kind`; null when not fitted.
+  const CalibratedScatter* calibrated_scatter(const std::string& kind) const;
 };
 
 // The interval of an answer on a stack a `memwall calibrate` profile fitted (`profile` carries
@@ -110,8 +140,26 @@ struct Model {
 // observation, e.g. NIST/SEMATECH e-Handbook of Statistical Methods 7.1.4 and its t table
 // 1.3.6.7.2), never narrower than that scatter. On an accelerator the records did not run on, or
 // with no scatter measured (as many records as parameters), `builtin` is kept and the reason said.
+// With a known `pooled` scatter (CalibratedScatter: the dev set's scatter after calibration), the
+// records' variance is moderated with it: t(d0 + dof) x s~ x sqrt(1 + 1/n), never narrower than
+// the records' own s; then even records as many as the parameters give a calibrated interval.
 Interval calibrated_interval(const Interval& builtin, const perf::EngineProfile* profile,
+                             const std::string& accelerator_id,
+                             const CalibratedScatter* pooled = nullptr);
+// The same for any calibrated stack (an engine profile's key, "framework megatron") and its spread.
+Interval calibrated_interval(const Interval& builtin, const std::string& stack,
+                             const perf::EngineProfile::CalibratedSpread* spread,
+                             const std::string& accelerator_id,
+                             const CalibratedScatter* pooled = nullptr);
+// The same from the parts of a fit (records, fitted parameters, residual sd in ln units), for
+// validate's own held-out coverage; `stack` and `accelerator_id` name them in the reason.
+// known = false when neither the records nor `pooled` measure a scatter.
+Interval calibrated_interval(int records, int fitted_parameters, double residual_sd_log,
+                             const CalibratedScatter* pooled, const std::string& stack,
                              const std::string& accelerator_id);
+// The Student-t quantile t(0.90, dof), the two-sided 80 % point; dof >= 1, fractional dof
+// interpolated linearly in the NIST/SEMATECH table (1.3.6.7.2).
+double t90(double dof);
 
 // Fits per kind from the residuals; the widening factors are kept from `widening`.
 Model fit(const std::vector<Residual>& residuals, const FitOptions& o = {},

@@ -3,6 +3,8 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <random>
+#include <vector>
 
 #include "memwall/core/error.h"
 
@@ -258,6 +260,101 @@ TEST(CalibratedInterval, TheProfileCarriesItsSpread) {
   Json bad = doc;
   bad["fitted_on"]["groups"]["vllm@0.8"]["residual_sd_log"] = -1;
   EXPECT_THROW(perf::apply_calibration(perf::default_efficiency(), bad, "p.json"), InputError);
+}
+
+// Groups drawn from the model the fit assumes (Smyth 2004: sigma_g^2 = s0^2 d0 / chi^2(d0), each
+// group's errors normal with that sigma) give back s0 and d0; the likelihood is flat in d0, so
+// the bound on it is loose; a wrong s0 (e.g. the pooled rms, which heavy-scatter groups inflate)
+// would fail the tighter bound.
+TEST(CalibratedScatter, FitRecoversTheScatterOfGroupsDrawnFromItsModel) {
+  std::mt19937 rng(12345);
+  const double s0 = 0.08, d0 = 4;
+  std::chi_squared_distribution<double> chi(d0);
+  std::normal_distribution<double> unit(0, 1);
+  std::vector<std::vector<double>> groups;
+  for (int g = 0; g < 400; ++g) {
+    const double sigma = s0 * std::sqrt(d0 / chi(rng));
+    std::vector<double> e;
+    for (int i = 0; i < 6; ++i) e.push_back(sigma * unit(rng));
+    groups.push_back(e);
+  }
+  const CalibratedScatter c = fit_calibrated_scatter(groups, 2);
+  ASSERT_TRUE(c.known());
+  EXPECT_EQ(c.groups, 400);
+  EXPECT_EQ(c.cases, 2400);
+  EXPECT_EQ(c.calibrated_on, 2);
+  EXPECT_NEAR(c.sd_log, s0, 0.1 * s0);
+  EXPECT_GT(c.prior_dof, d0 / 2);
+  EXPECT_LT(c.prior_dof, d0 * 2);
+  // Groups that all scatter alike are worth many records (d0 large).
+  std::vector<std::vector<double>> alike;
+  for (int g = 0; g < 200; ++g) {
+    std::vector<double> e;
+    for (int i = 0; i < 6; ++i) e.push_back(0.05 * unit(rng));
+    alike.push_back(e);
+  }
+  EXPECT_GT(fit_calibrated_scatter(alike, 2).prior_dof, 30);
+  // One group (or none) measures no between-group spread.
+  EXPECT_FALSE(fit_calibrated_scatter({{0.1, -0.1}}, 2).known());
+  EXPECT_FALSE(fit_calibrated_scatter({{}, {}}, 2).known());
+}
+
+TEST(CalibratedScatter, StudentTInterpolatesBetweenTableRows) {
+  EXPECT_DOUBLE_EQ(t90(1), 3.0777);
+  EXPECT_DOUBLE_EQ(t90(10), 1.3722);
+  EXPECT_NEAR(t90(1.5), (3.0777 + 1.8856) / 2, 1e-12);
+  EXPECT_DOUBLE_EQ(t90(0.2), 3.0777);  // below 1: t(1)
+  EXPECT_NEAR(t90(1e9), 1.2816, 1e-6);
+}
+
+// A user's two records (one parameter fitted) are moderated with the pooled scatter: the interval
+// is t(d0 + dof) x s~ x sqrt(1 + 1/n); with no scatter of their own (records = parameters) the
+// pooled scatter alone gives it; it is never narrower than the records' own sd.
+TEST(CalibratedScatter, ModeratesTheRecordsScatterWithThePooledOne) {
+  CalibratedScatter pooled;
+  pooled.sd_log = 0.08;
+  pooled.prior_dof = 2.3;
+  const Interval two = calibrated_interval(2, 1, 0.02, &pooled, "vllm@0.8", "nvidia-h100-sxm");
+  ASSERT_TRUE(two.known);
+  EXPECT_TRUE(two.calibrated);
+  const double s = std::sqrt((2.3 * 0.08 * 0.08 + 1 * 0.02 * 0.02) / 3.3);
+  EXPECT_NEAR(two.half_width, t90(3.3) * s * std::sqrt(1.5), 1e-12);
+  ASSERT_FALSE(two.reasons.empty());
+  EXPECT_NE(two.reasons.back().find("worth 2.3 records"), std::string::npos);
+  const Interval none = calibrated_interval(3, 3, 0.0, &pooled, "vllm@0.8", "nvidia-h100-sxm");
+  ASSERT_TRUE(none.known);
+  EXPECT_NEAR(none.half_width, t90(2.3) * 0.08 * std::sqrt(1 + 1.0 / 3), 1e-12);
+  // Records far noisier than a pooled scatter worth 100 records: the floor at their own sd.
+  CalibratedScatter tight;
+  tight.sd_log = 0.01;
+  tight.prior_dof = 100;
+  EXPECT_DOUBLE_EQ(calibrated_interval(2, 1, 0.5, &tight, "x", "y").half_width, 0.5);
+  // Without a pooled scatter: the records' t interval, and nothing with no dof.
+  EXPECT_NEAR(calibrated_interval(12, 2, 0.05, nullptr, "x", "y").half_width,
+              1.3722 * 0.05 * std::sqrt(1 + 1.0 / 12), 1e-12);
+  EXPECT_FALSE(calibrated_interval(2, 2, 0.0, nullptr, "x", "y").known);
+}
+
+TEST(CalibratedScatter, TravelsThroughTheModelFileAndIsCheckedThere) {
+  Model m;
+  m.calibrated["inference"] = CalibratedScatter{0.081, 2.3, 21, 118, 2};
+  const Model back = model_from_json(to_json(m), "u.json");
+  ASSERT_NE(back.calibrated_scatter("inference"), nullptr);
+  EXPECT_DOUBLE_EQ(back.calibrated_scatter("inference")->sd_log, 0.081);
+  EXPECT_DOUBLE_EQ(back.calibrated_scatter("inference")->prior_dof, 2.3);
+  EXPECT_EQ(back.calibrated_scatter("inference")->groups, 21);
+  EXPECT_EQ(back.calibrated_scatter("training"), nullptr);
+  Json bad = to_json(m);
+  bad["uncertainty"]["calibrated"]["inference"]["sd_log"] = -1;
+  try {
+    model_from_json(bad, "u.json");
+    FAIL() << "a negative sd was read";
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("calibrated.inference.sd_log"), std::string::npos);
+  }
+  // The built-in model carries both kinds (scripts/validate.sh refits them).
+  EXPECT_NE(builtin_model().calibrated_scatter("inference"), nullptr);
+  EXPECT_NE(builtin_model().calibrated_scatter("training"), nullptr);
 }
 
 }  // namespace

@@ -112,10 +112,12 @@ void add_breakdown(Report& r, const uncertainty::Widening& widening) {
   }
 }
 
-Json fit_uncertainty(const Report& r, Json provenance) {
+Json fit_uncertainty(const Report& r, Json provenance,
+                     const std::map<std::string, uncertainty::CalibratedScatter>& calibrated) {
   const auto res = residuals(r);
   const uncertainty::Widening w;  // stated assumptions (model.h): no case measures them
   uncertainty::Model m = uncertainty::fit(res, {}, w);
+  m.calibrated = calibrated;
   Json coverage = Json::object();
   std::map<std::string, std::pair<int, int>> inside;  // kind -> (inside, cases with an interval)
   for (const auto& h : uncertainty::leave_one_source_out(res, {}, w)) {

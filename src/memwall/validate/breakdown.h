@@ -6,6 +6,7 @@
 #pragma once
 
 #include <optional>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -24,8 +25,10 @@ void add_breakdown(Report& r, const uncertainty::Widening& widening);
 
 // The uncertainty model fitted on the report's residuals (widening factors: the stated defaults of
 // uncertainty::Widening), with `provenance` and the leave-one-source-out coverage per kind: the
-// content of data/uncertainty.json.
-Json fit_uncertainty(const Report& r, Json provenance);
+// content of data/uncertainty.json. `calibrated`: per kind, the scatter after calibration
+// (CalibrateOnReport::scatter of `validate --calibrate-on 2`), stored as Model::calibrated.
+Json fit_uncertainty(const Report& r, Json provenance,
+                     const std::map<std::string, uncertainty::CalibratedScatter>& calibrated = {});
 
 // "inference 82 % (31 of 38), training 80 % (45 of 56)": the held-out coverage per plain kind,
 // case groups ("kind/group") included.

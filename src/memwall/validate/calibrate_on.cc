@@ -30,7 +30,10 @@ bool lower_is_better(const CaseResult& r) {
 CalibrateOnRow summarise(const std::string& dim, const std::string& value,
                          const std::vector<const CaseResult*>& before,
                          const std::vector<const CaseResult*>& after) {
-  CalibrateOnRow row{dim, value, static_cast<int>(before.size())};
+  CalibrateOnRow row;
+  row.dimension = dim;
+  row.value = value;
+  row.cases = static_cast<int>(before.size());
   std::vector<double> ab, sb, aa, sa;
   for (const CaseResult* c : before) {
     ab.push_back(c->abs_pct_error());
@@ -46,6 +49,22 @@ CalibrateOnRow summarise(const std::string& dim, const std::string& value,
   row.median_abs_after = median(aa);
   row.p90_abs_after = percentile90(aa);
   row.median_signed_after = median(sa);
+  auto cover = [](const std::vector<const CaseResult*>& cs, std::optional<double>& coverage,
+                  std::optional<double>& width) {
+    std::vector<double> widths;
+    int inside = 0;
+    for (const CaseResult* c : cs) {
+      if (!c->held_out || !c->held_out->known || !c->predicted) continue;
+      const double h = c->held_out->half_width;
+      widths.push_back((std::exp(h) - std::exp(-h)) * 100);
+      if (std::fabs(std::log(*c->predicted / c->measured)) <= h) ++inside;
+    }
+    if (widths.empty()) return;
+    coverage = double(inside) / double(widths.size());
+    width = median(widths);
+  };
+  cover(before, row.coverage_before, row.median_width_before);
+  cover(after, row.coverage_after, row.median_width_after);
   return row;
 }
 
@@ -84,9 +103,12 @@ CalibrateOnReport calibrate_on(const Json& cases, const Catalog& catalog, int k,
   std::vector<std::pair<const Json*, CaseResult>> predicted;
   std::map<std::string, std::vector<size_t>> groups;
   std::vector<std::string> order;
+  std::vector<uncertainty::Residual> residuals;  // every predicted case of the kind
   for (const Json& c : cases) {
     if (!c.is_object() || str_field(c, "kind") != kind) continue;
     CaseResult r = predict_case(c, catalog);
+    if (r.predicted && *r.predicted > 0 && r.measured > 0)
+      residuals.push_back({r.id, r.source, r.regime, std::log(*r.predicted / r.measured)});
     const std::string& stack = training ? r.framework : r.engine_profile;
     if (!r.predicted || !(r.measured > 0) || stack.empty()) continue;
     const std::string key = r.source + " | " + r.accelerator + " | " + stack + " | " + r.precisions;
@@ -95,6 +117,18 @@ CalibrateOnReport calibrate_on(const Json& cases, const Catalog& catalog, int k,
     predicted.emplace_back(&c, std::move(r));
   }
   out.groups = static_cast<int>(groups.size());
+  // The built-in intervals as validate reports them: fitted without the case's source.
+  std::map<std::string, uncertainty::Interval> builtin_interval;
+  for (const auto& h : uncertainty::leave_one_source_out(residuals))
+    builtin_interval[h.residual.id] = h.interval;
+  // Per fitted group, what its calibrated interval is built from.
+  struct Fitted {
+    std::string key, source, accelerator;
+    int records = 0, parameters = 0;
+    double residual_sd_log = 0;
+    std::vector<size_t> held;  // indices into out.before / out.after
+  };
+  std::vector<Fitted> fitted_groups;
   for (const std::string& key : order) {
     const std::vector<size_t>& idx = groups[key];
     if (idx.size() <= static_cast<size_t>(k)) continue;
@@ -123,14 +157,43 @@ CalibrateOnReport calibrate_on(const Json& cases, const Catalog& catalog, int k,
     ++out.groups_fitted;
     const auto efficiency = std::make_shared<const perf::Efficiency>(perf::apply_calibration(
         perf::default_efficiency(), measure::calibration_document(fit), "calibrate-on fit"));
+    Fitted f{key, first.source, first.accelerator, k, 0, fit.residual_sd_log, {}};
+    for (const auto& p : fit.parameters) f.parameters += p.identified ? 1 : 0;
     for (size_t i = static_cast<size_t>(k); i < idx.size(); ++i) {
       const auto& [c, r] = predicted[idx[i]];
       CaseResult after = settings.empty() ? r : predict(*c, efficiency);
       after.source = r.source;
-      if (!after.predicted) continue;  // the fit made it inexpressible: not compared
+      if (!after.predicted || !(*after.predicted > 0)) continue;  // inexpressible after the fit
+      f.held.push_back(out.before.size());
       out.before.push_back(r);
+      if (auto it = builtin_interval.find(r.id); it != builtin_interval.end())
+        out.before.back().held_out = it->second;
       out.after.push_back(std::move(after));
+      out.group_of.push_back(key);
     }
+    fitted_groups.push_back(std::move(f));
+  }
+  // The pooled scatter after calibration: on every group (what --fit-uncertainty stores), and per
+  // source without that source's groups, so a case's calibrated interval never saw its own source.
+  auto log_errors = [&](const std::string& except_source) {
+    std::vector<std::vector<double>> by_group;
+    for (const Fitted& f : fitted_groups) {
+      if (f.source == except_source) continue;
+      std::vector<double> e;
+      for (size_t i : f.held) e.push_back(std::log(*out.after[i].predicted / out.after[i].measured));
+      by_group.push_back(std::move(e));
+    }
+    return by_group;
+  };
+  out.scatter = uncertainty::fit_calibrated_scatter(log_errors(""), k);
+  std::map<std::string, uncertainty::CalibratedScatter> without;
+  for (const Fitted& f : fitted_groups) {
+    if (!without.count(f.source))
+      without[f.source] = uncertainty::fit_calibrated_scatter(log_errors(f.source), k);
+    const uncertainty::CalibratedScatter& pooled = without[f.source];
+    const uncertainty::Interval i = uncertainty::calibrated_interval(
+        f.records, f.parameters, f.residual_sd_log, &pooled, f.key, f.accelerator);
+    for (size_t h : f.held) out.after[h].held_out = i;
   }
   std::vector<const CaseResult*> all_b, all_a;
   std::map<std::string, std::pair<std::vector<const CaseResult*>, std::vector<const CaseResult*>>> by_source;
@@ -158,21 +221,62 @@ CalibrateOnReport calibrate_on(const Json& cases, const Catalog& catalog, int k,
   return out;
 }
 
+namespace {
+
+std::string pct(const std::optional<double>& v) {
+  return v ? fmt::format("{:.0f} %", 100 * *v) : std::string("-");
+}
+
+Json json_or_null(const std::optional<double>& v) { return v ? Json(*v) : Json(nullptr); }
+
+std::string scatter_text(const CalibrateOnReport& r) {
+  if (!r.scatter.known()) return "pooled scatter after calibration: not measured (fewer than 2 groups)\n";
+  return fmt::format(
+      "pooled scatter after calibration (held-out log errors, {} groups, {} cases; Smyth 2004 "
+      "empirical-Bayes fit): sd {:.1f} %, worth {:.1f} records of a user's own\n",
+      r.scatter.groups, r.scatter.cases, 100 * r.scatter.sd_log, r.scatter.prior_dof);
+}
+
+}  // namespace
+
 std::string to_text(const CalibrateOnReport& r) {
   std::string out = fmt::format(
       "{}, calibrated on the first {} case(s) of each (publication, accelerator, {}, precision) "
       "group and predicting the rest: {} groups, {} with more than {} cases, {} cases held out\n",
       r.kind, r.k, r.kind == "training" ? "framework" : "engine", r.groups, r.groups_fitted, r.k,
       r.before.size());
-  out += fmt::format("{:<10} {:<44} {:>5}  {:>24}  {:>24}\n", "dimension", "value", "cases",
-                     "uncalibrated med/p90/sgn", "calibrated med/p90/sgn");
+  out += fmt::format("{:<10} {:<44} {:>5}  {:>30}  {:>30}\n", "dimension", "value", "cases",
+                     "uncalibrated med/p90/sgn/cov80", "calibrated med/p90/sgn/cov80");
   for (const auto& row : r.rows)
-    out += fmt::format("{:<10} {:<44} {:>5}  {:>7.1f} {:>7.1f} {:>+8.1f}  {:>7.1f} {:>7.1f} {:>+8.1f}\n",
-                       row.dimension, row.value.substr(0, 44), row.cases, row.median_abs_before,
-                       row.p90_abs_before, row.median_signed_before, row.median_abs_after,
-                       row.p90_abs_after, row.median_signed_after);
+    out += fmt::format(
+        "{:<10} {:<44} {:>5}  {:>7.1f} {:>7.1f} {:>+8.1f} {:>5}  {:>7.1f} {:>7.1f} {:>+8.1f} {:>5}\n",
+        row.dimension, row.value.substr(0, 44), row.cases, row.median_abs_before,
+        row.p90_abs_before, row.median_signed_before, pct(row.coverage_before),
+        row.median_abs_after, row.p90_abs_after, row.median_signed_after, pct(row.coverage_after));
+  out += scatter_text(r);
   out += "fits:\n";
   for (const auto& f : r.fits) out += "  " + f + "\n";
+  return out;
+}
+
+std::string to_markdown(const CalibrateOnReport& r) {
+  std::string out = fmt::format(
+      "{} cases held out of {} groups ({} fitted on their first {} cases). Errors in %; cov80: the "
+      "share inside the 80 % interval (uncalibrated: the built-in interval fitted without the "
+      "case's source; calibrated: the group fit's interval moderated with the pooled scatter fitted "
+      "without the case's source). {}\n",
+      r.before.size(), r.groups, r.groups_fitted, r.k, scatter_text(r));
+  out +=
+      "| dimension | value | cases | uncal. median | uncal. p90 | uncal. signed | uncal. cov80 | "
+      "cal. median | cal. p90 | cal. signed | cal. cov80 | cal. median width |\n"
+      "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n";
+  for (const auto& row : r.rows)
+    out += fmt::format(
+        "| {} | {} | {} | {:.1f} | {:.1f} | {:+.1f} | {} | {:.1f} | {:.1f} | {:+.1f} | {} | {} |\n",
+        row.dimension, row.value, row.cases, row.median_abs_before, row.p90_abs_before,
+        row.median_signed_before, pct(row.coverage_before), row.median_abs_after, row.p90_abs_after,
+        row.median_signed_after, pct(row.coverage_after),
+        row.median_width_after ? fmt::format("{:.0f} %", *row.median_width_after) : "-");
   return out;
 }
 
@@ -182,18 +286,30 @@ Json to_json(const CalibrateOnReport& r) {
     rows.push_back({{"dimension", row.dimension}, {"value", row.value}, {"cases", row.cases},
                     {"uncalibrated", {{"median_abs_pct_error", row.median_abs_before},
                                       {"p90_abs_pct_error", row.p90_abs_before},
-                                      {"median_signed_pct_error", row.median_signed_before}}},
+                                      {"median_signed_pct_error", row.median_signed_before},
+                                      {"coverage_80", json_or_null(row.coverage_before)},
+                                      {"median_interval_width_pct", json_or_null(row.median_width_before)}}},
                     {"calibrated", {{"median_abs_pct_error", row.median_abs_after},
                                     {"p90_abs_pct_error", row.p90_abs_after},
-                                    {"median_signed_pct_error", row.median_signed_after}}}});
+                                    {"median_signed_pct_error", row.median_signed_after},
+                                    {"coverage_80", json_or_null(row.coverage_after)},
+                                    {"median_interval_width_pct", json_or_null(row.median_width_after)}}}});
   Json cases = Json::array();
-  for (size_t i = 0; i < r.before.size(); ++i)
-    cases.push_back({{"id", r.before[i].id}, {"measured", r.before[i].measured},
-                     {"uncalibrated", *r.before[i].predicted}, {"calibrated", *r.after[i].predicted}});
+  for (size_t i = 0; i < r.before.size(); ++i) {
+    Json c = {{"id", r.before[i].id}, {"group", r.group_of[i]}, {"measured", r.before[i].measured},
+              {"uncalibrated", *r.before[i].predicted}, {"calibrated", *r.after[i].predicted}};
+    if (r.before[i].held_out && r.before[i].held_out->known)
+      c["uncalibrated_interval"] = r.before[i].held_out->range(*r.before[i].predicted);
+    if (r.after[i].held_out && r.after[i].held_out->known)
+      c["calibrated_interval"] = r.after[i].held_out->range(*r.after[i].predicted);
+    cases.push_back(std::move(c));
+  }
+  const Json scatter = {{"sd_log", r.scatter.sd_log}, {"prior_dof", r.scatter.prior_dof},
+                        {"groups", r.scatter.groups}, {"cases", r.scatter.cases}};
   return {{"calibrate_on", r.k}, {"kind", r.kind},
           {"groups", r.groups},  {"groups_fitted", r.groups_fitted},
           {"rows", rows},        {"cases", cases},
-          {"fits", r.fits}};
+          {"fits", r.fits},      {"pooled_scatter", scatter}};
 }
 
 }  // namespace memwall::validate

@@ -21,13 +21,24 @@ struct CalibrateOnRow {
   int cases = 0;                 // held-out cases
   double median_abs_before = 0, p90_abs_before = 0, median_signed_before = 0;  // %
   double median_abs_after = 0, p90_abs_after = 0, median_signed_after = 0;     // %
+  // Share of the cases inside their 80 % interval: before, the built-in interval fitted without
+  // the case's source; after, the calibrated interval (uncertainty::calibrated_interval) of the
+  // group's fit, moderated with the pooled scatter fitted without the case's source. Empty when
+  // no case of the row has one. Median widths (high - low) / value in %.
+  std::optional<double> coverage_before, coverage_after, median_width_before, median_width_after;
 };
 
 struct CalibrateOnReport {
   int k = 0;
   std::string kind = "inference";
   int groups = 0, groups_fitted = 0;
-  std::vector<CaseResult> before, after;  // the held-out cases, uncalibrated and calibrated
+  // The held-out cases, uncalibrated and calibrated; each one's interval in held_out (before: the
+  // built-in one fitted without its source; after: the calibrated one, CalibrateOnRow).
+  std::vector<CaseResult> before, after;
+  std::vector<std::string> group_of;  // per held-out case: its group key
+  // The scatter of the held-out cases after calibration, fitted on every group
+  // (uncertainty::fit_calibrated_scatter): what `validate --fit-uncertainty` stores.
+  uncertainty::CalibratedScatter scatter;
   std::vector<CalibrateOnRow> rows;
   std::vector<std::string> fits;  // per fitted group: what was fitted, before -> after
 };
@@ -40,6 +51,8 @@ CalibrateOnReport calibrate_on(const Json& cases, const Catalog& catalog, int k,
 
 std::string to_text(const CalibrateOnReport& r);
 Json to_json(const CalibrateOnReport& r);
+// The report as Markdown (validation/REPORT.md's "Calibrated on the first K cases" sections).
+std::string to_markdown(const CalibrateOnReport& r);
 
 // `memwall validate --profile-drift`: are the built-in engine profiles where their own evidence
 // puts them? Every (engine profile, accelerator) group of the inference cases, all publications
