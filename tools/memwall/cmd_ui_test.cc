@@ -36,6 +36,14 @@ TEST(UiCli, ReportCarriesThePageAndTheDefaultAnswers) {
 
 TEST(UiCli, BadOptionsExitTwo) {
   EXPECT_EQ(cli_test::run("ui --port 70000").status, 2);
+  // A calibration profile is read before the server listens: missing or malformed, exit 2.
+  EXPECT_EQ(cli_test::run("ui --calibration /nonexistent.json --port 0").status, 2);
+  const std::string bad = ::testing::TempDir() + "memwall_ui_badcal_" + std::to_string(getpid()) + ".json";
+  std::ofstream(bad) << R"({"memory_bandwidth_fraction": {"default": 7}})";
+  const auto r = cli_test::run("ui --calibration " + bad + " --port 0", "2>&1");
+  EXPECT_EQ(r.status, 2) << r.out;
+  EXPECT_NE(r.out.find("memory_bandwidth_fraction"), std::string::npos) << r.out;
+  std::remove(bad.c_str());
   EXPECT_EQ(cli_test::run("ui --report /nonexistent-dir/x.html").status, 2);
 }
 

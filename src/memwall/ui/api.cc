@@ -132,9 +132,32 @@ std::string model_id(const Catalog& c, const Json& r, const std::string& fallbac
   throw InputError::unknown_name("model", id, ids);
 }
 
+// What the server's --calibration profile fitted (null: the built-in parameters), for the page's
+// banner: the file's name, and per engine or framework group its records and accelerators
+// (the profile's fitted_on, measure/calibrate.h).
+Json calibration_summary(const ApiOptions& options) {
+  if (!options.calibration) return nullptr;
+  const Json doc = load_document(*options.calibration);
+  Json groups = Json::array();
+  if (const auto f = doc.find("fitted_on"); f != doc.end() && f->is_object())
+    if (const auto g = f->find("groups"); g != f->end() && g->is_object())
+      for (const auto& [key, v] : g->items())
+        groups.push_back({{"stack", key},
+                          {"records", v.value("records", 0)},
+                          {"accelerators", v.value("accelerators", Json::array())}});
+  Json sections = Json::array();
+  for (const auto& [key, v] : doc.items())
+    if (key != "fitted_on") sections.push_back(key);
+  const std::string& path = *options.calibration;
+  return {{"file", path.substr(path.find_last_of('/') + 1)},
+          {"path", path},
+          {"sections", sections},
+          {"groups", groups}};
+}
+
 // One deployment serving a static batch, with every operator (the roofline plot's points):
 // the `memwall infer --json --explain` answer.
-Json infer_json(const Catalog& c, const Json& r, const CancelFlag*) {
+Json infer_json(const Catalog& c, const Json& r, const CancelFlag*, const ApiOptions& options) {
   infer::Request q;
   q.deployment.model = model_id(c, r, "llama-3.1-8b");
   q.deployment.gpu = text(r, "gpu", "h100");
@@ -148,6 +171,7 @@ Json infer_json(const Catalog& c, const Json& r, const CancelFlag*) {
   q.batch.sizes = {count(r, "batch", 16, 1, 1 << 20)};
   q.input_tokens = count(r, "input", 1024, 1, 1 << 22);
   q.output_tokens = count(r, "output", 256, 1, 1 << 22);
+  q.deployment.calibration_file = options.calibration;
   // With an offload, the placement per tensor class and the host (docs/offload.md).
   offload::Request o{q, offload::parse_strategy(text(r, "offload", "none"), "offload"), {}};
   if (auto gb = number(r, "host_memory_gb")) o.host.host_memory_gb = *gb;
@@ -169,7 +193,7 @@ Json infer_json(const Catalog& c, const Json& r, const CancelFlag*) {
   return out;
 }
 
-Json plan_json(const Catalog& c, const Json& r, const CancelFlag* cancel) {
+Json plan_json(const Catalog& c, const Json& r, const CancelFlag* cancel, const ApiOptions& options) {
   plan::InferenceQuery q;
   q.model = model_id(c, r, q.model);
   q.concurrency = number(r, "concurrency");
@@ -185,6 +209,7 @@ Json plan_json(const Catalog& c, const Json& r, const CancelFlag* cancel) {
   q.quality = text(r, "quality", q.quality);  // lossless | near-lossless | any (docs/plan.md)
   q.min_recovery = number(r, "min_recovery");
   q.engine = text(r, "engine", q.engine);
+  q.calibration = options.calibration;
   q.cancel = cancel;
   // The CLI's --emit / --pick / --engine-version / --benchmark (docs/plan.md "From plan to
   // deployment"): the emitted files beside the answer.
@@ -208,7 +233,7 @@ Json plan_json(const Catalog& c, const Json& r, const CancelFlag* cancel) {
 
 // A fleet for a demand curve: the `memwall plan fleet --json` answer. "demand" is the requests/s
 // of each hour (the CSV's rate_per_s column); the other fields are plan fleet's options.
-Json fleet_json(const Catalog& c, const Json& r, const CancelFlag* cancel) {
+Json fleet_json(const Catalog& c, const Json& r, const CancelFlag* cancel, const ApiOptions& options) {
   plan::FleetQuery q;
   q.base.model = model_id(c, r, q.base.model);
   q.base.input = text(r, "input", q.base.input);
@@ -219,6 +244,7 @@ Json fleet_json(const Catalog& c, const Json& r, const CancelFlag* cancel) {
   q.base.engine = text(r, "engine", q.base.engine);
   q.base.quality = text(r, "quality", q.base.quality);
   q.base.min_recovery = number(r, "min_recovery");
+  q.base.calibration = options.calibration;
   q.base.cancel = cancel;
   // The curve as the CLI's --rates (a comma list), or as an array of numbers.
   const auto demand = r.find("demand");
@@ -255,7 +281,7 @@ Json fleet_json(const Catalog& c, const Json& r, const CancelFlag* cancel) {
 }
 
 // The four-dimension scorecard: the `memwall compare --json` answer.
-Json compare_json(const Catalog& c, const Json& r, const CancelFlag* cancel) {
+Json compare_json(const Catalog& c, const Json& r, const CancelFlag* cancel, const ApiOptions& options) {
   plan::CompareQuery q;
   q.model = model_id(c, r, q.model);
   q.concurrency = number(r, "concurrency");
@@ -272,13 +298,14 @@ Json compare_json(const Catalog& c, const Json& r, const CancelFlag* cancel) {
   q.min_recovery = number(r, "min_recovery");
   q.precision = text(r, "precision", q.precision);
   q.kv_precision = text(r, "kv_precision", q.kv_precision);
+  q.calibration = options.calibration;
   q.cancel = cancel;
   return plan::to_json(plan::answer_compare(c, cost::PriceBook::builtin(), score::EcosystemBook::builtin(), q));
 }
 
 // A collective's bus-bandwidth curve and its explanation: the `memwall net --json --explain`
 // answer.
-Json net_json(const Catalog& c, const Json& r, const CancelFlag*) {
+Json net_json(const Catalog& c, const Json& r, const CancelFlag*, const ApiOptions&) {
   net::Request q;
   q.node = text(r, "node", "hgx-h100");
   q.nodes = count(r, "nodes", 1, 1, 100000);
@@ -292,7 +319,7 @@ Json net_json(const Catalog& c, const Json& r, const CancelFlag*) {
 }
 
 // One training configuration: the `memwall train --json` answer.
-Json train_json(const Catalog& c, const Json& r, const CancelFlag*) {
+Json train_json(const Catalog& c, const Json& r, const CancelFlag*, const ApiOptions& options) {
   train::Request q;
   q.model = model_id(c, r, "llama-3.1-8b");
   q.gpu = text(r, "gpu", "h100");
@@ -321,6 +348,7 @@ Json train_json(const Catalog& c, const Json& r, const CancelFlag*) {
     q.sequence_parallel = flag(r, "sequence_parallel", false);
   q.tokens = number(r, "tokens");
   q.price_per_gpu_hour = number(r, "price_per_gpu_hour");
+  q.calibration_file = options.calibration;
   // With an offload (DeepSpeed ZeRO-Offload / ZeRO-Infinity), the "offload" object and the host.
   train::OffloadRequest o{q, train::parse_offload(text(r, "offload", "none"), "offload"), {}, {}};
   o.spec.delayed_update = flag(r, "delayed_update", false);
@@ -333,7 +361,7 @@ Json train_json(const Catalog& c, const Json& r, const CancelFlag*) {
 
 // A serving simulation (no trace files: the HTTP API never reads a file a request names), with
 // up to 400 points of the KV-cache and batch time series of replica 0.
-Json simulate_json(const Catalog& c, const Json& r, const CancelFlag* cancel) {
+Json simulate_json(const Catalog& c, const Json& r, const CancelFlag* cancel, const ApiOptions& options) {
   serve::SimulateRequest q;
   q.model = model_id(c, r, "llama-3.1-8b");
   q.gpu = text(r, "gpu", "h100");
@@ -351,6 +379,7 @@ Json simulate_json(const Catalog& c, const Json& r, const CancelFlag* cancel) {
   q.prefix_hit_rate = number(r, "prefix_hit_rate");
   const std::string sla = text(r, "sla", "ttft_p99=1s,tpot_p99=50ms");
   if (!sla.empty()) q.sla = sla;
+  q.calibration_file = options.calibration;
   q.cancel = cancel;
   const serve::ServingRun run = serve::simulate(c, q);
   Json out = serve::to_json(run);
@@ -372,16 +401,17 @@ Json simulate_json(const Catalog& c, const Json& r, const CancelFlag* cancel) {
 struct Endpoint {
   const char* name;
   std::vector<std::string> fields;  // every request field it reads
-  Json (*answer)(const Catalog&, const Json&, const CancelFlag*);
+  Json (*answer)(const Catalog&, const Json&, const CancelFlag*, const ApiOptions&);
 };
 
 const std::vector<Endpoint>& endpoint_table() {
   static const std::vector<Endpoint> table{
       {"catalog",
        {},
-       [](const Catalog& c, const Json&, const CancelFlag*) {
+       [](const Catalog& c, const Json&, const CancelFlag*, const ApiOptions& options) {
          // With the request fields of every endpoint: the page offers only the controls the API reads.
          Json out = catalog_json(c);
+         out["calibration"] = calibration_summary(options);
          for (const auto& e : endpoint_table()) out["fields"][e.name] = e.fields;
          return out;
        }},
@@ -501,7 +531,7 @@ Json parse_request_body(std::string_view body) {
 }
 
 Json handle(const Catalog& catalog, const std::string& endpoint, const Json& request,
-            const CancelFlag* cancel) {
+            const CancelFlag* cancel, const ApiOptions& options) {
   // The type, not the text: serialising a hostile request recurses once per level.
   if (!request.is_object())
     throw InputError("request", std::string("a JSON ") + request.type_name(), "a JSON object");
@@ -513,7 +543,7 @@ Json handle(const Catalog& catalog, const std::string& endpoint, const Json& req
         throw e.fields.empty() ? InputError(key, value.dump(), std::string("no fields (") + e.name + " takes none)")
                                : InputError::unknown_name(fmt::format("{} request field", e.name), key, e.fields);
     const auto config = request.find("config");
-    if (config == request.end() || config->is_null()) return e.answer(catalog, request, cancel);
+    if (config == request.end() || config->is_null()) return e.answer(catalog, request, cancel, options);
     // A Hugging Face config.json sent as "config" (the page's upload) answers as `--model FILE`:
     // the model it describes (model/zoo.h import_hf_config), under the id its name or
     // "config_name" gives, over a catalog entry of that id. The server reads no file.
@@ -529,7 +559,7 @@ Json handle(const Catalog& catalog, const std::string& endpoint, const Json& req
     named.erase("config_name");
     named["model"] = model.id;
     with.add(std::move(model));
-    return e.answer(with, named, cancel);
+    return e.answer(with, named, cancel, options);
   }
   throw InputError::unknown_name("endpoint", endpoint, endpoints());
 }

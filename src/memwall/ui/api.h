@@ -4,6 +4,7 @@
 // (tools/memwall/cmd_ui.cc); this file is testable without them.
 #pragma once
 
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -27,8 +28,16 @@ namespace memwall::ui {
 // Throws InputError for an unknown endpoint or a bad field (HTTP 400) and InfeasibleError for a
 // configuration that cannot run (HTTP 422), with the same messages as the CLI. Plan, compare,
 // fleet and simulate stop with Cancelled once `cancel` is set (the server's client went away).
+// What the server applies to every request, set when it starts (`memwall ui --calibration FILE`):
+// a request never names a file the server reads.
+struct ApiOptions {
+  // A calibration profile (memwall calibrate / probe) every infer, train, plan, fleet, compare and
+  // simulate answer is timed with, as the CLI's --calibration; the catalog answer says which.
+  std::optional<std::string> calibration;
+};
+
 Json handle(const Catalog& catalog, const std::string& endpoint, const Json& request,
-            const CancelFlag* cancel = nullptr);
+            const CancelFlag* cancel = nullptr, const ApiOptions& options = {});
 
 // A POST body as the server reads it: empty is {}; more than kMaxRequestBytes, nesting deeper than
 // kMaxDocumentDepth, a field given twice, a number past double's range or text that is not JSON

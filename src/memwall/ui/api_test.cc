@@ -27,6 +27,38 @@
 namespace memwall::ui {
 namespace {
 
+// `memwall ui --calibration FILE`: every answer is timed with the server's profile, as the CLI's
+// --calibration, and the catalog answer (the page's banner) names it; without it, the built-in.
+TEST(UiApi, TheServersCalibrationTimesEveryAnswerAndIsNamed) {
+  const std::string path = ::testing::TempDir() + "memwall_ui_cal_" + std::to_string(getpid()) + ".json";
+  {
+    std::ofstream f(path);
+    f << R"({"memory_bandwidth_fraction": {"default": 0.4},
+             "fitted_on": {"groups": {"vllm@0.8": {"engine": "vLLM", "records": 6,
+                                                    "accelerators": ["nvidia-h100-sxm"],
+                                                    "residual_sd_log": 0.04}}}})";
+  }
+  ApiOptions calibrated;
+  calibrated.calibration = path;
+  const Catalog& c = Catalog::builtin();
+  const Json request = {{"model", "llama-3.1-8b"}, {"batch", 16}};
+  const double plain = handle(c, "infer", request).at("tpot_s").get<double>();
+  const double cal = handle(c, "infer", request, nullptr, calibrated).at("tpot_s").get<double>();
+  EXPECT_GT(cal, 1.5 * plain);  // 40 % of the datasheet bandwidth instead of the built-in share
+  const Json sim = {{"model", "llama-3.1-8b"}, {"requests", 200}, {"rate", 5}};
+  EXPECT_GT(handle(c, "simulate", sim, nullptr, calibrated)["tpot_s"]["mean"].get<double>(),
+            1.5 * handle(c, "simulate", sim)["tpot_s"]["mean"].get<double>());
+  EXPECT_TRUE(handle(c, "catalog", Json::object()).at("calibration").is_null());
+  const Json named = handle(c, "catalog", Json::object(), nullptr, calibrated).at("calibration");
+  EXPECT_EQ(named.at("file"), path.substr(path.find_last_of('/') + 1));
+  ASSERT_EQ(named.at("groups").size(), 1u);
+  EXPECT_EQ(named["groups"][0]["stack"], "vllm@0.8");
+  EXPECT_EQ(named["groups"][0]["records"], 6);
+  // The page's preloaded catalog carries it too.
+  EXPECT_NE(served_page(c, calibrated).find("memwall_ui_cal_"), std::string::npos);
+  std::remove(path.c_str());
+}
+
 TEST(UiApi, InferIsTheEstimatorsJsonWithEveryOperator) {
   const Catalog& c = Catalog::builtin();
   const Json r = handle(c, "infer",

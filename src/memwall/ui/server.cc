@@ -166,15 +166,16 @@ const std::vector<std::pair<std::string, Json>>& default_requests() {
 
 struct Server::Impl {
   const Catalog& catalog;
-  const StaticFile page{served_page(catalog)};  // compressed before the first client waits for it
+  const ApiOptions options;
+  const StaticFile page{served_page(catalog, options)};  // compressed before the first client waits for it
   GuardedHttpServer http;
   // Answers computed at once: the cores there are (a plan holds ~85 MB while it runs, and 64
   // running at once grew the server past 2 GB, ui-audit-3 D7); further requests wait their turn.
   std::counting_semaphore<> computing{std::max(2u, std::thread::hardware_concurrency())};
   std::atomic<int> socket{-1};  // the listening socket, seen by the socket-options hook
   bool loopback = true;
-  Impl(const Catalog& c, const ServerLimits& limits)
-      : catalog(c), http(limits.workers, std::chrono::seconds(limits.request_deadline_s)) {}
+  Impl(const Catalog& c, const ServerLimits& limits, ApiOptions o)
+      : catalog(c), options(std::move(o)), http(limits.workers, std::chrono::seconds(limits.request_deadline_s)) {}
 };
 
 namespace {
@@ -212,7 +213,8 @@ int read_body(const httplib::ContentReader& reader, httplib::Response& res, std:
 
 }  // namespace
 
-Server::Server(const Catalog& catalog, ServerLimits limits) : impl_(new Impl(catalog, limits)) {
+Server::Server(const Catalog& catalog, ServerLimits limits, ApiOptions options)
+    : impl_(new Impl(catalog, limits, std::move(options))) {
   auto& http = impl_->http;
   http.set_read_timeout(kReadTimeoutS);
   http.set_write_timeout(kWriteTimeoutS);
@@ -282,7 +284,7 @@ Server::Server(const Catalog& catalog, ServerLimits limits) : impl_(new Impl(cat
         CancelFlag gone{false};
         const GuardedHttpServer::ClientWatch watch(impl->http, gone);
         const ComputeTurn turn(impl->computing);
-        answer = handle(impl->catalog, endpoint, request, &gone);
+        answer = handle(impl->catalog, endpoint, request, &gone, impl->options);
       }
       i18n::localize_strings(answer, lang);
       res.set_content(json_text(answer), "application/json");
@@ -321,20 +323,21 @@ void Server::run(const std::string& host, int port, const std::function<void(int
 
 void Server::stop() { impl_->http.stop(); }
 
-Json default_answers(const Catalog& catalog) {
+Json default_answers(const Catalog& catalog, const ApiOptions& options) {
   Json en = Json::object();
-  for (const auto& [endpoint, request] : default_requests()) en[endpoint] = handle(catalog, endpoint, request);
+  for (const auto& [endpoint, request] : default_requests())
+    en[endpoint] = handle(catalog, endpoint, request, nullptr, options);
   Json zh = en;
   i18n::localize_strings(zh, i18n::Lang::zh);
   zh["catalog"] = en["catalog"];
   return Json{{"en", en}, {"zh", zh}};
 }
 
-std::string served_page(const Catalog& catalog) {
+std::string served_page(const Catalog& catalog, const ApiOptions& options) {
   return insert_script(
       std::string(page()),
       "<script>window.MEMWALL_MESSAGES = " + script_safe(i18n::page_messages()) +
-          ";\nwindow.MEMWALL_CATALOG = " + script_safe(handle(catalog, "catalog", Json::object())) +
+          ";\nwindow.MEMWALL_CATALOG = " + script_safe(handle(catalog, "catalog", Json::object(), nullptr, options)) +
           ";</script>\n");
 }
 

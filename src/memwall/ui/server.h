@@ -10,6 +10,7 @@
 #include <string>
 
 #include "memwall/catalog/catalog.h"
+#include "memwall/ui/api.h"
 #include "memwall/core/document.h"
 
 namespace memwall::ui {
@@ -24,7 +25,8 @@ struct ServerLimits {
 
 class Server {
  public:
-  explicit Server(const Catalog& catalog, ServerLimits limits = {});
+  // `options`: what every answer applies (a calibration profile, ApiOptions).
+  explicit Server(const Catalog& catalog, ServerLimits limits = {}, ApiOptions options = {});
   ~Server();
   Server(const Server&) = delete;
   Server& operator=(const Server&) = delete;
@@ -40,11 +42,11 @@ class Server {
 
 // The answers a static report carries: {"en": {endpoint: answer}, "zh": ...} for the catalog and
 // each view's default request (docs/ui.md).
-Json default_answers(const Catalog& catalog);
+Json default_answers(const Catalog& catalog, const ApiOptions& options = {});
 
 // The page as served: the message catalog set as window.MEMWALL_MESSAGES and the catalog answer
 // (POST /api/catalog) as window.MEMWALL_CATALOG, so the first answer waits for no catalog request.
-std::string served_page(const Catalog& catalog);
+std::string served_page(const Catalog& catalog, const ApiOptions& options = {});
 
 // The page with the chart library inlined and `answers` preloaded as
 // window.MEMWALL_PRELOAD = {"answers": answers} (</script> safe).
