@@ -205,6 +205,7 @@ std::vector<Case> cases() {
        "--sizes 256M --op alltoall"},
       {"compare"},
       {"compare --domestic-only --model qwen2.5-7b"},
+      {"compare --explain --model qwen2.5-7b --gpus h100,mi300x,910b,c500,k100,p800,s4000,gaudi3"},
       {"compare --pricing cloud --model llama-3.1-8b"},
       {"compare --precision fp8 --model qwen2.5-72b --vendors nvidia,amd", 3},
       {"monitor --replay " + decode + " --advise"},

@@ -2,6 +2,8 @@
 // codes, one JSON object on stdout, the default scenario).
 #include <gtest/gtest.h>
 
+#include <map>
+
 #include <array>
 #include <cstdio>
 #include <nlohmann/json.hpp>
@@ -115,6 +117,40 @@ TEST(CompareCli, ScorecardHasFourDimensionsPlusCostAndFlagsUnknowns) {
       EXPECT_TRUE(row["ecosystem"]["score"].is_number());
     }
   }
+}
+
+// The ecosystem score in parts (issue 33 item 4): coverage, operators and toolchain add up to the
+// score, the porting verdict names what CUDA kernels need, and a stack with no framework fact
+// stays unknown while its known parts are still shown.
+TEST(CompareCli, EcosystemScoreComesInPartsWithAPortingVerdict) {
+  const Result r = run("compare --gpus h100,mi300x,910b,k100 --model qwen2.5-7b --json");
+  ASSERT_EQ(r.status, 0);
+  const auto j = nlohmann::json::parse(r.out);
+  std::map<std::string, std::string> effort;
+  for (const auto& row : j["rows"]) {
+    const auto& parts = row["ecosystem_parts"];
+    for (const char* part : {"coverage", "operators", "toolchain"}) ASSERT_TRUE(parts.contains(part)) << part;
+    effort[row["accelerator"]] = parts["porting"]["effort"];
+    EXPECT_FALSE(parts["porting"]["verdict"].get<std::string>().empty());
+    if (row["ecosystem"]["score"].is_number()) {
+      const double sum = parts["coverage"]["points"].get<double>() + parts["operators"]["points"].get<double>() +
+                         parts["toolchain"]["points"].get<double>();
+      EXPECT_NEAR(sum, row["ecosystem"]["score"].get<double>(), 1e-9) << row["accelerator"];
+    }
+    if (row["accelerator"] == "hygon-dcu-k100") {
+      EXPECT_TRUE(row["ecosystem"]["score"].is_null());
+      EXPECT_EQ(parts["coverage"]["unknown"], 4);
+    }
+  }
+  EXPECT_EQ(effort["nvidia-h100-sxm"], "as_is");
+  EXPECT_EQ(effort["amd-mi300x"], "translate");
+  EXPECT_EQ(effort["huawei-ascend-910b"], "rewrite");
+  EXPECT_EQ(effort["hygon-dcu-k100"], "translate");
+  const Result text = run("compare --gpus mi300x,910b --model qwen2.5-7b --explain");
+  ASSERT_EQ(text.status, 0);
+  for (const char* s : {"PARTS", "PORTING", "stack CANN: huawei-ascend-910b", "Ascend C [rewrite]",
+                        "porting: CUDA source is translated with a tool, then recompiled"})
+    EXPECT_NE(text.out.find(s), std::string::npos) << s;
 }
 
 // --domestic-only's help names every domestic vendor the filter keeps (seed audit 3 D9: compare's
