@@ -15,6 +15,7 @@
 #include "memwall/catalog/catalog.h"
 #include "memwall/core/error.h"
 #include "memwall/plan/compare_query.h"
+#include "memwall/plan/scenario.h"
 #include "memwall/plan/vendors.h"
 
 namespace memwall::cli {
@@ -23,6 +24,8 @@ namespace {
 struct CompareOptions {
   plan::CompareQuery query;
   bool explain = false;  // the ecosystem parts of every stack, item by item
+  std::string scenario;  // chat | long-context | batch | training (plan/scenario.h)
+  std::string fixed_option, fixed_value;  // an option the scenario preset fixes, given with it
   std::string workload;  // shorthand: "chat" = sharegpt lengths, 300 users, TTFT 1 s, TPOT 50 ms
   std::string gpus, vendors;
 };
@@ -77,6 +80,45 @@ void print_ecosystem_explain(const plan::CompareAnswer& a) {
   }
 }
 
+// --scenario: the preset's ranking with the wall that decides each row.
+int run_scenario(const CompareOptions& o, const CommandCatalog& catalog, const cost::PriceBook& prices,
+                 const score::EcosystemBook& ecosystem, const GlobalOptions& g) {
+  const plan::ScenarioAnswer a = plan::answer_scenario(*catalog, prices, ecosystem, o.scenario, o.query);
+  if (g.json) {
+    std::cout << plan::to_json(a).dump(2) << "\n";
+    return 0;
+  }
+  const auto& p = a.preset;
+  if (p.training) {
+    fmt::print("memwall compare --scenario {}: {} on {:g} tokens within {:g} days, at most {} devices\n", p.name,
+               p.model, p.tokens, p.days, o.query.max_gpus.value_or(p.max_gpus));
+  } else {
+    fmt::print("memwall compare --scenario {}: {}, {:g} concurrent users, input {} / output {} tokens, SLA {}\n",
+               p.name, p.model, p.concurrency, p.input, p.output, p.sla);
+  }
+  fmt::print("Scenario: {}.\n", p.why);
+  fmt::print("{}", p.training ? "Ranked by the cost of the run (feasible first). WALL decides the row: ecosystem when the stack "
+                          "is immature (below 6/10 or unknown), else the hardware's own wall (HW WALL: the largest share "
+                          "of the training step); docs/compare.md \"Scenarios\".\n"
+                        : "Ranked by $ per million tokens (feasible first). WALL decides the row: ecosystem when the stack "
+                          "cannot run the formats or is immature (below 6/10 or unknown), else the hardware's own wall "
+                          "(HW WALL: what binds the best plan); docs/compare.md \"Scenarios\".\n");
+  fmt::print("\n{:<5} {:<24} {:<8} {:>10} {:>7} {:>7} {:<10} {:<17} {}\n", "RANK", "ACCELERATOR", "DOMESTIC",
+             p.training ? "RUN $" : "$/M TOK", "DEVICES", "ECOSYS", "PORTING", "WALL", "HW WALL");
+  int rank = 0;
+  for (const auto& r : a.rows) {
+    const std::optional<double> cost = p.training ? r.run_usd : r.usd_per_million_tokens;
+    fmt::print("{:<5} {:<24} {:<8} {:>10} {:>7} {:>7} {:<10} {:<17} {}\n", ++rank, r.accelerator->id,
+               r.domestic ? "yes" : "no",
+               !r.feasible ? "-" : cost ? (p.training ? fmt::format("{:.0f}", *cost) : fmt::format("{:.3f}", *cost)) : "unknown",
+               r.feasible ? std::to_string(r.devices) : "-", r.ecosystem ? fmt::format("{:.1f}", *r.ecosystem) : "unknown",
+               score::to_string(r.porting), plan::to_string(r.wall), plan::to_string(r.hardware_wall));
+  }
+  fmt::print("\nWhat decides each row:\n");
+  for (const auto& r : a.rows) fmt::print("  {}\n    wall: {}\n", r.accelerator->id, r.basis);
+  return 0;
+}
+
 int run_compare(CompareOptions o, const GlobalOptions& g) {
   const CommandCatalog catalog(g);
   const cost::PriceBook prices = cost::PriceBook::with_user_files(g.catalog_files);
@@ -84,6 +126,14 @@ int run_compare(CompareOptions o, const GlobalOptions& g) {
   if (!o.workload.empty() && o.workload != "chat") throw InputError::unknown_name("--workload", o.workload, {"chat"});
   o.query.gpus = split_list(o.gpus);
   o.query.vendors = split_list(o.vendors);
+  if (!o.scenario.empty()) {
+    plan::scenario_preset(o.scenario);  // a bad name exits 2 naming the allowed ones
+    if (!o.fixed_option.empty())
+      throw InputError(o.fixed_option, o.fixed_value,
+                       "nothing with --scenario (the preset fixes the model, load, lengths and SLA; "
+                       "docs/compare.md \"Scenarios\")");
+    return run_scenario(o, catalog, prices, ecosystem, g);
+  }
   const plan::CompareAnswer a = plan::answer_compare(*catalog, prices, ecosystem, o.query);
   if (g.json) {
     std::cout << plan::to_json(a).dump(2) << "\n";
@@ -187,7 +237,18 @@ void register_compare(CLI::App& app, GlobalOptions& g, Runner& run) {
                 "Also list each stack's ecosystem parts item by item: coverage (framework, serving, "
                 "vendor engine, kernel compiler), operators (attention, MoE grouped GEMM, FP8 GEMM), "
                 "toolchain (profiler, debugger, CUDA porting path) and the porting verdict");
-  sub->callback([&run, &g] { run = [&g] { return run_compare(o, g); }; });
+  sub->add_option("--scenario", o.scenario,
+                  "Rank the accelerators for a workload preset with the wall that decides each: chat, "
+                  "long-context, batch or training (docs/compare.md \"Scenarios\"); the preset fixes the "
+                  "model, load, lengths and SLA (or tokens and deadline)");
+  sub->callback([&run, &g, sub] {
+    for (const char* fixed : {"--model", "--workload", "--rate", "--concurrency", "--input", "--output", "--sla"})
+      if (o.fixed_option.empty() && sub->get_option(fixed)->count() > 0) {
+        o.fixed_option = fixed;
+        o.fixed_value = sub->get_option(fixed)->as<std::string>();
+      }
+    run = [&g] { return run_compare(o, g); };
+  });
 }
 
 }  // namespace memwall::cli

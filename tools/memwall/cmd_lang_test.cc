@@ -206,6 +206,8 @@ std::vector<Case> cases() {
       {"compare"},
       {"compare --domestic-only --model qwen2.5-7b"},
       {"compare --explain --model qwen2.5-7b --gpus h100,mi300x,910b,c500,k100,p800,s4000,gaudi3"},
+      {"compare --scenario long-context --gpus h100,h200,mi300x,910b,910c,c500,p800,a10"},
+      {"compare --scenario training --gpus h100,910b,c500,p800,4090"},
       {"compare --pricing cloud --model llama-3.1-8b"},
       {"compare --precision fp8 --model qwen2.5-72b --vendors nvidia,amd", 3},
       {"monitor --replay " + decode + " --advise"},

@@ -153,6 +153,34 @@ TEST(CompareCli, EcosystemScoreComesInPartsWithAPortingVerdict) {
     EXPECT_NE(text.out.find(s), std::string::npos) << s;
 }
 
+// compare --scenario: the ranking with the deciding wall per row; a bad preset name or an option
+// the preset fixes exits 2 naming the field, the value and what is allowed.
+TEST(CompareCli, ScenarioRanksWithTheDecidingWall) {
+  const Result r = run("compare --scenario long-context --gpus h100,h200,910b --json");
+  ASSERT_EQ(r.status, 0) << r.out;
+  const auto j = nlohmann::json::parse(r.out);
+  EXPECT_EQ(j["scenario"], "long-context");
+  ASSERT_EQ(j["rows"].size(), 3u);
+  for (const auto& row : j["rows"]) {
+    EXPECT_TRUE(row.contains("wall") && row.contains("hardware_wall") && row.contains("porting"));
+    if (row["accelerator"] == "nvidia-h100-sxm") {
+      EXPECT_EQ(row["wall"], "memory capacity");
+    }
+  }
+  const Result text = run("compare --scenario long-context --gpus h100,910b");
+  ASSERT_EQ(text.status, 0);
+  EXPECT_NE(text.out.find("WALL"), std::string::npos);
+  EXPECT_NE(text.out.find("memory capacity"), std::string::npos);
+  const Result bad = run("compare --scenario longctx", "2>&1");
+  EXPECT_EQ(bad.status, 2);
+  EXPECT_NE(bad.out.find("--scenario: value 'longctx' is not allowed; allowed: chat, long-context, batch, training"),
+            std::string::npos)
+      << bad.out;
+  const Result fixed = run("compare --scenario chat --model qwen2.5-7b", "2>&1");
+  EXPECT_EQ(fixed.status, 2);
+  EXPECT_NE(fixed.out.find("--model"), std::string::npos) << fixed.out;
+}
+
 // --domestic-only's help names every domestic vendor the filter keeps (seed audit 3 D9: compare's
 // said "Huawei, Cambricon, Hygon" while its table also held Kunlunxin, Moore Threads, MetaX, Biren
 // and Enflame).
