@@ -2,6 +2,8 @@
 // codes, one JSON object on stdout, the default scenario).
 #include <gtest/gtest.h>
 
+#include <map>
+
 #include <array>
 #include <cstdio>
 #include <nlohmann/json.hpp>
@@ -115,6 +117,68 @@ TEST(CompareCli, ScorecardHasFourDimensionsPlusCostAndFlagsUnknowns) {
       EXPECT_TRUE(row["ecosystem"]["score"].is_number());
     }
   }
+}
+
+// The ecosystem score in parts (issue 33 item 4): coverage, operators and toolchain add up to the
+// score, the porting verdict names what CUDA kernels need, and a stack with no framework fact
+// stays unknown while its known parts are still shown.
+TEST(CompareCli, EcosystemScoreComesInPartsWithAPortingVerdict) {
+  const Result r = run("compare --gpus h100,mi300x,910b,k100 --model qwen2.5-7b --json");
+  ASSERT_EQ(r.status, 0);
+  const auto j = nlohmann::json::parse(r.out);
+  std::map<std::string, std::string> effort;
+  for (const auto& row : j["rows"]) {
+    const auto& parts = row["ecosystem_parts"];
+    for (const char* part : {"coverage", "operators", "toolchain"}) ASSERT_TRUE(parts.contains(part)) << part;
+    effort[row["accelerator"]] = parts["porting"]["effort"];
+    EXPECT_FALSE(parts["porting"]["verdict"].get<std::string>().empty());
+    if (row["ecosystem"]["score"].is_number()) {
+      const double sum = parts["coverage"]["points"].get<double>() + parts["operators"]["points"].get<double>() +
+                         parts["toolchain"]["points"].get<double>();
+      EXPECT_NEAR(sum, row["ecosystem"]["score"].get<double>(), 1e-9) << row["accelerator"];
+    }
+    if (row["accelerator"] == "hygon-dcu-k100") {
+      EXPECT_TRUE(row["ecosystem"]["score"].is_null());
+      EXPECT_EQ(parts["coverage"]["unknown"], 4);
+    }
+  }
+  EXPECT_EQ(effort["nvidia-h100-sxm"], "as_is");
+  EXPECT_EQ(effort["amd-mi300x"], "translate");
+  EXPECT_EQ(effort["huawei-ascend-910b"], "rewrite");
+  EXPECT_EQ(effort["hygon-dcu-k100"], "translate");
+  const Result text = run("compare --gpus mi300x,910b --model qwen2.5-7b --explain");
+  ASSERT_EQ(text.status, 0);
+  for (const char* s : {"PARTS", "PORTING", "stack CANN: huawei-ascend-910b", "Ascend C [rewrite]",
+                        "porting: CUDA source is translated with a tool, then recompiled"})
+    EXPECT_NE(text.out.find(s), std::string::npos) << s;
+}
+
+// compare --scenario: the ranking with the deciding wall per row; a bad preset name or an option
+// the preset fixes exits 2 naming the field, the value and what is allowed.
+TEST(CompareCli, ScenarioRanksWithTheDecidingWall) {
+  const Result r = run("compare --scenario long-context --gpus h100,h200,910b --json");
+  ASSERT_EQ(r.status, 0) << r.out;
+  const auto j = nlohmann::json::parse(r.out);
+  EXPECT_EQ(j["scenario"], "long-context");
+  ASSERT_EQ(j["rows"].size(), 3u);
+  for (const auto& row : j["rows"]) {
+    EXPECT_TRUE(row.contains("wall") && row.contains("hardware_wall") && row.contains("porting"));
+    if (row["accelerator"] == "nvidia-h100-sxm") {
+      EXPECT_EQ(row["wall"], "memory capacity");
+    }
+  }
+  const Result text = run("compare --scenario long-context --gpus h100,910b");
+  ASSERT_EQ(text.status, 0);
+  EXPECT_NE(text.out.find("WALL"), std::string::npos);
+  EXPECT_NE(text.out.find("memory capacity"), std::string::npos);
+  const Result bad = run("compare --scenario longctx", "2>&1");
+  EXPECT_EQ(bad.status, 2);
+  EXPECT_NE(bad.out.find("--scenario: value 'longctx' is not allowed; allowed: chat, long-context, batch, training"),
+            std::string::npos)
+      << bad.out;
+  const Result fixed = run("compare --scenario chat --model qwen2.5-7b", "2>&1");
+  EXPECT_EQ(fixed.status, 2);
+  EXPECT_NE(fixed.out.find("--model"), std::string::npos) << fixed.out;
 }
 
 // --domestic-only's help names every domestic vendor the filter keeps (seed audit 3 D9: compare's

@@ -97,6 +97,7 @@ Comparison compare_accelerators(const ModelSpec& model, const InferenceWorkload&
     e.link_efficiency_64 = links.at_64;
     e.link_basis = links.basis;
     Plan best;
+    std::optional<ShapeVerdict> rejection;
     if (!r.plans.empty()) {
       best = r.plans.front();
       const Requirements req = derive_requirements(model, w, best.shape.weights, best.shape.kv);
@@ -115,11 +116,15 @@ Comparison compare_accelerators(const ModelSpec& model, const InferenceWorkload&
       e.required_capacity = out.requirements.capacity;
       e.required_bandwidth = out.requirements.bandwidth;
       // The same binding reason `plan` prints for this accelerator.
-      const auto reasons = binding_rejections(r.rejected);
-      e.infeasible_reason = reasons.count(a->id) ? reasons.at(a->id) : "not searched (vendor filter)";
+      std::vector<const ShapeVerdict*> mine;
+      for (const auto& v : r.rejected)
+        if (v.shape.accelerator && v.shape.accelerator->id == a->id) mine.push_back(&v);
+      e.infeasible_reason = mine.empty() ? "not searched (vendor filter)" : binding_rejection(mine).reason;
+      if (!mine.empty()) rejection = binding_rejection(mine);
     }
     evidence.push_back(e);
     out.best_plans.push_back(best);
+    out.rejections.push_back(rejection);
   }
   out.rows = score::build_scorecard(evidence, ecosystem);
   return out;

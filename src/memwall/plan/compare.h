@@ -3,6 +3,7 @@
 // ecosystem, energy) plus cost, side by side.
 #pragma once
 
+#include <optional>
 #include <vector>
 
 #include "memwall/plan/inference_search.h"
@@ -15,6 +16,8 @@ struct Comparison {
   std::vector<score::ScorecardRow> rows;     // in the order of space.accelerators
   std::vector<Plan> best_plans;              // the plan behind each feasible row (same order; empty
                                              // shape accelerator when infeasible)
+  // Per row, the binding rejection of an infeasible one (its stage and reason; plan/rejections.h).
+  std::vector<std::optional<ShapeVerdict>> rejections;
 };
 
 Comparison compare_accelerators(const ModelSpec& model, const InferenceWorkload& w,

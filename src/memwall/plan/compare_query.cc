@@ -18,7 +18,32 @@ const char* support_name(score::Support s) {
   return s == score::Support::native ? "native" : s == score::Support::plugin ? "plugin" : "none";
 }
 
+Json part_json(const score::EcosystemPart& p) {
+  Json items = Json::array();
+  for (const auto& i : p.items)
+    items.push_back({{"item", i.id},
+                     {"label", i.label},
+                     {"weight", i.weight},
+                     {"points", i.points ? Json(*i.points) : Json(nullptr)},
+                     {"found", i.found}});
+  return {{"points", p.points}, {"weight", p.weight}, {"unknown", p.unknown}, {"items", items}};
+}
+
 }  // namespace
+
+Json ecosystem_parts_json(const score::EcosystemScore& e) {
+  const auto& v = e.porting;
+  return {{"coverage", part_json(e.coverage)},
+          {"operators", part_json(e.operators)},
+          {"toolchain", part_json(e.toolchain)},
+          {"porting",
+           {{"effort", std::string(score::to_string(v.effort))},
+            {"tool", v.tool},
+            {"verdict", v.sentence},
+            {"kernels_to_write", v.kernels_to_write},
+            {"no_hardware", v.no_hardware},
+            {"unknown", v.unknown}}}};
+}
 
 CompareAnswer answer_compare(const Catalog& catalog, const cost::PriceBook& prices,
                              const score::EcosystemBook& ecosystem, const CompareQuery& q) {
@@ -101,7 +126,8 @@ Json to_json(const CompareAnswer& a) {
                        {"kind", f.kind},
                        {"support", support_name(f.support)},
                        {"source", f.source},
-                       {"date", f.date}});
+                       {"date", f.date},
+                       {"path", f.path ? Json(std::string(score::to_string(*f.path))) : Json(nullptr)}});
     rows.push_back(
         {{"accelerator", r.accelerator->id},
          {"vendor", r.accelerator->vendor},
@@ -116,6 +142,7 @@ Json to_json(const CompareAnswer& a) {
          {"energy", dimension_json(r.energy)},
          {"cost", dimension_json(r.cost)},
          {"ecosystem_facts", facts},
+         {"ecosystem_parts", ecosystem_parts_json(r.ecosystem_facts)},
          {"plan", r.evidence.plan_summary},
          {"devices", r.evidence.devices},
          {"quality", a.row_quality[i] ? quality::to_json(*a.row_quality[i]) : Json(nullptr)},

@@ -53,6 +53,10 @@ struct CompareAnswer {
 CompareAnswer answer_compare(const Catalog& catalog, const cost::PriceBook& prices,
                              const score::EcosystemBook& ecosystem, const CompareQuery& q);
 
+// The three parts of an ecosystem score and the porting verdict (docs/compare.md "Ecosystem"),
+// as `compare --json` prints them under rows[].ecosystem_parts.
+Json ecosystem_parts_json(const score::EcosystemScore& e);
+
 // The answer as `memwall compare --json` prints it: rows in `order`.
 Json to_json(const CompareAnswer& a);
 

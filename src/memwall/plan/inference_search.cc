@@ -65,25 +65,28 @@ std::string beyond_device_bound(double replicas, int per_replica) {
 // capacity when the batch is capped by KV space, otherwise the SLA term that the next sequence
 // would break and the largest share of the decode iteration (memory traffic, compute, exposed
 // communication or fixed overhead) from the estimator's breakdown.
-std::string binding_sentence(const Plan& p, const ReplicaModel& rm, int best, int fit_batch,
+std::string binding_sentence(Plan& p, const ReplicaModel& rm, int best, int fit_batch,
                              int max_batch, const std::string& next_failure, const Requirements& r,
                              double context) {
   const Accelerator& a = *p.shape.accelerator;
   const int n = p.shape.devices();
   const Bytes kv = r.kv_bytes_per_token * (best * context);
   if (rm.max_num_seqs > 0 && best >= rm.max_num_seqs && best < fit_batch) {
+    p.wall = BindingWall::engine_limit;
     return fmt::format(
         "the engine's limit binds: {} sequences per replica is its max_num_seqs (TPOT {:.1f} ms, "
         "TTFT p99 {:.2f} s); {} sequences would fit in memory",
         best, p.point.tpot.value() * 1e3, p.point.ttft_p99.value(), fit_batch);
   }
   if (best >= max_batch && best < fit_batch) {
+    p.wall = BindingWall::load;
     return fmt::format(
         "the load binds, not the hardware: all {} sequences fit on one replica within the SLA "
         "(TPOT {:.1f} ms, TTFT p99 {:.2f} s); {} sequences would fit in memory",
         best, p.point.tpot.value() * 1e3, p.point.ttft_p99.value(), fit_batch);
   }
   if (best >= fit_batch) {
+    p.wall = BindingWall::memory_capacity;
     return fmt::format(
         "memory capacity binds: {:.1f} GB of weights leave room for only {} sequences of {:.0f} "
         "tokens ({:.1f} GB of KV at {:.0f} KB/token) on {} x {:.0f} GiB; the SLA would allow more",
@@ -92,6 +95,7 @@ std::string binding_sentence(const Plan& p, const ReplicaModel& rm, int best, in
   }
   const double step_ms = rm.step(decode_batch(best, context)).value() * 1e3;
   if (next_failure.rfind("TTFT", 0) == 0 || next_failure.rfind("prefill", 0) == 0) {
+    p.wall = BindingWall::compute;  // prompt processing: matmul work over the whole prompt
     return fmt::format(
         "prefill binds: prompts take {:.0f}% of each replica's time, so a p99 prompt waits and "
         "runs {:.2f} s; one more sequence per replica gives {}",
@@ -105,19 +109,23 @@ std::string binding_sentence(const Plan& p, const ReplicaModel& rm, int best, in
     const double top = std::max({mem, cmp, com, ovh});
     const double peak = a.memory_bandwidth ? a.memory_bandwidth->value() : 0.0;
     if (top == mem) {
+      p.wall = BindingWall::memory_bandwidth;
       wall = fmt::format(
           "decode is memory-bandwidth-bound: {:.1f} ms of the {:.1f} ms step stream {:.1f} GB per "
           "device (weights {:.1f} GB + KV {:.1f} GB over {} devices) against {:.2f} TB/s peak each",
           mem * 1e3, step_ms, s.bytes_moved.value() / 1e9, gb(r.weights), gb(kv), n, peak / 1e12);
     } else if (top == cmp) {
+      p.wall = BindingWall::compute;
       wall = fmt::format("decode is compute-bound: {:.1f} ms of the {:.1f} ms step is matmul work at batch {}",
                          cmp * 1e3, step_ms, best);
     } else if (top == com) {
+      p.wall = BindingWall::interconnect;
       wall = fmt::format(
           "the interconnect binds: exposed tensor/pipeline communication is {:.1f} ms of the {:.1f} "
           "ms step on {}",
           com * 1e3, step_ms, p.shape.node ? p.shape.node->id : "this node");
     } else {
+      p.wall = BindingWall::overhead;
       wall = fmt::format(
           "fixed per-step overhead binds: kernel launches and engine work are {:.1f} ms of the "
           "{:.1f} ms step (memory {:.1f} ms, compute {:.1f} ms)",
@@ -128,6 +136,21 @@ std::string binding_sentence(const Plan& p, const ReplicaModel& rm, int best, in
 }
 
 }  // namespace
+
+std::string_view to_string(BindingWall w) {
+  switch (w) {
+    case BindingWall::memory_capacity: return "memory capacity";
+    case BindingWall::memory_bandwidth: return "memory bandwidth";
+    case BindingWall::compute: return "compute";
+    case BindingWall::interconnect: return "interconnect";
+    case BindingWall::overhead: return "overhead";
+    case BindingWall::load: return "load";
+    case BindingWall::engine_limit: return "engine limit";
+    case BindingWall::latency: return "TPOT target";
+    case BindingWall::unknown: return "unknown";
+  }
+  return "unknown";
+}
 
 SoftwareFit stack_fit(const Accelerator& a, Precision matmul, const score::EcosystemBook& ecosystem) {
   SoftwareFit fit;
@@ -800,6 +823,9 @@ InferenceSearchResult search_inference(const ModelSpec& model, const InferenceWo
           pt.batch_cap >= d.fit_batch   ? fmt::format("memory ({} sequences fit)", d.fit_batch)
           : pt.batch_cap >= d.decode_cap ? std::string("the number of users")
                                          : fmt::format("the TPOT target ({:g} ms)", w.sla.tpot_p99.value() * 1e3);
+      plan.wall = pt.batch_cap >= d.fit_batch    ? BindingWall::memory_capacity
+                  : pt.batch_cap >= d.decode_cap ? BindingWall::load
+                                                 : BindingWall::latency;
       plan.binding = fmt::format(
           "disaggregated: {} prefill replicas at {:.0f}% utilisation hold TTFT p99 at {:.2f} s (a p99 "
           "prompt alone runs {:.2f} s); the KV of a mean prompt ({:.0f} MB) crosses {:.0f} GB/s in {:.1f} ms; "

@@ -91,6 +91,21 @@ struct PrefillPool {
   cost::DeploymentCost cost;        // the prefill pool alone
 };
 
+// What binds a plan (docs/plan.md "Binding wall"), as a category the scenario ranking reads: the
+// branch of the binding sentence that was taken.
+enum class BindingWall {
+  memory_capacity,   // KV space caps the batch
+  memory_bandwidth,  // decode streams weights and KV: memory traffic is the largest share
+  compute,           // matmul work, or prefill (prompt processing) holding TTFT
+  interconnect,      // exposed tensor/pipeline communication
+  overhead,          // fixed per-step launches and engine work
+  load,              // every sequence fits: the load, not the hardware
+  engine_limit,      // the engine's max_num_seqs
+  latency,           // a disaggregated decode pool capped by the TPOT target
+  unknown
+};
+std::string_view to_string(BindingWall w);  // "memory capacity", "memory bandwidth", ...
+
 struct Plan {
   ReplicaShape shape;  // disaggregated: the decode pool's replica
   OperatingPoint point;
@@ -106,6 +121,7 @@ struct Plan {
   std::optional<double> objective;   // nullopt when a needed price/power figure is unknown
   std::optional<double> scaling_efficiency;
   std::string binding;               // one sentence: the wall and its numbers
+  BindingWall wall = BindingWall::unknown;  // the wall that sentence names
   bool near_tie = false;             // within 2% of the plan ranked above it
   SoftwareFit software;              // engine, support verdicts, ecosystem, risks (decode pool)
   bool disaggregated() const { return prefill.has_value(); }

@@ -245,6 +245,7 @@ TrainSearchResult search_training(const ModelSpec& model, const TrainGoal& goal,
         plan.config = fastest->config;
         plan.tokens_per_s = fastest->tokens_per_s;
         plan.mfu = fastest->mfu;
+        plan.breakdown = fastest->breakdown;
         plan.days = days;
         plan.gpu_hours = run.gpu_hours;
         plan.energy_kwh = run.energy_kwh;

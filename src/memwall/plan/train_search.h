@@ -53,6 +53,7 @@ struct TrainPlan {
   train::TrainConfig config;
   double tokens_per_s = 0;
   double mfu = 0;
+  train::StepBreakdown breakdown;      // of one optimizer step (what the step time is made of)
   double days = 0;
   double gpu_hours = 0;
   std::optional<double> energy_kwh;

@@ -5,6 +5,7 @@
 
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "memwall/core/document.h"
@@ -14,11 +15,22 @@ namespace memwall::score {
 
 enum class Support { native, plugin, none };
 
+// What CUDA kernel source needs on a stack (a "porting" fact's path): nothing (the vendor's own
+// CUDA), a rebuild with the vendor's CUDA-compatible compiler, a source-to-source translation tool
+// then a rebuild (HIPIFY, musify), or a rewrite in the vendor's own operator language (Ascend C,
+// BANG C, Pallas, NKI). Ordered by the share of kernel code a team writes by hand.
+enum class PortingPath { as_is, recompile, translate, rewrite };
+std::string_view to_string(PortingPath p);
+
 struct SoftwareFact {
   std::string name;  // PyTorch, vLLM, SGLang, TensorRT-LLM, MindIE, FlashAttention, Triton ...
-  std::string kind;  // framework | serving | vendor_engine | kernels | compiler | toolchain
+  // framework | serving | vendor_engine | compiler (what exists) | kernels (FlashAttention-class
+  // attention) | moe_kernels (MoE grouped GEMM) | fp8_kernels (FP8 GEMM) (operators) | profiler |
+  // debugger | toolchain (profiler and debugger in one fact) | porting (the CUDA porting path)
+  std::string kind;
   Support support = Support::none;
   std::string source, date;
+  std::optional<PortingPath> path;  // kind "porting" only (required there)
 };
 
 struct VendorEcosystem {
@@ -42,18 +54,60 @@ class EcosystemBook {
   std::vector<VendorEcosystem> vendors_;
 };
 
-// The ecosystem score, 0-10, and the facts behind it. Points per kind of software (weights sum to
-// 10): framework 3 (PyTorch or JAX, the better of the two), serving 3 (vLLM 2, SGLang 1), vendor
-// engine 1, kernels 2 (FlashAttention-class attention), compiler 0.5 (Triton, XLA or the vendor's
-// kernel compiler), toolchain 0.5 (profiler and debugger). Native support earns the full weight, a
-// plugin/adapter or vendor bridge 0.75 of it (an extra layer to install, version-pin and debug),
-// none 0. Entries may name accelerators (a generation): the most specific entry wins. A
-// generation without bf16 matmuls loses one point. docs/compare.md "Ecosystem".
+// One thing the rule looks for (a framework, the attention kernel, the porting path ...), what the
+// facts say of it and the points it earns.
+struct EcosystemItem {
+  std::string id;     // the fact kind it reads: framework, serving, ..., moe_kernels, porting
+  std::string label;  // "framework", "MoE grouped GEMM", "CUDA porting path"
+  double weight = 0;
+  std::optional<double> points;  // nullopt: no sourced fact (unknown, earns nothing, said so)
+  std::string found;  // "PyTorch (plugin)", "none (stated)", "no fp8 hardware", "unknown"
+};
+
+struct EcosystemPart {
+  std::string id;  // coverage | operators | toolchain
+  double weight = 0;
+  double points = 0;  // of the items with a sourced fact
+  std::vector<EcosystemItem> items;
+  int unknown = 0;  // items with no sourced fact
+};
+
+// What moving CUDA code onto the stack costs, from the three parts (docs/compare.md "Porting
+// effort"): the porting path's effort, raised to rewrite when neither PyTorch nor JAX runs (the
+// model code itself is rewritten), with the operators that matter and are stated missing (kernels
+// to write on top), the formats the hardware lacks and what is unknown.
+enum class PortingEffort { as_is, recompile, translate, rewrite, unknown };
+std::string_view to_string(PortingEffort e);
+
+struct PortingVerdict {
+  PortingEffort effort = PortingEffort::unknown;
+  std::string tool;  // the porting fact's name ("HIPIFY (hipify-clang, hipify-perl)", "Ascend C")
+  std::vector<std::string> kernels_to_write;  // operators stated none on hardware that has the format
+  std::vector<std::string> no_hardware;       // formats the hardware lacks (fp8)
+  std::vector<std::string> unknown;           // framework / operators with no sourced fact
+  std::string sentence;                       // the verdict in words ("; "-separated clauses)
+};
+
+// The ecosystem score, 0-10, and the facts behind it, in three parts that weigh what porting costs
+// as well as what exists (weights sum to 10):
+//  coverage 4   = framework 1.5 (PyTorch or JAX, the better) + serving 1.5 (vLLM 1, SGLang 0.5)
+//                 + vendor engine 0.5 + kernel compiler 0.5 (Triton, XLA or the vendor's own)
+//  operators 3  = FlashAttention-class attention 1 + MoE grouped GEMM 1 + FP8 GEMM 1 (0 on
+//                 hardware without fp8: the format has no path at all)
+//  toolchain 3  = profiler 0.5 + debugger 0.5 + CUDA porting path 2 (as is 2, recompile 1.5,
+//                 translate 1, rewrite 0: the share of kernel code that carries over)
+// Native support earns the full weight, a plugin/adapter or vendor bridge 0.75 of it (an extra
+// layer to install, version-pin and debug), none 0; an item with no sourced fact is unknown and
+// earns nothing. Entries may name accelerators (a generation): the most specific entry wins. A
+// generation without bf16 matmuls loses one point. The score is unknown when the vendor has no
+// facts or none on its framework. docs/compare.md "Ecosystem".
 struct EcosystemScore {
-  std::optional<double> score;  // nullopt: no sourced facts for this vendor (flagged)
+  std::optional<double> score;  // nullopt: no sourced facts for this vendor / framework (flagged)
   std::string stack;
   std::vector<SoftwareFact> facts;
-  std::vector<std::string> missing;  // kinds with no supported entry
+  std::vector<std::string> missing;  // items with no supported entry
+  EcosystemPart coverage, operators, toolchain;
+  PortingVerdict porting;
 };
 
 EcosystemScore score_ecosystem(const Accelerator& a, const EcosystemBook& book);

@@ -56,13 +56,17 @@ std::vector<ScorecardRow> build_scorecard(const std::vector<Evidence>& evidence,
 
     r.ecosystem_facts = score_ecosystem(a, ecosystem);
     r.ecosystem.score = r.ecosystem_facts.score;
+    std::string names;
+    for (const auto& f : r.ecosystem_facts.facts) {
+      if (f.support == Support::none) continue;
+      names += (names.empty() ? "" : ", ") + f.name + (f.support == Support::plugin ? " (plugin)" : "");
+    }
     if (r.ecosystem_facts.score) {
-      std::string names;
-      for (const auto& f : r.ecosystem_facts.facts) {
-        if (f.support == Support::none) continue;
-        names += (names.empty() ? "" : ", ") + f.name + (f.support == Support::plugin ? " (plugin)" : "");
-      }
       r.ecosystem.basis = (r.ecosystem_facts.stack.empty() ? "" : r.ecosystem_facts.stack + ": ") + names;
+    } else if (!r.ecosystem_facts.facts.empty()) {
+      // Facts, but none on the framework: what exists cannot be weighed (ecosystem.h).
+      r.ecosystem.basis = "no sourced fact on PyTorch or JAX for " + a.vendor + ", score unknown; known: " + names;
+      r.flags.emplace_back(std::string_view("ecosystem unknown"));
     } else {
       r.ecosystem.basis = "no sourced software facts for vendor " + a.vendor;
       r.flags.emplace_back(std::string_view("ecosystem unknown"));
