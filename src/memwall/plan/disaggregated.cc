@@ -27,20 +27,36 @@ Seconds kv_transfer_time(Bytes kv_bytes_per_token, double prompt_tokens, const P
   return std::max(a.latency, b.latency) + Seconds(kv_bytes_per_token.value() * prompt_tokens / bw.value());
 }
 
-double mm1_wait_mean(double s, double rho) { return rho < 1 ? s * rho / (1.0 - rho) : HUGE_VAL; }
-
-double mm1_wait_p99(double s, double rho) {
-  if (rho >= 1) return HUGE_VAL;
-  return rho > 0.01 ? s / (1.0 - rho) * std::log(100.0 * rho) : 0.0;
+double mg1_wait_mean(double s, double rho, double c2) {
+  return rho < 1 ? rho * s * (1.0 + c2) / (2.0 * (1.0 - rho)) : HUGE_VAL;
 }
 
-double max_prefill_utilisation(Seconds prompt_mean, Seconds prompt_p99, Seconds ttft_p99) {
+double mg1_wait_p99(double s, double rho, double c2) {
+  if (rho >= 1) return HUGE_VAL;
+  return rho > 0.01 ? mg1_wait_mean(s, rho, c2) / rho * std::log(100.0 * rho) : 0.0;
+}
+
+double prompt_time_cv2(const Lengths& input) {
+  if (input.points.empty()) return input.p99 == input.mean ? 0.0 : 1.0;
+  double m1 = 0, m2 = 0, w = 0;
+  for (const auto& p : input.points) {
+    m1 += p.weight * p.tokens;
+    m2 += p.weight * p.tokens * p.tokens;
+    w += p.weight;
+  }
+  if (!(w > 0) || !(m1 > 0)) return 1.0;
+  m1 /= w;
+  m2 /= w;
+  return std::max(0.0, m2 / (m1 * m1) - 1.0);
+}
+
+double max_prefill_utilisation(Seconds prompt_mean, Seconds prompt_p99, Seconds ttft_p99, double c2) {
   const double s = prompt_mean.value(), budget = ttft_p99.value() - prompt_p99.value();
   if (!(s > 0) || !(budget >= 0)) return 0.0;
   double lo = 0.01, hi = 1.0;  // W_p99(0.01) = 0 <= budget
   for (int i = 0; i < 60; ++i) {
     const double mid = 0.5 * (lo + hi);
-    (mm1_wait_p99(s, mid) <= budget ? lo : hi) = mid;
+    (mg1_wait_p99(s, mid, c2) <= budget ? lo : hi) = mid;
   }
   return lo;
 }
@@ -49,7 +65,8 @@ PrefillProfile profile_prefill(const ReplicaModel& rm, const InferenceWorkload& 
   PrefillProfile p;
   p.prompt_mean = rm.step(prefill_batch(w.input.mean));
   p.prompt_p99 = rm.step(prefill_batch(w.input.p99));
-  p.rho_max = max_prefill_utilisation(p.prompt_mean, p.prompt_p99, w.sla.ttft_p99);
+  p.service_cv2 = prompt_time_cv2(w.input);
+  p.rho_max = max_prefill_utilisation(p.prompt_mean, p.prompt_p99, w.sla.ttft_p99, p.service_cv2);
   if (rm.activity) p.activity = rm.activity(prefill_batch(w.input.mean));
   return p;
 }
@@ -152,7 +169,7 @@ PoolsPoint pools_point(const InferenceWorkload& w, const PrefillProfile& pre, Se
   for (int pass = 0; pass < 30; ++pass) {
     n_pre = std::max(1, static_cast<int>(std::ceil(lambda * s / pre.rho_max - 1e-9)));
     rho = lambda * s / n_pre;
-    e2e_mean = s + mm1_wait_mean(s, rho) + (out - 1.0) * tpot.value();
+    e2e_mean = s + mg1_wait_mean(s, rho, pre.service_cv2) + (out - 1.0) * tpot.value();
     if (w.load.rate_per_s) break;
     const double next = *w.load.concurrency / e2e_mean;
     if (std::abs(next - lambda) <= 1e-9 * lambda) break;
@@ -171,8 +188,8 @@ PoolsPoint pools_point(const InferenceWorkload& w, const PrefillProfile& pre, Se
   p.transfer_p99 = transfer_p99;
   p.tpot = tpot;
   p.tpot_p99 = dec.tpot_p99;
-  p.ttft_mean = Seconds(s + mm1_wait_mean(s, rho));
-  p.ttft_p99 = pre.prompt_p99 + Seconds(mm1_wait_p99(s, rho));
+  p.ttft_mean = Seconds(s + mg1_wait_mean(s, rho, pre.service_cv2));
+  p.ttft_p99 = pre.prompt_p99 + Seconds(mg1_wait_p99(s, rho, pre.service_cv2));
   p.e2e_mean = Seconds(e2e_mean);
   p.e2e_p99 = p.ttft_p99 + transfer_p99 + p.decode_step * std::max(w.output.p99, out);
   p.generated_tokens_per_s = lambda * out;

@@ -30,28 +30,43 @@ std::optional<PoolLink> pool_link(const Node* node, int devices, const Fabric* f
 Seconds kv_transfer_time(Bytes kv_bytes_per_token, double prompt_tokens, const PoolLink& a,
                          const PoolLink& b);
 
-// M/M/1 waiting time of a prefill replica at utilisation rho with mean service s
-// (Kleinrock 1975, Queueing Systems Vol. 1 §3.2): P(W > t) = rho e^{-(1-rho) t / s}.
-double mm1_wait_mean(double s, double rho);
-double mm1_wait_p99(double s, double rho);
+// Waiting time of a prefill replica at utilisation rho, mean service s and squared coefficient of
+// variation c2 of the service time (M/G/1): the mean is Pollaczek-Khinchine's,
+// W = rho s (1 + c2) / (2 (1 - rho)) (Kleinrock 1975, Queueing Systems Vol. 1 §5.7); the tail
+// takes a prompt to wait with probability rho (P(W > 0) = rho, §5.7) and the wait then to be
+// exponential with the mean that gives W: P(W > t) = rho exp(-t rho / W). For exponential
+// service (c2 = 1) that is M/M/1's exact rho e^{-(1-rho) t / s} (§3.2); for fixed prompts
+// (c2 = 0, M/D/1) the wait is half as long, where M/M/1 would double a long-context plan's
+// prefill pool. W_p99 = (W / rho) ln(100 rho), 0 when rho <= 1 %.
+double mg1_wait_mean(double s, double rho, double c2 = 1);
+double mg1_wait_p99(double s, double rho, double c2 = 1);
+
+// The squared coefficient of variation of a prompt's prefill time, taken as that of its length
+// (prefill time grows about linearly with the prompt; the attention term's quadratic growth makes
+// the time vary somewhat more, the fixed per-step cost less): from the distribution's points; 0
+// for fixed lengths (no points and p99 = mean); 1 (exponential, M/M/1) when only the mean and a
+// different p99 are known.
+double prompt_time_cv2(const Lengths& input);
 
 // The largest utilisation of a prefill replica at which TTFT p99 = p99 prompt time + W_p99(rho)
 // stays within `ttft_p99` (W_p99 is increasing in rho, so bisection). 0 when even an idle replica
 // misses it.
-double max_prefill_utilisation(Seconds prompt_mean, Seconds prompt_p99, Seconds ttft_p99);
+double max_prefill_utilisation(Seconds prompt_mean, Seconds prompt_p99, Seconds ttft_p99,
+                               double c2 = 1);
 
 // Everything about a prefill shape that does not depend on the decode side.
 struct PrefillProfile {
   Seconds prompt_mean;  // a mean prompt alone on one replica
   Seconds prompt_p99;   // a p99 prompt alone
   double rho_max = 0;   // from max_prefill_utilisation
+  double service_cv2 = 1;  // prompt_time_cv2 of the workload's prompts
   double activity = 1;  // device activity while prefilling (power model)
 };
 PrefillProfile profile_prefill(const ReplicaModel& rm, const InferenceWorkload& w);
 
 // The two pools at one load (docs/plan.md "Disaggregated pools"):
 //  - lambda = offered requests/s (closed loop: users / e2e_mean, fixed point);
-//  - prefill replicas N_p = ceil(lambda x prompt_mean / rho_max); TTFT = M/M/1 wait + prompt time
+//  - prefill replicas N_p = ceil(lambda x prompt_mean / rho_max); TTFT = M/G/1 wait + prompt time
 //    (the first token comes out of the prefill pool);
 //  - TPOT = decode step at the decode batch + (KV transfer + one decode step) / (output - 1): the
 //    handoff delays the second token (the pull starts and the sequence joins at decode iteration

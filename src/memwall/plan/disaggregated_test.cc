@@ -53,17 +53,38 @@ TEST(PoolLink, TransferIsAlphaBetaOverTheSlowerLink) {
 
 TEST(PrefillQueue, Mm1WaitingTimeClosedForms) {
   // P(W > t) = rho exp(-(1 - rho) t / s): W_p99 = s / (1 - rho) ln(100 rho).
-  EXPECT_NEAR(mm1_wait_p99(1.0, 0.5), 2.0 * std::log(50.0), 1e-12);
-  EXPECT_DOUBLE_EQ(mm1_wait_p99(1.0, 0.005), 0.0);  // fewer than 1% of prompts wait at all
-  EXPECT_DOUBLE_EQ(mm1_wait_mean(0.2, 0.75), 0.2 * 0.75 / 0.25);
-  EXPECT_TRUE(std::isinf(mm1_wait_mean(1.0, 1.0)));
+  EXPECT_NEAR(mg1_wait_p99(1.0, 0.5), 2.0 * std::log(50.0), 1e-12);
+  EXPECT_DOUBLE_EQ(mg1_wait_p99(1.0, 0.005), 0.0);  // fewer than 1% of prompts wait at all
+  EXPECT_DOUBLE_EQ(mg1_wait_mean(0.2, 0.75), 0.2 * 0.75 / 0.25);
+  EXPECT_TRUE(std::isinf(mg1_wait_mean(1.0, 1.0)));
+}
+
+// Fixed prompts are served in fixed time (M/D/1): half M/M/1's wait (Pollaczek-Khinchine), so a
+// long-context pool is not sized as if prompt times were exponential. The defect it fixes:
+// 16 users x 100,000-token prompts of llama-3.1-70b, TTFT p99 30 s, took 9 prefill replicas of
+// 8 H100s at 24 % utilisation (p99 wait 22.9 s on a 5.5 s prompt).
+TEST(PrefillQueue, FixedPromptsWaitAsMd1AndVariablePromptsByTheirSpread) {
+  EXPECT_DOUBLE_EQ(mg1_wait_mean(1.0, 0.5, 0.0), 0.5 * mg1_wait_mean(1.0, 0.5, 1.0));
+  EXPECT_NEAR(mg1_wait_p99(1.0, 0.5, 0.0), 1.0 * std::log(50.0), 1e-12);
+  EXPECT_DOUBLE_EQ(mg1_wait_p99(1.0, 0.5, 3.0), 2.0 * mg1_wait_p99(1.0, 0.5, 1.0));
+  Lengths fixed{1000, 1000, "fixed", {}};
+  EXPECT_EQ(prompt_time_cv2(fixed), 0.0);
+  Lengths unknown{1000, 3000, "mean and p99", {}};
+  EXPECT_EQ(prompt_time_cv2(unknown), 1.0);
+  Lengths two{1500, 2000, "two lengths", {{1000, 0.5}, {2000, 0.5}}};
+  EXPECT_NEAR(prompt_time_cv2(two), (0.5 * 1e6 + 0.5 * 4e6) / (1500.0 * 1500.0) - 1, 1e-12);
+  // A 5.5 s prompt against a 30 s TTFT p99: M/D/1 allows a busier replica than M/M/1 did.
+  const double md1 = max_prefill_utilisation(Seconds(5.5), Seconds(5.5), Seconds(30), 0.0);
+  const double mm1 = max_prefill_utilisation(Seconds(5.5), Seconds(5.5), Seconds(30), 1.0);
+  EXPECT_LT(mm1, 0.27);
+  EXPECT_GT(md1, 0.4);
 }
 
 TEST(PrefillQueue, MaxUtilisationSpendsExactlyTheTtftBudgetOnWaiting) {
   const double rho = max_prefill_utilisation(Seconds(0.1), Seconds(0.2), Seconds(1.0));
   ASSERT_GT(rho, 0.01);
   ASSERT_LT(rho, 1.0);
-  EXPECT_NEAR(mm1_wait_p99(0.1, rho), 0.8, 1e-9);
+  EXPECT_NEAR(mg1_wait_p99(0.1, rho), 0.8, 1e-9);
   // A looser target allows a busier replica; a p99 prompt longer than the target allows none.
   EXPECT_GT(max_prefill_utilisation(Seconds(0.1), Seconds(0.2), Seconds(2.0)), rho);
   EXPECT_EQ(max_prefill_utilisation(Seconds(0.1), Seconds(1.2), Seconds(1.0)), 0.0);
@@ -93,7 +114,7 @@ TEST(PoolsPoint, SizesBothPoolsByQueueingAndLittlesLaw) {
   EXPECT_EQ(p.prefill_replicas, static_cast<int>(std::ceil(20 * 0.05 / pre.rho_max - 1e-9)));
   EXPECT_NEAR(p.prefill_utilisation, 20 * 0.05 / p.prefill_replicas, 1e-12);
   EXPECT_LE(p.ttft_p99, w.sla.ttft_p99);
-  EXPECT_NEAR(p.ttft_p99.value(), 0.2 + mm1_wait_p99(0.05, p.prefill_utilisation), 1e-12);
+  EXPECT_NEAR(p.ttft_p99.value(), 0.2 + mg1_wait_p99(0.05, p.prefill_utilisation), 1e-12);
   // Decode: TPOT = step(b) + (transfer + step(b)) / (output - 1); the batch cap from the TPOT
   // target on the p99, step(b) + (transfer + W_p99) / (output - 1) with W the two iteration
   // waits, triangular on [0, 2 step]: P(W > w) = (2 step - w)^2 / (2 step^2) = 1 % at

@@ -43,15 +43,18 @@ TEST(Scenario, ABadNameIsBadInputNamingTheAllowedOnes) {
 // The same chips in the chat preset are not decided by capacity: the wall is computed per workload.
 TEST(Scenario, LongContextIsDecidedByMemoryCapacity) {
   const Planner s;
+  // The H100's 80 GB holds 14 of the 16 users' 100,000-token KV caches per decode replica: memory
+  // capacity decides. The H200's 141 GB holds all 16, so the users (load) decide it, not memory.
   const ScenarioAnswer lc = s.run("long-context", {"h100", "h200"});
   ASSERT_EQ(lc.rows.size(), 2u);
-  for (const auto& r : lc.rows) {
-    SCOPED_TRACE(r.accelerator->id);
-    ASSERT_TRUE(r.feasible) << r.basis;
-    EXPECT_EQ(r.wall, DecidingWall::memory_capacity) << r.basis;
-    // Aggregated ("memory capacity binds") or disaggregated ("its batch capped by memory").
-    EXPECT_NE(r.basis.find("memory"), std::string::npos) << r.basis;
-  }
+  const ScenarioRow& h100 = row(lc, "nvidia-h100-sxm");
+  ASSERT_TRUE(h100.feasible) << h100.basis;
+  EXPECT_EQ(h100.wall, DecidingWall::memory_capacity) << h100.basis;
+  // Aggregated ("memory capacity binds") or disaggregated ("its batch capped by memory").
+  EXPECT_NE(h100.basis.find("memory"), std::string::npos) << h100.basis;
+  const ScenarioRow& h200 = row(lc, "nvidia-h200-sxm");
+  ASSERT_TRUE(h200.feasible) << h200.basis;
+  EXPECT_NE(h200.wall, DecidingWall::compute) << h200.basis;
   const ScenarioAnswer chat = s.run("chat", {"h100"});
   EXPECT_NE(row(chat, "nvidia-h100-sxm").wall, DecidingWall::memory_capacity);
 }
