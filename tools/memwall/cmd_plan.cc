@@ -330,7 +330,7 @@ int run_plan_infer(const PlanInferOptions& o, const GlobalOptions& g) {
   for (int i = 0; i < top; ++i) {
     const auto& pl = r.plans[i];
     const auto& c = pl.cost;
-    const Json iv = plan::intervals_json(pl);
+    const Json iv = plan::intervals_json(pl, p.efficiency.get());
     rows.push_back({fmt::format("{}{}", i + 1, pl.near_tie ? "~" : ""), pl.shape.accelerator->id,
                     !pl.shape.node               ? std::string("-")
                     : pl.shape.node->unit == "rack" ? pl.shape.node->id + " [rack]"
@@ -362,6 +362,12 @@ int run_plan_infer(const PlanInferOptions& o, const GlobalOptions& g) {
              "  and a [rack] NODE (a rack-scale system sold as one) whole racks: its $ and kW are the "
              "rack's.\n");
   fmt::print("  (low-high) = 80 % interval of the estimate (memwall validate's errors; docs/validate.md).\n");
+  // A calibration's stacks: their rows carry the calibrated interval (plan/intervals.h).
+  if (p.efficiency)
+    for (const auto& e : p.efficiency->engines)
+      if (e.calibrated_spread)
+        fmt::print("  Rows on {} on {} carry the interval of your calibration records instead (docs/calibrate.md \"Intervals\").\n",
+                   e.key(), fmt::join(e.calibrated_spread->accelerators, ", "));
   fmt::print("  ~ = within 2% of the plan above (a near-tie). BATCH = sequences in flight per replica.\n"
              "  PREFILL POOL: '-' = aggregated (prompts and decodes share each replica); otherwise the\n"
              "  separate prefill replicas of a disaggregated plan (ACCELERATOR ... REPL are then its decode\n"

@@ -22,12 +22,20 @@ uncertainty::Regime regime(const Plan& p) {
   return r;
 }
 
-uncertainty::Interval interval(const Plan& p, double level) {
-  return uncertainty::scale_to_level(uncertainty::builtin_model().interval(regime(p)), level);
+uncertainty::Interval interval(const Plan& p, double level, const perf::Efficiency* calibration) {
+  const uncertainty::Model& m = uncertainty::builtin_model();
+  uncertainty::Interval i = m.interval(regime(p));
+  if (calibration && !p.shape.engine.empty() && p.shape.accelerator) {
+    const perf::EngineProfile& profile =
+        calibration->engine(p.shape.engine, perf::engine_platform(*p.shape.accelerator));
+    i = uncertainty::calibrated_interval(i, &profile, p.shape.accelerator->id,
+                                         m.calibrated_scatter("inference"));
+  }
+  return uncertainty::scale_to_level(i, level);
 }
 
-Json intervals_json(const Plan& p) {
-  const auto i = interval(p);
+Json intervals_json(const Plan& p, const perf::Efficiency* calibration) {
+  const auto i = interval(p, uncertainty::kDefaultLevel, calibration);
   const auto& t = p.point;
   return Json{{"ttft_p99_s", i.range(t.ttft_p99.value())},
               {"ttft_mean_s", i.range(t.ttft_mean.value())},
@@ -62,7 +70,8 @@ Json intervals_json(const TrainPlan& p) {
   return j;
 }
 
-int require_confidence(InferenceSearchResult& r, const Sla& sla, double confidence) {
+int require_confidence(InferenceSearchResult& r, const Sla& sla, double confidence,
+                       const perf::Efficiency* calibration) {
   if (!(confidence > 0 && confidence < 1))
     throw InputError("confidence", fmt::format("{}", confidence),
                      "a probability in (0, 1), e.g. 0.8");
@@ -70,7 +79,7 @@ int require_confidence(InferenceSearchResult& r, const Sla& sla, double confiden
   std::vector<long> new_index(r.plans.size(), -1);
   for (size_t k = 0; k < r.plans.size(); ++k) {
     const Plan& p = r.plans[k];
-    const auto i = interval(p, confidence);
+    const auto i = interval(p, confidence, calibration);
     OperatingPoint worst = p.point;
     const double f = i.high(1.0);  // exp(+h)
     worst.tpot = Seconds{worst.tpot.value() * f};

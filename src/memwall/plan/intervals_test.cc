@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include <cmath>
+
 #include "memwall/catalog/catalog.h"
 #include "memwall/core/error.h"
 
@@ -46,6 +48,33 @@ TEST(PlanIntervals, ConfidenceRemovesPlansThatFailAtThePessimisticEnd) {
   EXPECT_DOUBLE_EQ(r.plans[1].point.tpot.value(), 0.01);
   EXPECT_EQ(r.cost_latency_front, (std::vector<size_t>{1}));  // old 2 -> new 1; old 1 removed
   EXPECT_THROW(require_confidence(r, sla, 1.5), InputError);
+}
+
+// A plan timed with a calibration profile carries, on the engine and accelerator the profile's
+// records ran on, the calibrated interval (as infer prints it); elsewhere the built-in one.
+TEST(PlanIntervals, ACalibratedStackCarriesItsRecordsInterval) {
+  const Json doc = Json::parse(R"({"engines": {"vllm@0.14": {"memory_stream_fraction": 0.9}},
+      "fitted_on": {"groups": {"vllm@0.14": {"engine": "vLLM", "records": 12,
+        "residual_sd_log": 0.02, "parameters": {"memory_stream_fraction": {}},
+        "accelerators": ["nvidia-h100-sxm"]}}}})");
+  const perf::Efficiency calibrated = perf::apply_calibration(perf::default_efficiency(), doc, "t.json");
+  Plan h100 = plan_with_tpot(0.02);
+  h100.shape.engine = "vllm@0.14";
+  const double builtin = interval(h100).half_width;
+  const uncertainty::Interval c = interval(h100, uncertainty::kDefaultLevel, &calibrated);
+  EXPECT_TRUE(c.calibrated);
+  EXPECT_LT(c.half_width, builtin);  // 12 records within 2 %: narrower than the dev set's
+  const Json iv = intervals_json(h100, &calibrated);
+  EXPECT_NEAR(iv["tpot_s"][1].get<double>() / iv["tpot_s"][0].get<double>(),
+              std::exp(2 * c.half_width), 1e-9);
+  // At another level, the calibrated half-width scaled by the normal quantiles' ratio.
+  EXPECT_GT(interval(h100, 0.95, &calibrated).half_width, c.half_width);
+  Plan a100 = h100;
+  a100.shape.accelerator = &Catalog::builtin().accelerator("a100");
+  EXPECT_FALSE(interval(a100, uncertainty::kDefaultLevel, &calibrated).calibrated);
+  Plan other = h100;
+  other.shape.engine = "sglang";
+  EXPECT_FALSE(interval(other, uncertainty::kDefaultLevel, &calibrated).calibrated);
 }
 
 }  // namespace

@@ -58,7 +58,7 @@ Json energy_json(const cost::DeploymentCost& c) {
   return j;
 }
 
-Json to_json(const Plan& p) {
+Json to_json(const Plan& p, const perf::Efficiency* calibration) {
   const auto& c = p.cost;
   Json j = Json{
       {"accelerator", p.shape.accelerator->id},
@@ -96,7 +96,7 @@ Json to_json(const Plan& p) {
   // What `servers` counts: whole servers, or whole racks of a rack-scale system (Node::unit).
   j["purchase_unit"] = p.shape.node ? Json(p.shape.node->unit) : Json(nullptr);
   j["billed_devices"] = c.billed_devices;
-  j["intervals"] = intervals_json(p);
+  j["intervals"] = intervals_json(p, calibration);
   return j;
 }
 
@@ -111,10 +111,11 @@ Json to_json(const Verification& v) {
 
 Json search_result_json(const InferenceSearchResult& r, const ModelSpec& model,
                         const InferenceWorkload& w, const SearchSpace& space, Objective objective,
-                        int top, const std::vector<Verification>& checks) {
+                        int top, const std::vector<Verification>& checks,
+                        const perf::Efficiency* calibration) {
   Json plans = Json::array();
   for (int i = 0; i < top && i < static_cast<int>(r.plans.size()); ++i) {
-    plans.push_back(to_json(r.plans[static_cast<size_t>(i)]));
+    plans.push_back(to_json(r.plans[static_cast<size_t>(i)], calibration));
     if (static_cast<size_t>(i) < checks.size()) plans.back()["verified"] = to_json(checks[static_cast<size_t>(i)]);
   }
   Json req = Json::object();
@@ -145,12 +146,12 @@ Json search_result_json(const InferenceSearchResult& r, const ModelSpec& model,
   }
   Json frontier_plans = Json::array();
   for (size_t rank : beyond_top) {
-    frontier_plans.push_back(to_json(r.plans[rank - 1]));
+    frontier_plans.push_back(to_json(r.plans[rank - 1], calibration));
     frontier_plans.back()["plan_rank"] = rank;
   }
   Json cl = Json::array();
   for (size_t i : r.cost_latency_front) {
-    cl.push_back(to_json(r.plans[i]));
+    cl.push_back(to_json(r.plans[i], calibration));
     cl.back()["plan_rank"] = i + 1;
   }
   Json rejected = Json::object();

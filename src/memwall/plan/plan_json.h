@@ -11,7 +11,8 @@
 
 namespace memwall::plan {
 
-Json to_json(const Plan& p);
+// `calibration`: the profile the plan was timed with (its intervals, plan/intervals.h); null: none.
+Json to_json(const Plan& p, const perf::Efficiency* calibration = nullptr);
 Json to_json(const SoftwareFit& f);
 // Energy of a costed deployment: tokens per joule (board/wall power), per facility kWh and per
 // dollar of electricity, with the power figure's source.
@@ -22,6 +23,7 @@ Json to_json(const Verification& v);
 // (binding_rejections).
 Json search_result_json(const InferenceSearchResult& r, const ModelSpec& model,
                         const InferenceWorkload& w, const SearchSpace& space, Objective objective,
-                        int top, const std::vector<Verification>& checks);
+                        int top, const std::vector<Verification>& checks,
+                        const perf::Efficiency* calibration = nullptr);
 
 }  // namespace memwall::plan

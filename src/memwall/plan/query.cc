@@ -119,17 +119,17 @@ std::unique_ptr<const InferenceAnswer> answer_inference(const Catalog& catalog, 
   a->options.ecosystem = &a->ecosystem;
   a->options.cancel = q.cancel;
 
-  const auto factory = estimator_factory(
-      a->fabric, q.calibration ? std::make_shared<const perf::Efficiency>(
-                                     perf::load_calibration(*q.calibration))
-                               : nullptr);
+  if (q.calibration)
+    a->efficiency = std::make_shared<const perf::Efficiency>(perf::load_calibration(*q.calibration));
+  const auto factory = estimator_factory(a->fabric, a->efficiency);
   const auto start = std::chrono::steady_clock::now();
   a->result = search_inference(a->model, w, space, constraints, a->options, factory, prices);
   a->search_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   if (constraints.budget_usd && a->result.plans.empty()) throw_if_prices_missing(a->result, *constraints.budget_usd);
   if (q.confidence) {
     a->confidence = q.confidence;
-    a->removed_by_confidence = require_confidence(a->result, w.sla, *q.confidence);
+    a->removed_by_confidence =
+        require_confidence(a->result, w.sla, *q.confidence, a->efficiency.get());
   }
   a->top = std::min<int>(q.top, static_cast<int>(a->result.plans.size()));
   for (int i = 0; i < a->top; ++i)
@@ -152,7 +152,8 @@ std::unique_ptr<const InferenceAnswer> answer_inference(const Catalog& catalog, 
 }
 
 Json to_json(const InferenceAnswer& a) {
-  Json out = search_result_json(a.result, a.model, a.workload, a.space, a.options.objective, a.top, a.checks);
+  Json out = search_result_json(a.result, a.model, a.workload, a.space, a.options.objective, a.top,
+                                a.checks, a.efficiency.get());
   out["search_seconds"] = a.search_seconds;
   out["definitions"] = kPlanDefinitions;
   if (a.confidence)

@@ -74,6 +74,9 @@ struct InferenceAnswer {
   quality::QualityPolicy quality;
   std::vector<std::string> removed_by_quality;  // precisions the policy took out, with the reason
   std::vector<quality::QualityVerdict> plan_quality;  // of each reported plan, in rank order
+  // The calibration profile every candidate was timed with (InferenceQuery::calibration); null:
+  // the built-in parameters. The plans' intervals on a stack it fitted are its calibrated ones.
+  std::shared_ptr<const perf::Efficiency> efficiency;
 };
 
 // InputError naming the field (model, rate/concurrency, input, output, sla, budget, power_cap_kw,
