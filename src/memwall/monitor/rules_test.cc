@@ -136,12 +136,13 @@ TEST(MonitorRules, EveryExporterFeedsTheReadingsAndTheAlertsUseTheAdvisorsThresh
 }
 
 // tools/grafana/memwall-fleet.json plots the recorded readings of these rules per job: every
-// memwall:* name it queries is recorded here, and every query selects the job's variables.
+// memwall:* name it queries is recorded here (the walls' ratios and the links' bytes per second the
+// saturation alerts read), and every query selects the job's variables.
 TEST(MonitorRules, TheFleetDashboardQueriesTheRecordedReadings) {
   const std::string rules = prometheus_rules(exporter_table());
   std::ifstream in(memwall::test::source_dir() + "/tools/grafana/memwall-fleet.json");
   const Json d = Json::parse(in);
-  const std::regex recorded_name("memwall:[a-z_]+:ratio");
+  const std::regex recorded_name("memwall:[a-z_]+:(ratio|bytes_per_second)");
   size_t names = 0;
   for (const auto& p : d.at("panels"))
     for (const auto& t : p.at("targets")) {
@@ -151,7 +152,7 @@ TEST(MonitorRules, TheFleetDashboardQueriesTheRecordedReadings) {
            ++it, ++names)
         EXPECT_NE(rules.find("record: " + it->str() + "\n"), std::string::npos) << it->str();
     }
-  EXPECT_EQ(names, 5u);
+  EXPECT_EQ(names, 9u);  // 5 ratios, PCIe and NVLink rx and tx (the link alerts' readings)
 }
 
 }  // namespace
