@@ -72,7 +72,9 @@ DecodePool decode_pool(const InferenceWorkload& w, Seconds transfer_mean, int ba
   const std::vector<WeightedLength> request = request_gaps(w.output);
   double fewest = request.front().tokens;
   for (const WeightedLength& g : request) fewest = std::min(fewest, g.tokens);
-  auto tpot_p99_at = [&](int b) {
+  // `answer(lo, hi, exceeds)` with the bounds and tail of the TPOT p99 at batch b: the percentile
+  // itself (tpot_p99_over_requests) or whether it is above the target (tpot_p99_exceeds).
+  auto tpot_tail_at = [&](int b, auto answer) {
     const double step = decode_step(b).value(), transfer = transfer_mean.value();
     auto exceeds = [&](size_t i, double t) {
       const double x = (t - step) * request[i].tokens - transfer;  // waits putting TPOT above t
@@ -81,19 +83,31 @@ DecodePool decode_pool(const InferenceWorkload& w, Seconds transfer_mean, int ba
       return x <= step ? 1.0 - x * x / (2 * step * step)
                        : (2 * step - x) * (2 * step - x) / (2 * step * step);
     };
-    return tpot_p99_over_requests(request, Seconds(step),
-                                  Seconds(step + (transfer + 2 * step) / fewest), w.sla.tpot_p99,
-                                  exceeds);
+    return answer(Seconds(step), Seconds(step + (transfer + 2 * step) / fewest), exceeds);
   };
   const Seconds sla = w.sla.tpot_p99;
+  auto tpot_p99_at = [&](int b) {
+    return tpot_tail_at(b, [&](Seconds lo, Seconds hi, auto exceeds) {
+      return tpot_p99_over_requests(request, lo, hi, sla, exceeds);
+    });
+  };
+  auto over_target = [&](int b) {  // tpot_p99_at(b) > sla
+    return tpot_tail_at(b, [&](Seconds lo, Seconds hi, auto exceeds) {
+      return tpot_p99_exceeds(request, lo, hi, sla, exceeds);
+    });
+  };
+  auto within_target = [&](int b) {  // tpot_p99_at(b) <= sla: not over it, unless it is NaN
+    if (std::isnan(decode_step(b).value())) return tpot_p99_at(b) <= sla;
+    return !over_target(b);
+  };
   // The largest decode batch within the TPOT target: TPOT is non-decreasing in the batch.
   int best = batch_cap;
-  if (tpot_p99_at(best) > sla) {
-    if (tpot_p99_at(1) > sla) return p;
+  if (over_target(best)) {
+    if (over_target(1)) return p;
     int lo = 1, hi = batch_cap;
     while (hi - lo > 1) {
       const int mid = lo + (hi - lo) / 2;
-      (tpot_p99_at(mid) <= sla ? lo : hi) = mid;
+      (within_target(mid) ? lo : hi) = mid;
     }
     best = lo;
   }

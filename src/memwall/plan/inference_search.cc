@@ -7,6 +7,8 @@
 #include <cmath>
 #include <limits>
 #include <map>
+#include <memory>
+#include <unordered_map>
 
 #include "memwall/core/error.h"
 #include "memwall/core/text.h"
@@ -44,6 +46,40 @@ cost::DeploymentCost ranked_cost(const Accelerator& a, int devices, double gener
 }
 
 double gb(Bytes b) { return b.value() / 1e9; }
+
+// One replica's step times, each distinct iteration timed once (an exact memo: step_time is a
+// function of the deployment and the batch). Within a search the bisection, the throughput
+// samples, the plans and the disaggregated pairing ask for the same few iterations of a shape (a
+// mean prompt alone, b decodes) again and again. Kept to the search: the memo lives as long as its
+// ReplicaModel, and verify_plan's simulator, whose iterations rarely repeat, builds its own.
+struct StepKey {
+  int64_t prefill_tokens;
+  int prefill_sequences;
+  double prefill_attended_pairs;
+  int decode_sequences;
+  int64_t decode_context_tokens;
+  bool operator==(const StepKey&) const = default;
+};
+struct StepKeyHash {
+  size_t operator()(const StepKey& k) const {
+    size_t h = std::hash<int64_t>()(k.prefill_tokens);
+    for (size_t v : {std::hash<int>()(k.prefill_sequences), std::hash<double>()(k.prefill_attended_pairs),
+                     std::hash<int>()(k.decode_sequences), std::hash<int64_t>()(k.decode_context_tokens)})
+      h = h * 1000003u ^ v;  // FNV-style mixing
+    return h;
+  }
+};
+void memoise_steps(ReplicaModel& rm) {
+  auto memo = std::make_shared<std::unordered_map<StepKey, Seconds, StepKeyHash>>();
+  rm.step = [memo, step = std::move(rm.step)](const infer::StepBatch& b) {
+    const StepKey key{b.prefill_tokens, b.prefill_sequences, b.prefill_attended_pairs, b.decode_sequences,
+                      b.decode_context_tokens};
+    if (auto it = memo->find(key); it != memo->end()) return it->second;
+    const Seconds t = step(b);
+    memo->emplace(key, t);
+    return t;
+  };
+}
 
 // The most devices one plan may deploy: the bound train applies to --gpus (train/estimate.cc,
 // "gpus <= 16M"). Device counts are computed in floating point and checked against it before
@@ -417,6 +453,7 @@ InferenceSearchResult search_inference(const ModelSpec& model, const InferenceWo
     return reqs.at(key);
   };
   const double context = w.mean_context();
+  const SteadyState steady(w);
   const score::EcosystemBook builtin_ecosystem =
       options.ecosystem ? score::EcosystemBook() : score::EcosystemBook::builtin();
   const score::EcosystemBook& ecosystem = options.ecosystem ? *options.ecosystem : builtin_ecosystem;
@@ -473,7 +510,12 @@ InferenceSearchResult search_inference(const ModelSpec& model, const InferenceWo
       }
       nodes.push_back(nullptr);  // a card bought alone (PCIe)
     }
+    // The engine and stack verdicts of each precision pair on this accelerator (the same for
+    // every node and parallel layout), and the cost of one device of each node at utilisation 0
+    // and 1, computed once.
+    std::map<std::pair<Precision, Precision>, SoftwareFit> fits;
     for (const Node* node : nodes) {
+      std::optional<std::pair<cost::DeploymentCost, cost::DeploymentCost>> unit_costs;
       for (int tp : space.tp) {
         throw_if_cancelled(options.cancel);
         std::vector<int> eps{model.is_moe() ? tp : 1};
@@ -510,7 +552,12 @@ InferenceSearchResult search_inference(const ModelSpec& model, const InferenceWo
                        RejectionStage::catalog);
                 continue;
               }
-              SoftwareFit fit = software_fit(*a, wp, kp, constraints, support, ecosystem);
+              auto known_fit = fits.find({wp, kp});
+              if (known_fit == fits.end())
+                known_fit = fits.emplace(std::make_pair(wp, kp),
+                                         software_fit(*a, wp, kp, constraints, support, ecosystem))
+                                .first;
+              SoftwareFit fit = known_fit->second;
               if (!fit.feasible) {
                 reject(fit.why);
                 continue;
@@ -538,6 +585,7 @@ InferenceSearchResult search_inference(const ModelSpec& model, const InferenceWo
                 reject(rm.infeasible, RejectionStage::memory, memory_shortfall(requirements_of(wp, kp), shape));
                 continue;
               }
+              memoise_steps(rm);
               // The sequences whose KV fits at the mean context, fewer where contexts vary: the
               // cache must hold the sum of their contexts at its p99 (plan/in_flight.h).
               int fit_batch = rm.max_batch(context);
@@ -568,8 +616,11 @@ InferenceSearchResult search_inference(const ModelSpec& model, const InferenceWo
                 }
                 if (c.link && (c.prefill || max_batch >= 1)) {
                   c.software = fit;
-                  c.at0 = ranked_cost(*a, 1, 0.0, 0.0, prices, options.cost, node);
-                  c.at1 = ranked_cost(*a, 1, 0.0, 1.0, prices, options.cost, node);
+                  if (!unit_costs)
+                    unit_costs.emplace(ranked_cost(*a, 1, 0.0, 0.0, prices, options.cost, node),
+                                       ranked_cost(*a, 1, 0.0, 1.0, prices, options.cost, node));
+                  c.at0 = unit_costs->first;
+                  c.at1 = unit_costs->second;
                   pools[{wp, kp}].push_back(std::move(c));
                 }
               }
@@ -583,11 +634,11 @@ InferenceSearchResult search_inference(const ModelSpec& model, const InferenceWo
               std::string why;
               auto feasible = [&](int b, std::string* reason) {
                 ++result.configurations;
-                return meets_sla(steady_state(rm, w, b), w.sla, reason);
+                return steady.meets_sla_at(rm, b, reason);
               };
               if (!feasible(1, &why)) {
                 reject("even one sequence per replica misses the SLA: " + why, RejectionStage::sla,
-                       sla_shortfall(steady_state(rm, w, 1), w.sla));
+                       sla_shortfall(steady.at(rm, 1), w.sla));
                 continue;
               }
               int lo = 1, hi = max_batch;
@@ -606,7 +657,7 @@ InferenceSearchResult search_inference(const ModelSpec& model, const InferenceWo
               // Pareto samples: powers of two below the best batch, and the best batch.
               for (int b = 1;; b *= 2) {
                 const int bb = std::min(b, best);
-                const OperatingPoint op = steady_state(rm, w, bb);
+                const OperatingPoint op = steady.rates_at(rm, bb);
                 ++result.configurations;
                 if (!op.stable) {  // not a point the replica can hold; never on a frontier
                   if (bb == best) break;
@@ -618,7 +669,7 @@ InferenceSearchResult search_inference(const ModelSpec& model, const InferenceWo
                 if (bb == best) break;
               }
 
-              const OperatingPoint at_best = steady_state(rm, w, best);
+              const OperatingPoint at_best = steady.at(rm, best);
               const double total_concurrency =
                   w.load.concurrency ? *w.load.concurrency
                                      : *w.load.rate_per_s * at_best.e2e_mean.value();
@@ -638,7 +689,7 @@ InferenceSearchResult search_inference(const ModelSpec& model, const InferenceWo
                 const int actual = static_cast<int>(
                     std::max(1.0, std::min<double>(best, std::ceil(held / plan.replicas - 1e-9))));
                 if (actual != best) {
-                  plan.point = steady_state(rm, w, actual);
+                  plan.point = steady.at(rm, actual);
                   ++result.configurations;
                 }
                 plan.devices = plan.replicas * shape.devices();

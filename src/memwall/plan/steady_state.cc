@@ -42,75 +42,93 @@ std::vector<WeightedLength> request_gaps(const Lengths& output) {
 namespace {
 
 // The prompts interleaved into a request's gaps, per gap point: K ~ Poisson(mean = prompts per gap
-// x gaps). Each point's tail P(K > k) is tabulated once (its exact sum, up to where it falls below
-// 1e-9) so the bisection over TPOT looks it up; a point of mean above 100 takes the normal
-// approximation with continuity correction, whose quantile is within about one prompt there,
-// a TPOT error of S / gaps with gaps > 100 / (prompts per gap).
-struct InterleavedPrompts {
+// x gaps). Each point's tail P(K > k) is its exact sum, up to where it falls below 1e-9, so the
+// bisection over TPOT looks it up; a point of mean above 100 takes the normal approximation with
+// continuity correction, whose quantile is within about one prompt there, a TPOT error of
+// S / gaps with gaps > 100 / (prompts per gap). The tails are summed lazily, term by term in the
+// same order as a full table (so every value is the same), only as far as a lookup needs: an SLA
+// check reads two points of the mixture, a bisection about thirty.
+class InterleavedPrompts {
+ public:
   static constexpr double kNormalAbove = 100;
-  struct Point {
-    double mean = 0;       // of K
-    size_t start = 0;      // of its tail in `tail`
-    size_t length = 0;     // 0: the normal approximation
-    double inv_sd2 = 0;    // 1 / sqrt(2 mean), for the normal one
-  };
-  std::vector<WeightedLength> gaps;
-  std::vector<Point> points;
-  std::vector<double> tail;
   double most_per_gap_p99 = 0;  // max over points of (99th percentile of K) / gaps
 
-  InterleavedPrompts(std::vector<WeightedLength> g, double prompts_per_gap) : gaps(std::move(g)) {
-    points.reserve(gaps.size());
-    tail.reserve(16 * gaps.size());
-    for (const WeightedLength& p : gaps) {
-      Point pt;
-      pt.mean = std::max(0.0, prompts_per_gap * p.tokens);
+  // `tails` is scratch reused between operating points (one vector per gap point).
+  InterleavedPrompts(const std::vector<WeightedLength>& gaps, double prompts_per_gap,
+                     std::vector<std::vector<double>>& tails)
+      : tails_(tails) {
+    points_.resize(gaps.size());
+    if (tails_.size() < gaps.size()) tails_.resize(gaps.size());
+    for (size_t i = 0; i < gaps.size(); ++i) {
+      Point& pt = points_[i];
+      pt.mean = std::max(0.0, prompts_per_gap * gaps[i].tokens);
       const double m = pt.mean;
       double k99 = 0;
+      tails_[i].clear();
       if (m > kNormalAbove) {
+        pt.normal = true;
         pt.inv_sd2 = 1.0 / std::sqrt(2 * m);
         k99 = std::ceil(m + 2.3263478740408408 * std::sqrt(m) + 0.5);
       } else {
-        pt.start = tail.size();
-        // Past the mean, stop once the tail is below 1e-9: a weight of at most 1 times it moves
-        // the mixture's 1 % by less than its own rounding.
-        double pmf = std::exp(-m), cdf = 0;
-        bool found = false;
-        size_t k = 0;
-        for (;; ++k) {
-          if (k > 0) pmf *= m / static_cast<double>(k);
-          cdf += pmf;
-          tail.push_back(std::max(0.0, 1.0 - cdf));
-          if (!found && tail.back() <= 0.01) {
-            k99 = static_cast<double>(k);
-            found = true;
-          }
-          if (static_cast<double>(k) > m && tail.back() < 1e-9) break;
-        }
-        pt.length = k + 1;
+        pt.pmf = std::exp(-m);
+        while (!pt.found) extend(i);
+        k99 = pt.k99;
       }
-      points.push_back(pt);
-      most_per_gap_p99 = std::max(most_per_gap_p99, k99 / p.tokens);
+      most_per_gap_p99 = std::max(most_per_gap_p99, k99 / gaps[i].tokens);
     }
   }
   // P(K > k) at point i.
-  double exceeds(size_t i, double k) const {
+  double exceeds(size_t i, double k) {
     if (k < 0) return 1.0;
     k = std::floor(k);
-    const Point& p = points[i];
-    if (p.length == 0) {
+    const Point& p = points_[i];
+    if (p.normal) {
       const double z = (k + 0.5 - p.mean) * p.inv_sd2;  // erfc(6) < 3e-17
       return z > 6 ? 0.0 : z < -6 ? 1.0 : 0.5 * std::erfc(z);
     }
-    return k < static_cast<double>(p.length) ? tail[p.start + static_cast<size_t>(k)] : 0.0;
+    const std::vector<double>& tail = tails_[i];
+    while (!(k < static_cast<double>(tail.size())) && !p.done) extend(i);
+    return k < static_cast<double>(tail.size()) ? tail[static_cast<size_t>(k)] : 0.0;
   }
+
+ private:
+  struct Point {
+    double mean = 0;      // of K
+    bool normal = false;  // the normal approximation (mean above kNormalAbove)
+    double inv_sd2 = 0;   // 1 / sqrt(2 mean), for the normal one
+    // The running sum of the exact tail: the next k is tails_[i].size().
+    double pmf = 0, cdf = 0;
+    bool found = false;  // k99 reached
+    double k99 = 0;      // first k with P(K > k) <= 1 %
+    bool done = false;   // past the mean with the tail below 1e-9: 0 beyond
+  };
+  // Adds the tail at the next k of point i. Past the mean, stop once the tail is below 1e-9: a
+  // weight of at most 1 times it moves the mixture's 1 % by less than its own rounding.
+  void extend(size_t i) {
+    Point& pt = points_[i];
+    std::vector<double>& tail = tails_[i];
+    const size_t k = tail.size();
+    if (k > 0) pt.pmf *= pt.mean / static_cast<double>(k);
+    pt.cdf += pt.pmf;
+    tail.push_back(std::max(0.0, 1.0 - pt.cdf));
+    if (!pt.found && tail.back() <= 0.01) {
+      pt.k99 = static_cast<double>(k);
+      pt.found = true;
+    }
+    if (static_cast<double>(k) > pt.mean && tail.back() < 1e-9) pt.done = true;
+  }
+  std::vector<Point> points_;
+  std::vector<std::vector<double>>& tails_;
 };
 
 }  // namespace
 
-OperatingPoint steady_state(const ReplicaModel& model, const InferenceWorkload& w, int batch) {
+SteadyState::SteadyState(const InferenceWorkload& w) : w_(w), gaps_(request_gaps(w.output)) {}
+
+OperatingPoint SteadyState::rates_at(const ReplicaModel& model, int batch) const {
   OperatingPoint p;
   p.batch = batch;
+  const InferenceWorkload& w = w_;
   const double ctx = w.mean_context();
   p.decode_step = model.step(decode_batch(batch, ctx));
   p.prefill_mean = model.step(prefill_batch(w.input.mean));
@@ -141,14 +159,7 @@ OperatingPoint steady_state(const ReplicaModel& model, const InferenceWorkload& 
     return p;
   }
   p.tpot = Seconds(td / (1.0 - rho));
-  // A request of g gaps has K ~ Poisson(lambda_r g TPOT) prompts interleaved, TPOT = t_d + K S / g.
-  const InterleavedPrompts prompts(request_gaps(w.output), rho / s * p.tpot.value());
-  p.tpot_p99 = std::max(
-      p.tpot,
-      tpot_p99_over_requests(prompts.gaps, Seconds(td), Seconds(td + s * prompts.most_per_gap_p99),
-                             w.sla.tpot_p99, [&](size_t i, double t) {
-                               return prompts.exceeds(i, (t - td) * prompts.gaps[i].tokens / s);
-                             }));
+  p.tpot_p99 = Seconds(std::numeric_limits<double>::quiet_NaN());
   const double wait_mean = s * rho / (1.0 - rho);
   const double wait_p99 = rho > 0.01 ? s / (1.0 - rho) * std::log(100.0 * rho) : 0.0;
   p.ttft_mean = Seconds(s + wait_mean);
@@ -158,6 +169,46 @@ OperatingPoint steady_state(const ReplicaModel& model, const InferenceWorkload& 
   p.requests_per_s = batch / p.e2e_mean.value();
   p.generated_tokens_per_s = batch / p.tpot.value();
   return p;
+}
+
+// A request of g gaps has K ~ Poisson(lambda_r g TPOT) prompts interleaved, TPOT = t_d + K S / g:
+// calls `answer(lo, hi, exceeds)` with the bounds and tail that tpot_p99_over_requests (or
+// tpot_p99_exceeds) takes, for a stable point from rates_at.
+template <class Answer>
+auto SteadyState::interleaved_tail(const OperatingPoint& p, Answer answer) const {
+  const double s = p.prefill_mean.value(), td = p.decode_step.value();
+  InterleavedPrompts prompts(gaps_, p.prefill_share / s * p.tpot.value(), tails_);
+  return answer(Seconds(td), Seconds(td + s * prompts.most_per_gap_p99), [&](size_t i, double t) {
+    return prompts.exceeds(i, (t - td) * gaps_[i].tokens / s);
+  });
+}
+
+OperatingPoint SteadyState::at(const ReplicaModel& model, int batch) const {
+  OperatingPoint p = rates_at(model, batch);
+  if (!p.stable) return p;
+  p.tpot_p99 = std::max(p.tpot, interleaved_tail(p, [&](Seconds lo, Seconds hi, auto exceeds) {
+                          return tpot_p99_over_requests(gaps_, lo, hi, w_.sla.tpot_p99, exceeds);
+                        }));
+  return p;
+}
+
+bool SteadyState::meets_sla_at(const ReplicaModel& model, int batch, std::string* why) const {
+  if (why) return meets_sla(at(model, batch), w_.sla, why);
+  OperatingPoint p = rates_at(model, batch);
+  if (!p.stable) return false;
+  // TPOT p99 = max(TPOT, the percentile over requests): above the target when either is.
+  if (p.tpot > w_.sla.tpot_p99) return false;
+  if (interleaved_tail(p, [&](Seconds lo, Seconds hi, auto exceeds) {
+        return tpot_p99_exceeds(gaps_, lo, hi, w_.sla.tpot_p99, exceeds);
+      }))
+    return false;
+  // The remaining terms as meets_sla tests them.
+  p.tpot_p99 = p.tpot;
+  return meets_sla(p, w_.sla);
+}
+
+OperatingPoint steady_state(const ReplicaModel& model, const InferenceWorkload& w, int batch) {
+  return SteadyState(w).at(model, batch);
 }
 
 bool meets_sla(const OperatingPoint& p, const Sla& sla, std::string* why) {
