@@ -288,11 +288,17 @@ Deployment make_deployment(const ModelSpec& model, const Accelerator& gpu,
                                  d.devices_per_replica(), d.nodes_per_replica(), d.node.id,
                                  d.node.devices));
   comm::Cluster cluster{&d.node, d.fabric ? &*d.fabric : nullptr, d.nodes_per_replica()};
-  // The table of one collective over this cluster, from the cache when it has it.
+  // The table of one collective over this cluster, from the cache when it has it. comm::estimate
+  // reads the cluster's node count only to check that the group fits in it (the groups here always
+  // do: TP ranks and the PP pair lie within tp x pp devices), and the fabric only for a group that
+  // spans nodes, so the key leaves both out where they cannot matter: one TP group's table serves
+  // every PP depth.
   auto table = [&](comm::Collective op, const comm::Group& g) {
     if (!comm_cache || g.size <= 1) return tabulate(cluster, op, g);
-    std::string key = fmt::format("{}\x1f{}\x1f{}\x1f{}\x1f{}\x1f{}\x1f{}\x1f{}", d.node.id, gpu.id,
-                                  d.fabric ? d.fabric->id : "", cluster.nodes, static_cast<int>(op), g.size,
+    const int64_t last = g.first + int64_t(g.size - 1) * g.stride;
+    const bool one_node = last / d.node.devices == g.first / d.node.devices;
+    std::string key = fmt::format("{}\x1f{}\x1f{}\x1f{}\x1f{}\x1f{}\x1f{}", d.node.id, gpu.id,
+                                  one_node || !d.fabric ? "" : d.fabric->id, static_cast<int>(op), g.size,
                                   g.stride, g.first);
     if (const CommTable* t = comm_cache->find(key)) return *t;
     return comm_cache->insert(std::move(key), tabulate(cluster, op, g));

@@ -503,6 +503,7 @@ class InferenceSearch {
         factory_(factory),
         prices_(prices),
         context_(w.mean_context()),
+        request_gaps_(request_gaps(w.output)),
         steady_(w),
         builtin_ecosystem_(options.ecosystem ? score::EcosystemBook() : score::EcosystemBook::builtin()),
         ecosystem_(options.ecosystem ? *options.ecosystem : builtin_ecosystem_),
@@ -536,7 +537,7 @@ class InferenceSearch {
     if (!vendor_allowed(a, constraints_.domestic_only, constraints_.vendors)) return;
     std::vector<const Node*> nodes;
     for (const Node* n : space_.nodes) {
-      if (to_lower(n->accelerator) == to_lower(a.id)) nodes.push_back(n);
+      if (iequals(n->accelerator, a.id)) nodes.push_back(n);
     }
     if (nodes.empty()) {
       // A module (OAM, SXM, mezzanine) ships only inside its server: without a node in the
@@ -852,8 +853,10 @@ class InferenceSearch {
       for (const Candidate& d : cands) {
         throw_if_cancelled(options_.cancel);
         if (d.decode_cap < 1) continue;
-        const std::optional<PairChoice> best = best_partner(d, cands, req);
+        std::optional<PairChoice> best = best_partner(d, cands, req);
         if (!best) continue;
+        // The decode pools were sized without their TPOT p99: the kept pair's, now.
+        best->point.tpot_p99 = decode_tpot_p99(w_, request_gaps_, best->point.transfer_mean, best->point.decode_step);
         Plan plan = disaggregated_plan(d, *best, req);
         if (!finish_plan(plan)) continue;
         result_.throughput_points.push_back({plan.tokens_per_s_per_device, plan.tokens_per_s_per_user});
@@ -968,7 +971,7 @@ class InferenceSearch {
   DecodeSide decode_side(const Candidate& d, Seconds t_mean, const std::function<Seconds(int)>& step) {
     DecodeSide s;
     s.transfer_mean = t_mean.value();
-    s.pool = decode_pool(w_, t_mean, d.decode_cap, step);
+    s.pool = decode_pool_sized(w_, request_gaps_, t_mean, d.decode_cap, step);
     if (!s.pool.feasible) return s;
     s.within_bound = double(s.pool.replicas) * d.shape.devices() <= kMaxPlanDevices;
     if (!s.within_bound) return s;
@@ -1135,6 +1138,7 @@ class InferenceSearch {
   const ReplicaModelFactory& factory_;
   const cost::PriceBook& prices_;
   const double context_;  // mean context of a sequence in flight
+  const std::vector<WeightedLength> request_gaps_;  // of the outputs (steady_state.h)
   const SteadyState steady_;
   const score::EcosystemBook builtin_ecosystem_;
   const score::EcosystemBook& ecosystem_;

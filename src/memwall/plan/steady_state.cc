@@ -39,43 +39,66 @@ std::vector<WeightedLength> request_gaps(const Lengths& output) {
   return gaps;
 }
 
+// Scratch reused between operating points: the state of each gap point and its tail so far.
+struct SteadyState::Scratch {
+  struct Point {
+    double mean = 0;      // of K
+    double tokens = 0;    // gaps of the requests at this point
+    bool normal = false;  // the normal approximation (mean above kNormalAbove)
+    double inv_sd2 = 0;   // 1 / sqrt(2 mean), for the normal one
+    // The running sum of the exact tail: the next k is the size of its tail vector.
+    double pmf = 0, cdf = 0;
+    bool found = false;  // k99 reached
+    double k99 = 0;      // first k with P(K > k) <= 1 %
+    bool done = false;   // past the mean with the tail below 1e-9: 0 beyond
+  };
+  std::vector<Point> points;
+  std::vector<std::vector<double>> tails;
+};
+
 namespace {
 
 // The prompts interleaved into a request's gaps, per gap point: K ~ Poisson(mean = prompts per gap
 // x gaps). Each point's tail P(K > k) is its exact sum, up to where it falls below 1e-9, so the
 // bisection over TPOT looks it up; a point of mean above 100 takes the normal approximation with
 // continuity correction, whose quantile is within about one prompt there, a TPOT error of
-// S / gaps with gaps > 100 / (prompts per gap). The tails are summed lazily, term by term in the
-// same order as a full table (so every value is the same), only as far as a lookup needs: an SLA
-// check reads two points of the mixture, a bisection about thirty.
+// S / gaps with gaps > 100 / (prompts per gap). The tails and 99th percentiles are summed lazily,
+// term by term in the same order as a full table (so every value is the same), only as far as a
+// lookup needs: an SLA check reads one or two points of the mixture, a bisection about thirty.
 class InterleavedPrompts {
  public:
   static constexpr double kNormalAbove = 100;
-  double most_per_gap_p99 = 0;  // max over points of (99th percentile of K) / gaps
+  using Point = SteadyState::Scratch::Point;
 
-  // `tails` is scratch reused between operating points (one vector per gap point).
-  InterleavedPrompts(const std::vector<WeightedLength>& gaps, double prompts_per_gap,
-                     std::vector<std::vector<double>>& tails)
-      : tails_(tails) {
-    points_.resize(gaps.size());
+  InterleavedPrompts(const std::vector<WeightedLength>& gaps, double prompts_per_gap, SteadyState::Scratch& scratch)
+      : points_(scratch.points), tails_(scratch.tails) {
+    points_.assign(gaps.size(), Point{});
     if (tails_.size() < gaps.size()) tails_.resize(gaps.size());
     for (size_t i = 0; i < gaps.size(); ++i) {
       Point& pt = points_[i];
       pt.mean = std::max(0.0, prompts_per_gap * gaps[i].tokens);
-      const double m = pt.mean;
-      double k99 = 0;
+      pt.tokens = gaps[i].tokens;
       tails_[i].clear();
-      if (m > kNormalAbove) {
+      if (pt.mean > kNormalAbove) {
         pt.normal = true;
-        pt.inv_sd2 = 1.0 / std::sqrt(2 * m);
-        k99 = std::ceil(m + 2.3263478740408408 * std::sqrt(m) + 0.5);
+        pt.inv_sd2 = 1.0 / std::sqrt(2 * pt.mean);
+        pt.k99 = std::ceil(pt.mean + 2.3263478740408408 * std::sqrt(pt.mean) + 0.5);
+        pt.found = true;
       } else {
-        pt.pmf = std::exp(-m);
-        while (!pt.found) extend(i);
-        k99 = pt.k99;
+        pt.pmf = std::exp(-pt.mean);
       }
-      most_per_gap_p99 = std::max(most_per_gap_p99, k99 / gaps[i].tokens);
     }
+  }
+  // (99th percentile of K) / gaps at point i.
+  double per_gap_p99(size_t i) {
+    while (!points_[i].found) extend(i);
+    return points_[i].k99 / points_[i].tokens;
+  }
+  // Its max over the points: the top of the bisection's bracket.
+  double most_per_gap_p99() {
+    double most = 0;
+    for (size_t i = 0; i < points_.size(); ++i) most = std::max(most, per_gap_p99(i));
+    return most;
   }
   // P(K > k) at point i.
   double exceeds(size_t i, double k) {
@@ -92,16 +115,6 @@ class InterleavedPrompts {
   }
 
  private:
-  struct Point {
-    double mean = 0;      // of K
-    bool normal = false;  // the normal approximation (mean above kNormalAbove)
-    double inv_sd2 = 0;   // 1 / sqrt(2 mean), for the normal one
-    // The running sum of the exact tail: the next k is tails_[i].size().
-    double pmf = 0, cdf = 0;
-    bool found = false;  // k99 reached
-    double k99 = 0;      // first k with P(K > k) <= 1 %
-    bool done = false;   // past the mean with the tail below 1e-9: 0 beyond
-  };
   // Adds the tail at the next k of point i. Past the mean, stop once the tail is below 1e-9: a
   // weight of at most 1 times it moves the mixture's 1 % by less than its own rounding.
   void extend(size_t i) {
@@ -117,13 +130,15 @@ class InterleavedPrompts {
     }
     if (static_cast<double>(k) > pt.mean && tail.back() < 1e-9) pt.done = true;
   }
-  std::vector<Point> points_;
+  std::vector<Point>& points_;
   std::vector<std::vector<double>>& tails_;
 };
 
 }  // namespace
 
-SteadyState::SteadyState(const InferenceWorkload& w) : w_(w), gaps_(request_gaps(w.output)) {}
+SteadyState::SteadyState(const InferenceWorkload& w)
+    : w_(w), gaps_(request_gaps(w.output)), scratch_(std::make_unique<Scratch>()) {}
+SteadyState::~SteadyState() = default;
 
 OperatingPoint SteadyState::rates_at(const ReplicaModel& model, int batch) const {
   OperatingPoint p;
@@ -171,40 +186,62 @@ OperatingPoint SteadyState::rates_at(const ReplicaModel& model, int batch) const
   return p;
 }
 
-// A request of g gaps has K ~ Poisson(lambda_r g TPOT) prompts interleaved, TPOT = t_d + K S / g:
-// calls `answer(lo, hi, exceeds)` with the bounds and tail that tpot_p99_over_requests (or
-// tpot_p99_exceeds) takes, for a stable point from rates_at.
-template <class Answer>
-auto SteadyState::interleaved_tail(const OperatingPoint& p, Answer answer) const {
-  const double s = p.prefill_mean.value(), td = p.decode_step.value();
-  InterleavedPrompts prompts(gaps_, p.prefill_share / s * p.tpot.value(), tails_);
-  return answer(Seconds(td), Seconds(td + s * prompts.most_per_gap_p99), [&](size_t i, double t) {
-    return prompts.exceeds(i, (t - td) * gaps_[i].tokens / s);
-  });
-}
-
+// A request of g gaps has K ~ Poisson(lambda_r g TPOT) prompts interleaved, TPOT = t_d + K S / g.
 OperatingPoint SteadyState::at(const ReplicaModel& model, int batch) const {
   OperatingPoint p = rates_at(model, batch);
   if (!p.stable) return p;
-  p.tpot_p99 = std::max(p.tpot, interleaved_tail(p, [&](Seconds lo, Seconds hi, auto exceeds) {
-                          return tpot_p99_over_requests(gaps_, lo, hi, w_.sla.tpot_p99, exceeds);
-                        }));
+  const double s = p.prefill_mean.value(), td = p.decode_step.value();
+  InterleavedPrompts prompts(gaps_, p.prefill_share / s * p.tpot.value(), *scratch_);
+  const Seconds hi(td + s * prompts.most_per_gap_p99());
+  p.tpot_p99 = std::max(p.tpot, tpot_p99_over_requests(gaps_, Seconds(td), hi, w_.sla.tpot_p99,
+                                                       [&](size_t i, double t) {
+                                                         return prompts.exceeds(i, (t - td) * gaps_[i].tokens / s);
+                                                       }));
   return p;
 }
 
 bool SteadyState::meets_sla_at(const ReplicaModel& model, int batch, std::string* why) const {
-  if (why) return meets_sla(at(model, batch), w_.sla, why);
   OperatingPoint p = rates_at(model, batch);
-  if (!p.stable) return false;
+  if (!p.stable) return meets_sla(p, w_.sla, why);
   // TPOT p99 = max(TPOT, the percentile over requests): above the target when either is.
-  if (p.tpot > w_.sla.tpot_p99) return false;
-  if (interleaved_tail(p, [&](Seconds lo, Seconds hi, auto exceeds) {
-        return tpot_p99_exceeds(gaps_, lo, hi, w_.sla.tpot_p99, exceeds);
-      }))
-    return false;
-  // The remaining terms as meets_sla tests them.
-  p.tpot_p99 = p.tpot;
-  return meets_sla(p, w_.sla);
+  if (!why) {  // the other terms first, as meets_sla tests them: they need no tail
+    if (p.tpot > w_.sla.tpot_p99) return false;
+    p.tpot_p99 = p.tpot;
+    if (!meets_sla(p, w_.sla)) return false;
+    return !interleaved_p99_exceeds(p);
+  }
+  // A reason that names the TPOT p99 needs its value; one that names another term does not.
+  if (p.tpot > w_.sla.tpot_p99 || interleaved_p99_exceeds(p)) return meets_sla(at(model, batch), w_.sla, why);
+  p.tpot_p99 = p.tpot;  // at or below the target, as the percentile is
+  return meets_sla(p, w_.sla, why);
+}
+
+// Whether the percentile over requests that `at` computes is above the TPOT target, decided as
+// tpot_p99_exceeds decides it (the tail at lo = t_d, then at the target c when it lies in the
+// bracket [lo, b]) but with the bracket's top b computed only when the answer needs it: a tail
+// at or below 1 % at c puts the answer at or below c whether or not c < b, and a tail above it
+// (summed only until it passes 1 %: the rest only adds) needs c < b, which one point's own
+// percentile usually shows (b is at least td + s x that point's per-gap p99).
+bool SteadyState::interleaved_p99_exceeds(const OperatingPoint& p) const {
+  const double s = p.prefill_mean.value(), td = p.decode_step.value(), c = w_.sla.tpot_p99.value();
+  InterleavedPrompts prompts(gaps_, p.prefill_share / s * p.tpot.value(), *scratch_);
+  auto exceeds = [&](size_t i, double t) { return prompts.exceeds(i, (t - td) * gaps_[i].tokens / s); };
+  auto full = [&] {
+    const Seconds hi(td + s * prompts.most_per_gap_p99());
+    return tpot_p99_over_requests(gaps_, Seconds(td), hi, w_.sla.tpot_p99, exceeds) > w_.sla.tpot_p99;
+  };
+  if (share_over(gaps_, exceeds, td) <= 0.01) return Seconds(td) > w_.sla.tpot_p99;  // the answer is lo
+  if (c < td) return true;  // the answer is at least lo = td
+  if (!(c > td)) return full();
+  double over = 0;  // summed only until it passes 1 %: the rest only adds
+  size_t i = 0;
+  for (; i < gaps_.size() && !(over > 0.01); ++i) over += gaps_[i].weight * exceeds(i, c);
+  if (over <= 0.01) return false;  // the whole sum, at or below 1 %
+  // Above 1 % at c: the answer is above c exactly when c < b = max(td, td + s x most).
+  for (size_t j = 0; j < i; ++j) {
+    if (exceeds(j, c) > 0.01 && c < td + s * prompts.per_gap_p99(j)) return true;
+  }
+  return c < std::max(td, td + s * prompts.most_per_gap_p99());
 }
 
 OperatingPoint steady_state(const ReplicaModel& model, const InferenceWorkload& w, int batch) {

@@ -5,6 +5,7 @@
 #pragma once
 
 #include <algorithm>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -58,7 +59,9 @@ OperatingPoint steady_state(const ReplicaModel& model, const InferenceWorkload& 
 // search asks most need less than a full point. Not for concurrent use (the scratch is shared).
 class SteadyState {
  public:
+  struct Scratch;  // the Poisson tails' storage, reused between points (steady_state.cc)
   explicit SteadyState(const InferenceWorkload& w);  // `w` must outlive this
+  ~SteadyState();
   // steady_state(model, w, batch).
   OperatingPoint at(const ReplicaModel& model, int batch) const;
   // The same point without its TPOT p99 (NaN): rates, TPOT, TTFT and e2e, for callers that read
@@ -69,11 +72,10 @@ class SteadyState {
   bool meets_sla_at(const ReplicaModel& model, int batch, std::string* why = nullptr) const;
 
  private:
-  template <class Answer>
-  auto interleaved_tail(const OperatingPoint& p, Answer answer) const;
+  bool interleaved_p99_exceeds(const OperatingPoint& p) const;
   const InferenceWorkload& w_;
   std::vector<WeightedLength> gaps_;
-  mutable std::vector<std::vector<double>> tails_;
+  std::unique_ptr<Scratch> scratch_;
 };
 
 // The requests' gaps (output tokens - 1) as weighted points, from the output's length points
@@ -113,18 +115,29 @@ Seconds tpot_p99_over_requests(const std::vector<WeightedLength>& gaps, Seconds 
 
 // Whether tpot_p99_over_requests(gaps, lo, hi, target, exceeds) > target, with the same answer:
 // the bisection's first two steps (the tail at `lo`, then at `target` when it lies inside the
-// bracket) already decide which side of the target its result falls; only a target outside the
-// bracket below runs the bisection itself.
+// bracket) already decide which side of the target its result falls, and a target outside the
+// bracket needs none (above it: never exceeded; below: the answer is at least lo). `over_lo` is the tail at lo (share_over(gaps,
+// exceeds, lo)) where the caller knows it; the tail at the target is summed only until it passes
+// 1 %, as the rest only adds to it.
+template <class Exceeds>
+bool tpot_p99_exceeds(const std::vector<WeightedLength>& gaps, Seconds lo, Seconds hi,
+                      Seconds target, Exceeds exceeds, double over_lo) {
+  const double a = lo.value(), b = std::max(lo.value(), hi.value());
+  if (over_lo <= 0.01) return lo > target;  // the answer is lo
+  const double c = target.value();
+  if (c > a && c < b) {  // b moves to c (answer <= c) or a does (> c)
+    double over = 0;
+    for (size_t i = 0; i < gaps.size() && !(over > 0.01); ++i) over += gaps[i].weight * exceeds(i, c);
+    return !(over <= 0.01);
+  }
+  if (c >= b) return false;  // the answer never exceeds the bracket's top
+  if (c <= a) return true;   // c <= lo < b: the answer is at least lo, and above it as b > lo
+  return tpot_p99_over_requests(gaps, lo, hi, target, exceeds) > target;  // a NaN target
+}
 template <class Exceeds>
 bool tpot_p99_exceeds(const std::vector<WeightedLength>& gaps, Seconds lo, Seconds hi,
                       Seconds target, Exceeds exceeds) {
-  auto over = [&](double t) { return share_over(gaps, exceeds, t); };
-  const double a = lo.value(), b = std::max(lo.value(), hi.value());
-  if (over(a) <= 0.01) return lo > target;  // the answer is lo
-  const double c = target.value();
-  if (c > a && c < b) return !(over(c) <= 0.01);  // b moves to c (answer <= c) or a does (> c)
-  if (c >= b) return false;                       // the answer never exceeds the bracket's top
-  return tpot_p99_over_requests(gaps, lo, hi, target, exceeds) > target;
+  return tpot_p99_exceeds(gaps, lo, hi, target, exceeds, share_over(gaps, exceeds, lo.value()));
 }
 
 // Whether the point meets the SLA; if not, `why` names the first term that fails, with numbers.
