@@ -100,12 +100,24 @@ std::string entry_id(const Json& e) {
   return {};
 }
 
+// Whether an embedded file can hold catalog entries: a JSON text can have one of their keys only
+// if it spells the quoted name, or escapes a character (\uXXXX). The messages, engine and monitor
+// files are a third of the embedded text; skipping them saves their parse at every start.
+bool may_hold_entries(std::string_view path, std::string_view content) {
+  if (path.size() < 5 || path.substr(path.size() - 5) != ".json") return true;
+  if (content.find("\\u") != std::string_view::npos) return true;
+  return std::any_of(kEntryKinds.begin(), kEntryKinds.end(), [&](std::string_view kind) {
+    return content.find("\"" + std::string(kind) + "\"") != std::string_view::npos;
+  });
+}
+
 // The built-in catalog: every embedded data file, parsed once. Files under data/ may carry keys
 // other modules read (prices ...), so unknown top-level keys are skipped here, not rejected.
 const Catalog& parsed_builtin() {
   static const Catalog catalog = [] {
     Catalog c;
     for (const auto& f : data::embedded_files()) {
+      if (!may_hold_entries(f.path, f.content)) continue;
       const std::string origin = "built-in data/" + std::string(f.path);
       const Json doc = parse_document(f.content, origin);
       if (!doc.is_object()) continue;

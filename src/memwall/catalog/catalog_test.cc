@@ -8,6 +8,8 @@
 #include <fstream>
 #include <set>
 
+#include "memwall/core/document.h"
+#include "memwall/core/embedded.h"
 #include "memwall/core/error.h"
 #include "memwall/core/test_paths.h"
 #include "memwall/hw/hw_io.h"
@@ -512,6 +514,35 @@ TEST(Catalog, HuggingFaceRepositoryIdsResolveToZooModels) {
   EXPECT_EQ(c.model("https://huggingface.co/deepseek-ai/DeepSeek-V3").id, "deepseek-v3");
   EXPECT_THROW(c.model("meta-llama/Llama-3.1-405B-Instruct-FP8"), InputError);
   EXPECT_THROW(c.model("Qwen2-72B"), InputError);  // not in the zoo: Qwen2 is not Qwen2.5
+}
+
+// The built-in catalog skips the embedded files whose text cannot hold an entry key (messages,
+// engines, monitor exporters): loading every file, as it did before, gives the same catalog.
+TEST(Catalog, BuiltinSkipsOnlyFilesWithoutEntries) {
+  Catalog all;
+  size_t without = 0;
+  for (const auto& f : data::embedded_files()) {
+    const std::string origin = "built-in data/" + std::string(f.path);
+    const Json doc = parse_document(f.content, origin);
+    if (!doc.is_object()) continue;
+    Json entries = Json::object();
+    for (const char* kind : {"accelerators", "nodes", "fabrics", "models", "hosts"})
+      if (doc.contains(kind)) entries[kind] = doc.at(kind);
+    if (entries.empty()) ++without;
+    all.load(entries, origin);
+  }
+  EXPECT_GT(without, 5u);  // files the filter may skip
+  const Catalog& c = Catalog::builtin();
+  auto ids = [](const auto& list) {
+    std::vector<std::string> out;
+    for (const auto& e : list) out.push_back(e.id);
+    return out;
+  };
+  EXPECT_EQ(ids(c.accelerators()), ids(all.accelerators()));
+  EXPECT_EQ(ids(c.nodes()), ids(all.nodes()));
+  EXPECT_EQ(ids(c.fabrics()), ids(all.fabrics()));
+  EXPECT_EQ(ids(c.models()), ids(all.models()));
+  EXPECT_EQ(ids(c.hosts()), ids(all.hosts()));
 }
 
 }  // namespace

@@ -11,6 +11,21 @@ std::string to_lower(std::string_view s) {
 }
 
 namespace {
+char lower(char c) { return static_cast<char>(std::tolower(static_cast<unsigned char>(c))); }
+}  // namespace
+
+bool iequals(std::string_view a, std::string_view b) {
+  return a.size() == b.size() && istarts_with(a, b);
+}
+
+bool istarts_with(std::string_view s, std::string_view prefix) {
+  if (prefix.size() > s.size()) return false;
+  for (size_t i = 0; i < prefix.size(); ++i)
+    if (lower(s[i]) != lower(prefix[i])) return false;
+  return true;
+}
+
+namespace {
 
 // Length of the well-formed UTF-8 sequence at s[i], or 0 when s[i] does not start one.
 size_t utf8_sequence_length(std::string_view s, size_t i) {

@@ -189,11 +189,13 @@ PriceBook PriceBook::with_user_files(const std::vector<std::string>& paths) {
 }
 
 std::optional<AcceleratorPrices> PriceBook::find(const Accelerator& a) const {
-  std::vector<std::string> names{to_lower(a.id)};
-  for (const auto& alias : a.aliases) names.push_back(to_lower(alias));
+  const auto named = [&](const std::string& id) {
+    return iequals(id, a.id) ||
+           std::any_of(a.aliases.begin(), a.aliases.end(), [&](const std::string& al) { return iequals(id, al); });
+  };
   std::optional<AcceleratorPrices> out;
   for (const auto& entry : accelerators_) {
-    if (std::find(names.begin(), names.end(), to_lower(entry.accelerator)) == names.end()) continue;
+    if (!named(entry.accelerator)) continue;
     if (!out) {
       out = entry;
       out->accelerator = a.id;
@@ -211,7 +213,7 @@ std::optional<AcceleratorPrices> PriceBook::find(const Accelerator& a) const {
 std::optional<NodePrices> PriceBook::find_node(const std::string& node_id) const {
   std::optional<NodePrices> out;
   for (const auto& entry : nodes_) {
-    if (to_lower(entry.node) != to_lower(node_id)) continue;
+    if (!iequals(entry.node, node_id)) continue;
     if (!out) {
       out = entry;
       continue;
@@ -226,11 +228,11 @@ std::optional<NodePrices> PriceBook::find_node(const std::string& node_id) const
 
 std::optional<HostPrices> PriceBook::find_host(const std::string& id,
                                                const std::vector<std::string>& aliases) const {
-  std::vector<std::string> names{to_lower(id)};
-  for (const auto& alias : aliases) names.push_back(to_lower(alias));
   std::optional<HostPrices> out;
   for (const auto& entry : hosts_) {
-    if (std::find(names.begin(), names.end(), to_lower(entry.host)) == names.end()) continue;
+    if (!iequals(entry.host, id) &&
+        std::none_of(aliases.begin(), aliases.end(), [&](const std::string& al) { return iequals(entry.host, al); }))
+      continue;
     if (!out) {
       out = entry;
       out->host = id;

@@ -90,7 +90,8 @@ int Deployment::nodes_per_replica() const {
 Deployment make_deployment(const ModelSpec& model, const Accelerator& gpu,
                            const std::optional<Node>& node, const std::optional<Fabric>& fabric,
                            const DeploymentOptions& o,
-                           std::shared_ptr<const perf::Efficiency> efficiency) {
+                           std::shared_ptr<const perf::Efficiency> efficiency,
+                           CommTableCache* comm_cache) {
   Deployment d;
   d.model = model;
   d.gpu = gpu;
@@ -287,9 +288,23 @@ Deployment make_deployment(const ModelSpec& model, const Accelerator& gpu,
                                  d.devices_per_replica(), d.nodes_per_replica(), d.node.id,
                                  d.node.devices));
   comm::Cluster cluster{&d.node, d.fabric ? &*d.fabric : nullptr, d.nodes_per_replica()};
+  // The table of one collective over this cluster, from the cache when it has it. comm::estimate
+  // reads the cluster's node count only to check that the group fits in it (the groups here always
+  // do: TP ranks and the PP pair lie within tp x pp devices), and the fabric only for a group that
+  // spans nodes, so the key leaves both out where they cannot matter: one TP group's table serves
+  // every PP depth.
+  auto table = [&](comm::Collective op, const comm::Group& g) {
+    if (!comm_cache || g.size <= 1) return tabulate(cluster, op, g);
+    const int64_t last = g.first + int64_t(g.size - 1) * g.stride;
+    const bool one_node = last / d.node.devices == g.first / d.node.devices;
+    std::string key = fmt::format("{}\x1f{}\x1f{}\x1f{}\x1f{}\x1f{}\x1f{}", d.node.id, gpu.id,
+                                  one_node || !d.fabric ? "" : d.fabric->id, static_cast<int>(op), g.size,
+                                  g.stride, g.first);
+    if (const CommTable* t = comm_cache->find(key)) return *t;
+    return comm_cache->insert(std::move(key), tabulate(cluster, op, g));
+  };
   using perf::CommPattern;
-  d.comm[size_t(CommPattern::tp_all_reduce)] =
-      tabulate(cluster, comm::Collective::all_reduce, comm::Group{d.tp, 1, 0});
+  d.comm[size_t(CommPattern::tp_all_reduce)] = table(comm::Collective::all_reduce, comm::Group{d.tp, 1, 0});
   // The engine's custom all-reduce replaces NCCL for small messages inside one node (vLLM uses it
   // for 2, 4, 6 or 8 ranks with full NVLink; TensorRT-LLM and SGLang likewise).
   const double custom_max = d.engine_profile->custom_all_reduce_max_bytes;
@@ -313,10 +328,9 @@ Deployment make_deployment(const ModelSpec& model, const Accelerator& gpu,
           "all-reduce over {} where faster than NCCL",
           custom_max / kMiB, d.node.id));
   }
-  d.comm[size_t(CommPattern::tp_all_gather)] =
-      tabulate(cluster, comm::Collective::all_gather, comm::Group{d.tp, 1, 0});
+  d.comm[size_t(CommPattern::tp_all_gather)] = table(comm::Collective::all_gather, comm::Group{d.tp, 1, 0});
   d.comm[size_t(CommPattern::pp_send_recv)] =
-      tabulate(cluster, comm::Collective::send_recv, comm::Group{d.pp > 1 ? 2 : 1, d.tp, 0});
+      table(comm::Collective::send_recv, comm::Group{d.pp > 1 ? 2 : 1, d.tp, 0});
   return d;
 }
 

@@ -8,6 +8,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 #include "memwall/catalog/catalog.h"
@@ -56,6 +57,26 @@ struct CommTable {
   Seconds time(Bytes bytes) const;
 };
 
+// Collective-time tables already computed, by cluster and collective, for make_deployment: a
+// planner's search builds thousands of deployments on a few hundred (node, fabric, group)
+// combinations, and tabulating one collective takes 31 comm::estimate calls. The tables are keyed
+// by the node's, accelerator's and fabric's ids, so one cache serves the deployments of one
+// catalog, one fabric and one set of efficiency parameters (plan::estimator_factory keeps one per
+// factory). Not for concurrent use.
+class CommTableCache {
+ public:
+  const CommTable* find(const std::string& key) const {
+    const auto it = tables_.find(key);
+    return it == tables_.end() ? nullptr : &it->second;
+  }
+  const CommTable& insert(std::string key, CommTable t) {
+    return tables_.insert_or_assign(std::move(key), std::move(t)).first->second;
+  }
+
+ private:
+  std::unordered_map<std::string, CommTable> tables_;
+};
+
 struct Deployment {
   ModelSpec model;
   Accelerator gpu;
@@ -96,6 +117,7 @@ Deployment make_deployment(const Catalog& catalog, const DeploymentOptions& o);
 Deployment make_deployment(const ModelSpec& model, const Accelerator& gpu,
                            const std::optional<Node>& node, const std::optional<Fabric>& fabric,
                            const DeploymentOptions& o,
-                           std::shared_ptr<const perf::Efficiency> efficiency = nullptr);
+                           std::shared_ptr<const perf::Efficiency> efficiency = nullptr,
+                           CommTableCache* comm_cache = nullptr);
 
 }  // namespace memwall::infer

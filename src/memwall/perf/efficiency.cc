@@ -12,11 +12,6 @@
 namespace memwall::perf {
 namespace {
 
-bool starts_with(const std::string& text, const std::string& prefix) {
-  return !prefix.empty() && text.size() >= prefix.size() &&
-         text.compare(0, prefix.size(), prefix) == 0;
-}
-
 Efficiency make_default() {
   Efficiency e;
   // STREAM triad (2 loads + 1 store), 100 % occupancy rows of te42kyfo/gpu-benches gpu-stream:
@@ -217,11 +212,7 @@ const VendorPrior* vendor_prior(const Accelerator& a) {
 
 }  // namespace
 
-bool FractionTable::has_entry(const Accelerator& a, Precision p) const {
-  FractionTable probe = *this;
-  probe.fallback = -1;
-  return probe.lookup(a, p) > 0;
-}
+bool FractionTable::has_entry(const Accelerator& a, Precision p) const { return matching(a, p) > 0; }
 
 EfficiencyPrior efficiency_for(const Efficiency& e, const Accelerator& a, Precision p) {
   EfficiencyPrior out;
@@ -266,29 +257,34 @@ Node with_communication_prior(Node node, const Accelerator& a, const Efficiency&
 }
 
 double FractionTable::lookup(const Accelerator& a, Precision p) const {
-  const std::string id = to_lower(a.id), arch = to_lower(a.arch), mem = to_lower(a.memory_type),
-                    vendor = to_lower(a.vendor), prec = std::string(info(p).peak_key);
+  const double m = matching(a, p);
+  return m > 0 ? m : fallback;
+}
+
+double FractionTable::matching(const Accelerator& a, Precision p) const {
+  // Compared without case; `arch/prec` is built once (precision keys are lower case).
+  const std::string arch_prec = to_lower(a.arch) + "/" + std::string(info(p).peak_key);
+  const std::string_view fields[] = {a.id, arch_prec, a.arch, a.memory_type, a.vendor};
   // Most specific field first; within a field, the longest matching key.
-  const std::string fields[] = {id, arch + "/" + prec, arch, mem, vendor};
   for (int f = 0; f < 5; ++f) {
     double best = -1;
     size_t best_len = 0;
-    for (const auto& [key, value] : entries) {
-      const std::string k = to_lower(key);
-      bool match = f == 0 ? (k == id || std::any_of(a.aliases.begin(), a.aliases.end(),
-                                                     [&](const std::string& al) {
-                                                       return to_lower(al) == k;
-                                                     }))
-                          : starts_with(fields[f], k);
-      if (f == 2 && k.find('/') != std::string::npos) match = false;
-      if (match && k.size() > best_len) {
-        best = value;
-        best_len = k.size();
+    for (const auto& entry : entries) {
+      const std::string& key = entry.first;
+      bool match = f == 0 ? (iequals(key, a.id) || std::any_of(a.aliases.begin(), a.aliases.end(),
+                                                               [&](const std::string& al) {
+                                                                 return iequals(al, key);
+                                                               }))
+                          : !key.empty() && istarts_with(fields[f], key);
+      if (f == 2 && key.find('/') != std::string::npos) match = false;
+      if (match && key.size() > best_len) {
+        best = entry.second;
+        best_len = key.size();
       }
     }
     if (best > 0) return best;
   }
-  return fallback;
+  return -1;
 }
 
 namespace {

@@ -30,6 +30,9 @@ struct FractionTable {
   double lookup(const Accelerator& a, Precision p) const;
   // True when an entry (not the fallback) matches: evidence exists for this family.
   bool has_entry(const Accelerator& a, Precision p) const;
+
+ private:
+  double matching(const Accelerator& a, Precision p) const;  // the matching entry's value, else -1
 };
 
 // The scheduler limits of a serving engine: what one iteration may hold (vLLM max_num_seqs and

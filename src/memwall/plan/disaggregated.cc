@@ -71,8 +71,48 @@ PrefillProfile profile_prefill(const ReplicaModel& rm, const InferenceWorkload& 
   return p;
 }
 
+namespace {
+
+// `answer(lo, hi, exceeds)` with the bounds and tail of the TPOT p99 of a decode pool at a step of
+// `step` s: the percentile itself (tpot_p99_over_requests) or whether it is above the target
+// (tpot_p99_exceeds). The p99 over requests, each of its own length: TPOT = step + (transfer + W)
+// / g with W the two iteration-boundary waits, each uniform on [0, step], so triangular on
+// [0, 2 step].
+template <class Answer>
+auto decode_tail(const std::vector<WeightedLength>& request, double step, Seconds transfer_mean,
+                 Answer answer) {
+  double fewest = request.front().tokens;
+  for (const WeightedLength& g : request) fewest = std::min(fewest, g.tokens);
+  const double transfer = transfer_mean.value();
+  auto exceeds = [&](size_t i, double t) {
+    const double x = (t - step) * request[i].tokens - transfer;  // waits putting TPOT above t
+    if (x <= 0) return 1.0;
+    if (x >= 2 * step) return 0.0;
+    return x <= step ? 1.0 - x * x / (2 * step * step) : (2 * step - x) * (2 * step - x) / (2 * step * step);
+  };
+  return answer(Seconds(step), Seconds(step + (transfer + 2 * step) / fewest), exceeds);
+}
+
+}  // namespace
+
+Seconds decode_tpot_p99(const InferenceWorkload& w, const std::vector<WeightedLength>& request,
+                        Seconds transfer_mean, Seconds step) {
+  return decode_tail(request, step.value(), transfer_mean, [&](Seconds lo, Seconds hi, auto exceeds) {
+    return tpot_p99_over_requests(request, lo, hi, w.sla.tpot_p99, exceeds);
+  });
+}
+
 DecodePool decode_pool(const InferenceWorkload& w, Seconds transfer_mean, int batch_cap,
                        const std::function<Seconds(int)>& decode_step) {
+  const std::vector<WeightedLength> request = request_gaps(w.output);
+  DecodePool p = decode_pool_sized(w, request, transfer_mean, batch_cap, decode_step);
+  if (p.feasible) p.tpot_p99 = decode_tpot_p99(w, request, transfer_mean, p.step);
+  return p;
+}
+
+DecodePool decode_pool_sized(const InferenceWorkload& w, const std::vector<WeightedLength>& request,
+                             Seconds transfer_mean, int batch_cap,
+                             const std::function<Seconds(int)>& decode_step) {
   DecodePool p;
   if (batch_cap < 1) return p;
   const double out = w.output.mean;
@@ -84,33 +124,39 @@ DecodePool decode_pool(const InferenceWorkload& w, Seconds transfer_mean, int ba
     const Seconds step = decode_step(b);
     return step + (transfer_mean + step) / gaps;
   };
-  // The p99 over requests, each of its own length: TPOT = step + (transfer + W) / g with W the
-  // two iteration-boundary waits, each uniform on [0, step], so triangular on [0, 2 step].
-  const std::vector<WeightedLength> request = request_gaps(w.output);
-  double fewest = request.front().tokens;
-  for (const WeightedLength& g : request) fewest = std::min(fewest, g.tokens);
-  auto tpot_p99_at = [&](int b) {
-    const double step = decode_step(b).value(), transfer = transfer_mean.value();
-    auto exceeds = [&](size_t i, double t) {
-      const double x = (t - step) * request[i].tokens - transfer;  // waits putting TPOT above t
-      if (x <= 0) return 1.0;
-      if (x >= 2 * step) return 0.0;
-      return x <= step ? 1.0 - x * x / (2 * step * step)
-                       : (2 * step - x) * (2 * step - x) / (2 * step * step);
-    };
-    return tpot_p99_over_requests(request, Seconds(step),
-                                  Seconds(step + (transfer + 2 * step) / fewest), w.sla.tpot_p99,
-                                  exceeds);
+  auto tpot_tail_at = [&](int b, auto answer) {
+    return decode_tail(request, decode_step(b).value(), transfer_mean, answer);
   };
   const Seconds sla = w.sla.tpot_p99;
+  auto tpot_p99_at = [&](int b) {
+    return tpot_tail_at(b, [&](Seconds lo, Seconds hi, auto exceeds) {
+      return tpot_p99_over_requests(request, lo, hi, sla, exceeds);
+    });
+  };
+  // At t = step every request's waits put its TPOT above t (x = -transfer <= 0 in decode_tail),
+  // so the tail there is the sum of the weights: known once for every batch.
+  double weights = 0;
+  for (const WeightedLength& g : request) weights += g.weight * 1.0;
+  const bool tail_at_step_known = transfer_mean.value() >= 0;
+  auto over_target = [&](int b) {  // tpot_p99_at(b) > sla
+    return tpot_tail_at(b, [&](Seconds lo, Seconds hi, auto exceeds) {
+      if (tail_at_step_known && std::isfinite(lo.value()))
+        return tpot_p99_exceeds(request, lo, hi, sla, exceeds, weights);
+      return tpot_p99_exceeds(request, lo, hi, sla, exceeds);
+    });
+  };
+  auto within_target = [&](int b) {  // tpot_p99_at(b) <= sla: not over it, unless it is NaN
+    if (std::isnan(decode_step(b).value())) return tpot_p99_at(b) <= sla;
+    return !over_target(b);
+  };
   // The largest decode batch within the TPOT target: TPOT is non-decreasing in the batch.
   int best = batch_cap;
-  if (tpot_p99_at(best) > sla) {
-    if (tpot_p99_at(1) > sla) return p;
+  if (over_target(best)) {
+    if (over_target(1)) return p;
     int lo = 1, hi = batch_cap;
     while (hi - lo > 1) {
       const int mid = lo + (hi - lo) / 2;
-      (tpot_p99_at(mid) <= sla ? lo : hi) = mid;
+      (within_target(mid) ? lo : hi) = mid;
     }
     best = lo;
   }
@@ -149,7 +195,6 @@ DecodePool decode_pool(const InferenceWorkload& w, Seconds transfer_mean, int ba
   p.replicas = n_dec;
   p.batch = batch;
   p.tpot = tpot;
-  p.tpot_p99 = tpot_p99_at(batch);
   p.step = decode_step(batch);
   return p;
 }

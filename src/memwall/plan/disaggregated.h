@@ -102,6 +102,15 @@ struct DecodePool {
 };
 DecodePool decode_pool(const InferenceWorkload& w, Seconds transfer_mean, int batch_cap,
                        const std::function<Seconds(int)>& decode_step);
+// decode_pool in two parts, for a caller that sizes many pools and reports few (the planner's
+// pairing): the pool without its TPOT p99 (left at 0) for the requests' gaps `request`
+// (request_gaps(w.output), derived once), and the TPOT p99 of a pool at its step. decode_pool =
+// decode_pool_sized, then tpot_p99 = decode_tpot_p99(.., pool.step) when feasible.
+DecodePool decode_pool_sized(const InferenceWorkload& w, const std::vector<WeightedLength>& request,
+                             Seconds transfer_mean, int batch_cap,
+                             const std::function<Seconds(int)>& decode_step);
+Seconds decode_tpot_p99(const InferenceWorkload& w, const std::vector<WeightedLength>& request,
+                        Seconds transfer_mean, Seconds step);
 
 // Returns feasible = false when no decode batch meets the TPOT target with the transfer added,
 // or the TTFT / e2e target fails.

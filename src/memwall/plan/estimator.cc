@@ -36,11 +36,14 @@ StepUtilisation step_utilisation(const infer::Deployment& d, const infer::StepBa
 
 ReplicaModelFactory estimator_factory(std::optional<Fabric> fabric,
                                       std::shared_ptr<const perf::Efficiency> efficiency) {
-  return [fabric, efficiency](const ModelSpec& model, const ReplicaShape& s) {
+  // The collective tables of the shapes asked so far: the shapes of a search share a few hundred
+  // (node, group) combinations (one per accelerator, node and TP x PP, whatever the precisions).
+  auto comm_tables = std::make_shared<infer::CommTableCache>();
+  return [fabric, efficiency, comm_tables](const ModelSpec& model, const ReplicaShape& s) {
     const infer::DeploymentOptions o = deployment_options(s);
     const std::optional<Node> node = s.node ? std::optional<Node>(*s.node) : std::nullopt;
     auto d = std::make_shared<const infer::Deployment>(
-        infer::make_deployment(model, *s.accelerator, node, fabric, o, efficiency));
+        infer::make_deployment(model, *s.accelerator, node, fabric, o, efficiency, comm_tables.get()));
     ReplicaModel m;
     m.kv_capacity_tokens = infer::plan_engine_memory(*d).kv_capacity_tokens;
     m.max_batch = [d](double context_tokens) {

@@ -28,6 +28,8 @@ StepUtilisation step_utilisation(const infer::Deployment& d, const infer::StepBa
 
 // `fabric` joins nodes when a replica spans more than one (pipeline stages across nodes);
 // `efficiency`: the parameters to time with (a calibration profile); null: the built-in ones.
+// The factory remembers the collective tables of the shapes it has built (infer::CommTableCache):
+// use one factory for the shapes of one catalog (a query's), from one thread at a time.
 ReplicaModelFactory estimator_factory(std::optional<Fabric> fabric,
                                       std::shared_ptr<const perf::Efficiency> efficiency = nullptr);
 

@@ -7,6 +7,8 @@
 #include <cmath>
 #include <limits>
 #include <map>
+#include <memory>
+#include <unordered_map>
 
 #include "memwall/core/error.h"
 #include "memwall/core/text.h"
@@ -44,6 +46,40 @@ cost::DeploymentCost ranked_cost(const Accelerator& a, int devices, double gener
 }
 
 double gb(Bytes b) { return b.value() / 1e9; }
+
+// One replica's step times, each distinct iteration timed once (an exact memo: step_time is a
+// function of the deployment and the batch). Within a search the bisection, the throughput
+// samples, the plans and the disaggregated pairing ask for the same few iterations of a shape (a
+// mean prompt alone, b decodes) again and again. Kept to the search: the memo lives as long as its
+// ReplicaModel, and verify_plan's simulator, whose iterations rarely repeat, builds its own.
+struct StepKey {
+  int64_t prefill_tokens;
+  int prefill_sequences;
+  double prefill_attended_pairs;
+  int decode_sequences;
+  int64_t decode_context_tokens;
+  bool operator==(const StepKey&) const = default;
+};
+struct StepKeyHash {
+  size_t operator()(const StepKey& k) const {
+    size_t h = std::hash<int64_t>()(k.prefill_tokens);
+    for (size_t v : {std::hash<int>()(k.prefill_sequences), std::hash<double>()(k.prefill_attended_pairs),
+                     std::hash<int>()(k.decode_sequences), std::hash<int64_t>()(k.decode_context_tokens)})
+      h = h * 1000003u ^ v;  // FNV-style mixing
+    return h;
+  }
+};
+void memoise_steps(ReplicaModel& rm) {
+  auto memo = std::make_shared<std::unordered_map<StepKey, Seconds, StepKeyHash>>();
+  rm.step = [memo, step = std::move(rm.step)](const infer::StepBatch& b) {
+    const StepKey key{b.prefill_tokens, b.prefill_sequences, b.prefill_attended_pairs, b.decode_sequences,
+                      b.decode_context_tokens};
+    if (auto it = memo->find(key); it != memo->end()) return it->second;
+    const Seconds t = step(b);
+    memo->emplace(key, t);
+    return t;
+  };
+}
 
 // The most devices one plan may deploy: the bound train applies to --gpus (train/estimate.cc,
 // "gpus <= 16M"). Device counts are computed in floating point and checked against it before
@@ -416,6 +452,735 @@ std::string Plan::describe() const {
                      replicas, shape.describe());
 }
 
+namespace {
+
+// A shape the estimator can run, with what the later stages read of it.
+struct Replica {
+  ReplicaShape shape;
+  ReplicaModel rm;
+  SoftwareFit fit;
+  int fit_batch = 0;  // sequences of the mean context whose KV fits (at its p99 spread)
+  int max_batch = 0;  // at most this many per replica: memory, closed-loop users, max_num_seqs
+};
+
+// The operating point of an aggregated replica at its largest batch within the SLA.
+struct Sizing {
+  int best = 0;              // B*
+  std::string next_failure;  // why B* + 1 misses the SLA ("" when B* is the cap)
+  OperatingPoint at_best;
+};
+
+// One prefill partner of a decode shape in the pairing, before its pools are solved.
+struct Partner {
+  const Candidate* prefill = nullptr;
+  size_t index = 0;   // its place in the candidate list: the tie-break of the sequential scan
+  Seconds transfer_mean;
+  size_t pool = 0;    // the decode pool at that transfer time
+  std::optional<double> bound;  // lower bound of the pair's objective; nullopt: it is unknown
+  int devices = 0;              // lower bound of its devices (one prefill replica)
+};
+
+// A solved pair that meets the constraints.
+struct PairChoice {
+  const Candidate* prefill = nullptr;
+  size_t index = 0;
+  PoolsPoint point;
+  std::optional<double> objective;
+  int devices = 0;
+};
+
+// The decode pool of one decode shape at one KV-transfer time, and the decode side's share of
+// the objective's figures (the same for every prefill partner at that time).
+struct DecodeSide {
+  double transfer_mean = 0;
+  DecodePool pool;
+  bool within_bound = false;  // the decode pool alone is within kMaxPlanDevices
+  int devices = 0;
+  PoolFigures figures;
+};
+
+// The lowest value a candidate's one-device figure takes over utilisations in [0, 1] (linear in
+// u), a little lower for the rounding of u just above 1; nullopt when the figure is unknown.
+template <class Q>
+std::optional<double> lowest(const std::optional<Q>& at0, const std::optional<Q>& at1) {
+  if (!at0 || !at1) return std::nullopt;
+  const double v0 = at0->value(), v1 = at1->value();
+  return std::min(v0, v1) - 1e-6 * std::abs(v1 - v0);
+}
+
+// One search over the space (docs/plan.md "Search"), in stages that run in this order for each
+// shape: replica shapes (the layouts the space allows, and the catalog's rejections), the
+// estimator (software fit, memory plan, batch limits), the shape's pool candidate, its aggregated
+// operating point (B* by bisection, the throughput samples), pricing (the plan at its replica
+// count, constraints); then the pairing of disaggregated pools and the ranking.
+class InferenceSearch {
+ public:
+  InferenceSearch(const ModelSpec& model, const InferenceWorkload& w, const SearchSpace& space,
+                  const Constraints& constraints, const SearchOptions& options,
+                  const ReplicaModelFactory& factory, const cost::PriceBook& prices)
+      : model_(model),
+        w_(w),
+        space_(space),
+        constraints_(constraints),
+        options_(options),
+        factory_(factory),
+        prices_(prices),
+        context_(w.mean_context()),
+        request_gaps_(request_gaps(w.output)),
+        steady_(w),
+        builtin_ecosystem_(options.ecosystem ? score::EcosystemBook() : score::EcosystemBook::builtin()),
+        ecosystem_(options.ecosystem ? *options.ecosystem : builtin_ecosystem_),
+        support_(options.support ? *options.support : SupportMatrix::builtin()) {}
+
+  InferenceSearchResult run() {
+    result_.requirements =
+        derive_requirements(model_, w_, space_.weight_precisions.front(), space_.kv_precisions.front());
+    if (!constraints_.engine.empty()) check_engine_id(constraints_.engine);
+    for (const Accelerator* a : space_.accelerators) search_accelerator(*a);
+    pair_pools();
+    rank();
+    return std::move(result_);
+  }
+
+ private:
+  const Requirements& requirements_of(Precision wp, Precision kp) {
+    auto key = std::make_pair(wp, kp);
+    if (!reqs_.count(key)) reqs_.emplace(key, derive_requirements(model_, w_, wp, kp));
+    return reqs_.at(key);
+  }
+  void reject(const ReplicaShape& shape, const std::string& why,
+              RejectionStage stage = RejectionStage::support, double shortfall = 0) {
+    result_.rejected.push_back({shape, why, stage, shortfall});
+  }
+
+  // Stage 1, replica shapes: the nodes of the accelerator (a module without one is rejected: it
+  // ships only inside its server), then every TP x PP x EP x weight x KV precision that fits the
+  // node, the model and --max-gpus, each handed to the later stages in turn.
+  void search_accelerator(const Accelerator& a) {
+    if (!vendor_allowed(a, constraints_.domestic_only, constraints_.vendors)) return;
+    std::vector<const Node*> nodes;
+    for (const Node* n : space_.nodes) {
+      if (iequals(n->accelerator, a.id)) nodes.push_back(n);
+    }
+    if (nodes.empty()) {
+      // A module (OAM, SXM, mezzanine) ships only inside its server: without a node in the
+      // catalog it cannot be bought, powered or priced alone.
+      const std::string ff = to_lower(a.form_factor);
+      if (ff.find("oam") != std::string::npos || ff.find("sxm") != std::string::npos ||
+          ff.find("module") != std::string::npos || ff.find("mezzanine") != std::string::npos) {
+        ReplicaShape shape;
+        shape.accelerator = &a;
+        reject(shape,
+               "ships only inside a server (" + a.form_factor +
+                   ") and the catalog has no node of it; add one with --catalog",
+               RejectionStage::catalog);
+        return;
+      }
+      nodes.push_back(nullptr);  // a card bought alone (PCIe)
+    }
+    // The engine and stack verdicts of each precision pair are the same on every node and layout.
+    fits_.clear();
+    for (const Node* node : nodes) {
+      unit_costs_.reset();
+      for (int tp : space_.tp) {
+        throw_if_cancelled(options_.cancel);
+        std::vector<int> eps{model_.is_moe() ? tp : 1};
+        if (model_.is_moe() && tp > 1) eps.push_back(1);
+        for (int pp : space_.pp) {
+          if (!node && (tp > 1 || pp > 1)) continue;
+          if (node && tp > node->devices) continue;
+          if (node && tp * pp > node->devices && !space_.fabric) continue;
+          if (pp > model_.layers) continue;
+          if (constraints_.max_gpus && tp * pp > *constraints_.max_gpus) continue;
+          for (int ep : eps) {
+            for (Precision asked_wp : space_.weight_precisions) {
+              for (Precision asked_kp : space_.kv_precisions) {
+                // A generation without bf16 (Volta) stores the same 16-bit tensors as fp16.
+                const bool fp16_for_bf16 = !a.supports(Precision::bf16) && a.supports(Precision::fp16);
+                ReplicaShape shape;
+                shape.accelerator = &a;
+                shape.node = node;
+                shape.tp = tp;
+                shape.pp = pp;
+                shape.ep = ep;
+                shape.weights = fp16_for_bf16 && asked_wp == Precision::bf16 ? Precision::fp16 : asked_wp;
+                shape.kv = fp16_for_bf16 && asked_kp == Precision::bf16 ? Precision::fp16 : asked_kp;
+                ++result_.shapes;
+                search_shape(std::move(shape));
+              }
+            }
+          }
+        }
+      }
+    }
+  }
+
+  // One shape through the later stages: the estimator, its pool candidate, its aggregated plan.
+  void search_shape(ReplicaShape shape) {
+    std::optional<Replica> r = estimate_replica(std::move(shape));
+    if (!r) return;
+    if (space_.disaggregated) add_pool_candidate(*r);
+    if (!space_.aggregated) return;
+    if (r->fit_batch < 1) {
+      reject(r->shape, fmt::format("no room for one sequence of {:.0f} tokens beside the weights", context_),
+             RejectionStage::memory, memory_shortfall(requirements_of(r->shape.weights, r->shape.kv), r->shape));
+      return;
+    }
+    std::optional<Sizing> sizing = size_replica(*r);
+    if (sizing) price_aggregated(*r, *sizing);
+  }
+
+  // Stage 2, the estimator: the software verdicts (engine, support, ecosystem), the replica model
+  // of the factory (memory plan, step times; its verdicts become rejections by stage) and the
+  // batch limits. nullopt (with the rejection recorded) when the shape cannot run.
+  std::optional<Replica> estimate_replica(ReplicaShape shape) {
+    const Accelerator& a = *shape.accelerator;
+    const Precision wp = shape.weights, kp = shape.kv;
+    if (!a.memory || !a.memory_bandwidth) {
+      reject(shape,
+             std::string("memory ") + (a.memory ? "bandwidth" : "capacity") + " of " + a.id +
+                 " unknown in the catalog (blocks every plan on it)",
+             RejectionStage::catalog);
+      return std::nullopt;
+    }
+    auto known_fit = fits_.find({wp, kp});
+    if (known_fit == fits_.end())
+      known_fit =
+          fits_.emplace(std::make_pair(wp, kp), software_fit(a, wp, kp, constraints_, support_, ecosystem_)).first;
+    Replica r;
+    r.fit = known_fit->second;
+    if (!r.fit.feasible) {
+      reject(shape, r.fit.why);
+      return std::nullopt;
+    }
+    if (shape.node && !shape.node->risk.empty()) r.fit.risks.push_back(shape.node->id + ": " + shape.node->risk);
+    shape.engine = r.fit.engine;
+    try {
+      r.rm = factory_(model_, shape);
+    } catch (const InfeasibleError& e) {
+      // The estimator's verdicts: the memory plan's "does not fit", a hardware format path ("has
+      // no int4 path"), else a layout that does not divide the model.
+      const std::string why = e.what();
+      if (why.find("does not fit") != std::string::npos)
+        reject(shape, why, RejectionStage::memory, memory_shortfall(requirements_of(wp, kp), shape));
+      else
+        reject(shape, why, why.find(" has no ") != std::string::npos ? RejectionStage::support : RejectionStage::shape);
+      return std::nullopt;
+    } catch (const InputError& e) {
+      reject(shape, e.what(), RejectionStage::peak);  // a figure missing from the catalog
+      return std::nullopt;
+    }
+    if (!r.rm.infeasible.empty()) {
+      reject(shape, r.rm.infeasible, RejectionStage::memory, memory_shortfall(requirements_of(wp, kp), shape));
+      return std::nullopt;
+    }
+    memoise_steps(r.rm);
+    // The sequences whose KV fits at the mean context, fewer where contexts vary: the cache must
+    // hold the sum of their contexts at its p99 (plan/in_flight.h).
+    r.fit_batch = r.rm.max_batch(context_);
+    if (w_.context_in_flight_sd > 0 && r.fit_batch > 0) {
+      const double capacity =
+          r.rm.kv_capacity_tokens > 0 ? double(r.rm.kv_capacity_tokens) : r.fit_batch * context_;
+      r.fit_batch = std::min(r.fit_batch, sequences_within_kv(capacity, context_, w_.context_in_flight_sd));
+    }
+    // A closed loop never has more sequences in flight than users, and the engine never schedules
+    // more than its max_num_seqs (data/engines limits).
+    r.max_batch = w_.load.concurrency
+                      ? std::min(r.fit_batch, static_cast<int>(std::ceil(*w_.load.concurrency - 1e-9)))
+                      : r.fit_batch;
+    if (r.rm.max_num_seqs > 0) r.max_batch = std::min(r.max_batch, r.rm.max_num_seqs);
+    r.shape = std::move(shape);
+    return r;
+  }
+
+  // Stage 3, pool candidates: a shape with a scale-out link can serve as a decode pool (when one
+  // sequence fits) and as a prefill pool (when a p99 prompt fits and an idle replica meets TTFT);
+  // kept by precision pair for the pairing, with its one-device cost at utilisation 0 and 1.
+  void add_pool_candidate(const Replica& r) {
+    Candidate c;
+    c.shape = r.shape;
+    c.rm = r.rm;
+    c.fit_batch = r.fit_batch;
+    c.decode_cap = r.max_batch;
+    c.link = pool_link(r.shape.node, r.shape.devices(), space_.fabric);
+    if (c.link && r.rm.max_batch(w_.input.p99) >= 1) {
+      const PrefillProfile pre = profile_prefill(r.rm, w_);
+      result_.configurations += 2;
+      if (pre.rho_max > 0) c.prefill = pre;
+    }
+    if (!c.link || !(c.prefill || r.max_batch >= 1)) return;
+    c.software = r.fit;
+    if (!unit_costs_)
+      unit_costs_.emplace(
+          ranked_cost(*r.shape.accelerator, 1, 0.0, 0.0, prices_, options_.cost, r.shape.node),
+          ranked_cost(*r.shape.accelerator, 1, 0.0, 1.0, prices_, options_.cost, r.shape.node));
+    c.at0 = unit_costs_->first;
+    c.at1 = unit_costs_->second;
+    pools_[{r.shape.weights, r.shape.kv}].push_back(std::move(c));
+  }
+
+  // Stage 4, operating points: the largest batch B* that meets the SLA, by bisection (feasibility
+  // is monotone in the batch), why B* + 1 fails, and the throughput samples at powers of two
+  // below B* and at B*. nullopt (and a rejection) when even one sequence misses the SLA.
+  std::optional<Sizing> size_replica(const Replica& r) {
+    auto feasible = [&](int b, std::string* reason) {
+      ++result_.configurations;
+      return steady_.meets_sla_at(r.rm, b, reason);
+    };
+    std::string why;
+    if (!feasible(1, &why)) {
+      reject(r.shape, "even one sequence per replica misses the SLA: " + why, RejectionStage::sla,
+             sla_shortfall(steady_.at(r.rm, 1), w_.sla));
+      return std::nullopt;
+    }
+    int lo = 1, hi = r.max_batch;
+    if (feasible(hi, nullptr)) {
+      lo = hi;
+    } else {
+      while (hi - lo > 1) {
+        const int mid = lo + (hi - lo) / 2;
+        (feasible(mid, nullptr) ? lo : hi) = mid;
+      }
+    }
+    Sizing s;
+    s.best = lo;
+    if (s.best < r.max_batch) feasible(s.best + 1, &s.next_failure);
+
+    // Pareto samples: powers of two below the best batch, and the best batch.
+    for (int b = 1;; b *= 2) {
+      const int bb = std::min(b, s.best);
+      const OperatingPoint op = steady_.rates_at(r.rm, bb);
+      ++result_.configurations;
+      if (!op.stable) {  // not a point the replica can hold; never on a frontier
+        if (bb == s.best) break;
+        continue;
+      }
+      result_.throughput_points.push_back({op.generated_tokens_per_s / r.shape.devices(), 1.0 / op.tpot.value()});
+      result_.throughput_labels.push_back(fmt::format("{} @ batch {}", r.shape.describe(), bb));
+      if (bb == s.best) break;
+    }
+    s.at_best = steady_.at(r.rm, s.best);
+    return s;
+  }
+
+  // Stage 5, pricing (aggregated): the plan with the fewest replicas at B*, and, when those leave
+  // devices of the servers they need idle, the plan that runs replicas on them too (owned servers
+  // are bought whole, so more replicas at a smaller batch may cost less per token); the better
+  // one that meets the constraints is kept.
+  void price_aggregated(const Replica& r, const Sizing& s) {
+    const ReplicaShape& shape = r.shape;
+    const double total_concurrency =
+        w_.load.concurrency ? *w_.load.concurrency : *w_.load.rate_per_s * s.at_best.e2e_mean.value();
+    // The sequences the replicas must hold: every user (closed loop), or the 99.9th percentile
+    // of the Poisson count in flight (open loop; plan/in_flight.h).
+    const double held = w_.load.concurrency ? total_concurrency : sequences_to_hold(total_concurrency);
+    const double replicas = std::ceil(held / s.best - 1e-9);
+    if (const std::string too_many = beyond_device_bound(replicas, shape.devices()); !too_many.empty()) {
+      // It meets the SLA and fits: only its size stops it, the furthest a shape gets.
+      reject(shape, too_many, RejectionStage::constraint, replicas * shape.devices() / kMaxPlanDevices);
+      return;
+    }
+    Plan plan = aggregated_plan(r, s, static_cast<int>(replicas), total_concurrency, held);
+    if (!finish_plan(plan)) return;
+    const Node* node = shape.node;
+    if (node && node->devices > shape.devices()) {
+      const int per_node = node->devices / shape.devices();
+      const int servers = (plan.devices + node->devices - 1) / node->devices;
+      const int filled = static_cast<int>(std::min<double>(servers * per_node, std::ceil(held - 1e-9)));
+      if (filled > plan.replicas) {
+        Plan alt = aggregated_plan(r, s, filled, total_concurrency, held);
+        const size_t rejected = result_.rejected.size();
+        if (!finish_plan(alt)) {
+          result_.rejected.erase(result_.rejected.begin() + static_cast<std::ptrdiff_t>(rejected),
+                                 result_.rejected.end());
+        } else if (alt.objective && plan.objective && *alt.objective < *plan.objective) {
+          alt.binding = fmt::format(
+              "{} replicas fill the {} server(s) the plan buys anyway, {} sequences each; at the "
+              "largest batch: {}",
+              alt.replicas, servers, alt.point.batch, alt.binding);
+          plan = std::move(alt);
+        }
+      }
+    }
+    result_.plans.push_back(std::move(plan));
+  }
+
+  // The aggregated plan at a replica count: the load spread evenly over the replicas (no more
+  // than B* sequences each, so the SLA still holds by monotonicity), priced at the activity of a
+  // replica at B*.
+  Plan aggregated_plan(const Replica& r, const Sizing& s, int replicas, double total_concurrency,
+                       double held) {
+    const ReplicaShape& shape = r.shape;
+    Plan plan;
+    plan.shape = shape;
+    plan.point = s.at_best;
+    plan.batch_cap = s.best;
+    plan.replicas = replicas;
+    const int actual =
+        static_cast<int>(std::max(1.0, std::min<double>(s.best, std::ceil(held / plan.replicas - 1e-9))));
+    if (actual != s.best) {
+      plan.point = steady_.at(r.rm, actual);
+      ++result_.configurations;
+    }
+    plan.devices = plan.replicas * shape.devices();
+    plan.concurrency = total_concurrency;
+    plan.generated_tokens_per_s = total_concurrency / plan.point.tpot.value();
+    plan.tokens_per_s_per_device = plan.generated_tokens_per_s / plan.devices;
+    plan.tokens_per_s_per_user = 1.0 / plan.point.tpot.value();
+    const infer::StepBatch busy = decode_batch(s.best, context_);
+    const double activity = r.rm.activity ? r.rm.activity(busy) : 1.0;
+    plan.cost = ranked_cost(*shape.accelerator, plan.devices, plan.generated_tokens_per_s, activity, prices_,
+                            options_.cost, shape.node);
+    plan.software = r.fit;
+    if (r.rm.communication_share) {
+      plan.scaling_efficiency = 1.0 - r.rm.communication_share(busy);
+    } else if (shape.devices() == 1) {
+      plan.scaling_efficiency = 1.0;
+    }
+    plan.binding = binding_sentence(plan, r.rm, s.best, r.fit_batch, r.max_batch, s.next_failure,
+                                    requirements_of(shape.weights, shape.kv), context_);
+    return plan;
+  }
+
+  // Applies the objective and the deployment-wide constraints; false (and a rejection) when the
+  // plan breaks one.
+  bool finish_plan(Plan& plan) {
+    const Constraints& c = constraints_;
+    plan.objective =
+        objective_value(options_.objective, figures_of(plan.cost), plan.devices, plan.generated_tokens_per_s);
+    const Violation broken = violated(c, plan.devices, figures_of(plan.cost), plan.cost.tco_years);
+    std::string why = broken.why;
+    if (why.rfind("cost unknown", 0) == 0 && !plan.cost.device.unknown.empty())
+      why += ": missing " + fmt::format("{}", fmt::join(plan.cost.device.unknown, ", "));
+    if (why.empty() && c.min_ecosystem &&
+        (!plan.software.ecosystem || *plan.software.ecosystem < *c.min_ecosystem))
+      why = plan.software.ecosystem
+                ? fmt::format("ecosystem {:.1f}/10 < --min-ecosystem {:g}", *plan.software.ecosystem,
+                              *c.min_ecosystem)
+                : fmt::format("ecosystem unknown under --min-ecosystem {:g}", *c.min_ecosystem);
+    if (why.empty() && c.risk_averse && !plan.software.risks.empty())
+      why = "--risk-averse: " + plan.software.risks.front();
+    if (!why.empty()) {
+      result_.rejected.push_back(
+          {plan.shape, (plan.prefill ? "disaggregated: " : "") + why, RejectionStage::constraint, broken.shortfall});
+      return false;
+    }
+    return true;
+  }
+
+  // Stage 6, disaggregated pools: every decode shape with every prefill shape of the same
+  // precisions; each decode shape keeps its best partner under the objective, priced as one plan.
+  void pair_pools() {
+    for (auto& [key, cands] : pools_) {
+      const Requirements& req = requirements_of(key.first, key.second);
+      for (const Candidate& d : cands) {
+        throw_if_cancelled(options_.cancel);
+        if (d.decode_cap < 1) continue;
+        std::optional<PairChoice> best = best_partner(d, cands, req);
+        if (!best) continue;
+        // The decode pools were sized without their TPOT p99: the kept pair's, now.
+        best->point.tpot_p99 = decode_tpot_p99(w_, request_gaps_, best->point.transfer_mean, best->point.decode_step);
+        Plan plan = disaggregated_plan(d, *best, req);
+        if (!finish_plan(plan)) continue;
+        result_.throughput_points.push_back({plan.tokens_per_s_per_device, plan.tokens_per_s_per_user});
+        result_.throughput_labels.push_back(plan.describe());
+        result_.plans.push_back(std::move(plan));
+      }
+    }
+  }
+
+  // The best prefill partner of decode shape `d`: the same as solving every pair in candidate
+  // order and keeping a pair only when it is strictly better (a known objective below the best
+  // known one; while none is known, fewer devices), i.e. the first pair of least known objective,
+  // else the first of fewest devices. An exact branch and bound: each pair first gets a lower
+  // bound of its objective (one prefill replica at its cheapest utilisation, the decode pool's own
+  // figures, the most tokens the closed loop allows) and of its devices; the pairs are solved in
+  // order of the bound until the next one cannot beat the best found. Solving all ~250,000 pairs of
+  // the README question took a third of the search.
+  std::optional<PairChoice> best_partner(const Candidate& d, const std::vector<Candidate>& cands,
+                                         const Requirements& req) {
+    const auto step = [&](int b) { return d.decode_step(b, context_); };
+    // The decode pool depends on the prefill shape only through the transfer time, which takes a
+    // few values (one per distinct link): solved once per value.
+    std::vector<DecodeSide> sides;
+    std::vector<Partner> partners;
+    bool ordered = true;  // every bound is a number (NaN figures: solve in candidate order)
+    for (size_t i = 0; i < cands.size(); ++i) {
+      const Candidate& pc = cands[i];
+      if (!pc.prefill) continue;
+      ++result_.pool_pairs;
+      const Seconds t_mean = kv_transfer_time(req.kv_bytes_per_token, w_.input.mean, *pc.link, *d.link);
+      auto side = std::find_if(sides.begin(), sides.end(),
+                               [&](const DecodeSide& s) { return s.transfer_mean == t_mean.value(); });
+      if (side == sides.end()) side = sides.insert(sides.end(), decode_side(d, t_mean, step));
+      // No pair without a decode pool (pools_point is infeasible), or with one beyond the device
+      // bound by itself (the pair's check below rejects it).
+      if (!side->pool.feasible || !side->within_bound) continue;
+      Partner p{&pc, i, t_mean, static_cast<size_t>(side - sides.begin()), bound(pc, *side),
+                pc.shape.devices() + side->devices};
+      if (p.bound && std::isnan(*p.bound)) ordered = false;
+      partners.push_back(p);
+    }
+    auto solve = [&](const Partner& p) { return solve_pair(d, p, sides[p.pool], req); };
+    // The definition itself, for the cases where the bounds give no order (a NaN figure).
+    auto scan = [&]() {
+      std::optional<PairChoice> best;
+      for (const Partner& p : partners) {
+        std::optional<PairChoice> c = solve(p);
+        if (c && sequentially_better(*c, best)) best = std::move(c);
+      }
+      return best;
+    };
+    if (!ordered) return scan();
+    // Pairs with a bounded objective, least bound first (ties in candidate order).
+    std::vector<const Partner*> heap, unknown;
+    for (const Partner& p : partners) (p.bound ? heap : unknown).push_back(&p);
+    const auto later = [](const Partner* x, const Partner* y) {
+      return *x->bound != *y->bound ? *x->bound > *y->bound : x->index > y->index;
+    };
+    std::make_heap(heap.begin(), heap.end(), later);
+    std::optional<PairChoice> best_known, best_unknown;
+    while (!heap.empty()) {
+      std::pop_heap(heap.begin(), heap.end(), later);
+      const Partner& p = *heap.back();
+      heap.pop_back();
+      // The bound less a margin far above the rounding of the figures it sums.
+      if (best_known && *p.bound - 1e-9 * std::abs(*p.bound) >= *best_known->objective) break;
+      std::optional<PairChoice> c = solve(p);
+      if (!c) continue;
+      if (c->objective && std::isnan(*c->objective)) return scan();
+      std::optional<PairChoice>& slot = c->objective ? best_known : best_unknown;
+      if (!slot || earlier_in_order(*c, *slot)) slot = std::move(c);
+    }
+    if (best_known) return best_known;
+    // No pair has a known objective (every bounded one was solved): the rest compete on devices,
+    // fewest first by their bound.
+    const auto more_devices = [](const Partner* x, const Partner* y) {
+      return x->devices != y->devices ? x->devices > y->devices : x->index > y->index;
+    };
+    std::make_heap(unknown.begin(), unknown.end(), more_devices);
+    while (!unknown.empty()) {
+      std::pop_heap(unknown.begin(), unknown.end(), more_devices);
+      const Partner& p = *unknown.back();
+      unknown.pop_back();
+      if (best_unknown && (p.devices > best_unknown->devices ||
+                           (p.devices == best_unknown->devices && p.index > best_unknown->index)))
+        break;
+      std::optional<PairChoice> c = solve(p);
+      if (!c) continue;
+      if (c->objective) return scan();  // an unknown bound always means an unknown objective
+      if (!best_unknown || earlier_in_order(*c, *best_unknown)) best_unknown = std::move(c);
+    }
+    return best_unknown;
+  }
+
+  // The sequential scan's rule: `c` replaces `best` when it is the first, or has a known objective
+  // below the best's (or the best's is unknown), or neither is known and it needs fewer devices.
+  static bool sequentially_better(const PairChoice& c, const std::optional<PairChoice>& best) {
+    return !best || (c.objective && (!best->objective || *c.objective < *best->objective)) ||
+           (!c.objective && !best->objective && c.devices < best->devices);
+  }
+  // Among pairs whose objectives are both known (or both unknown), the one the scan keeps: the
+  // least objective (or fewest devices), the earlier candidate on a tie.
+  static bool earlier_in_order(const PairChoice& c, const PairChoice& best) {
+    if (c.objective) {
+      if (*c.objective != *best.objective) return *c.objective < *best.objective;
+    } else if (c.devices != best.devices) {
+      return c.devices < best.devices;
+    }
+    return c.index < best.index;
+  }
+
+  DecodeSide decode_side(const Candidate& d, Seconds t_mean, const std::function<Seconds(int)>& step) {
+    DecodeSide s;
+    s.transfer_mean = t_mean.value();
+    s.pool = decode_pool_sized(w_, request_gaps_, t_mean, d.decode_cap, step);
+    if (!s.pool.feasible) return s;
+    s.within_bound = double(s.pool.replicas) * d.shape.devices() <= kMaxPlanDevices;
+    if (!s.within_bound) return s;
+    s.devices = s.pool.replicas * d.shape.devices();
+    s.figures = pool_figures(d, s.devices, d.activity(s.pool.batch, context_));
+    return s;
+  }
+
+  // A lower bound of the objective of pairing prefill candidate `pc` with a decode side: at least
+  // one prefill replica, at no less than its cheapest one-device figure; the decode side exactly;
+  // for $/M tokens, no more tokens than lambda <= users / (mean prompt + (out - 1) TPOT) (the
+  // closed loop's fixed point starts there and only waits add to it; an open loop's lambda is its
+  // rate). nullopt exactly when the pair's objective is unknown; -inf when no useful bound holds.
+  std::optional<double> bound(const Candidate& pc, const DecodeSide& side) const {
+    const double devices = pc.shape.devices();
+    const double minus_inf = -std::numeric_limits<double>::infinity();
+    auto figure = [&](std::optional<double> one_device, std::optional<double> decode) -> std::optional<double> {
+      if (!one_device || !decode) return std::nullopt;
+      if (*one_device < 0) return minus_inf;  // more replicas would not cost more
+      return devices * *one_device + *decode;
+    };
+    switch (options_.objective) {
+      case Objective::cost: {
+        const std::optional<double> per_hour =
+            figure(lowest(pc.at0.per_hour, pc.at1.per_hour), side.figures.per_hour);
+        if (!per_hour || *per_hour == minus_inf) return per_hour;
+        const double s = pc.prefill->prompt_mean.value(), out = w_.output.mean;
+        const double lambda = w_.load.rate_per_s
+                                  ? *w_.load.rate_per_s
+                                  : *w_.load.concurrency / (s + (out - 1.0) * side.pool.tpot.value());
+        if (!(*per_hour >= 0) || !(lambda * out > 0) || !std::isfinite(lambda)) return minus_inf;
+        return *per_hour / (lambda * out * 3600.0) * 1e6;
+      }
+      case Objective::capex: return figure(lowest(pc.at0.capex_total, pc.at1.capex_total), side.figures.capex);
+      case Objective::power:
+        return figure(lowest(pc.at0.facility_power, pc.at1.facility_power), side.figures.facility_w);
+      case Objective::gpus: return devices + side.devices;
+    }
+    return minus_inf;
+  }
+
+  // The two pools of one pair at the workload, when they meet the SLA, the device bound and the
+  // deployment-wide constraints.
+  std::optional<PairChoice> solve_pair(const Candidate& d, const Partner& p, const DecodeSide& side,
+                                       const Requirements& req) const {
+    const Candidate& pc = *p.prefill;
+    const Seconds t_p99 = kv_transfer_time(req.kv_bytes_per_token, w_.input.p99, *pc.link, *d.link);
+    const PoolsPoint pt = pools_point(w_, *pc.prefill, p.transfer_mean, t_p99, side.pool);
+    if (!pt.feasible) return std::nullopt;
+    if (double(pt.prefill_replicas) * pc.shape.devices() + double(pt.decode_replicas) * d.shape.devices() >
+        kMaxPlanDevices)
+      return std::nullopt;
+    const int pre_devices = pt.prefill_replicas * pc.shape.devices();
+    const int dec_devices = pt.decode_replicas * d.shape.devices();
+    const PoolFigures fp = pool_figures(pc, pre_devices, pt.prefill_utilisation * pc.prefill->activity);
+    const PoolFigures fd = pool_figures(d, dec_devices, d.activity(pt.decode_batch, context_));
+    const PoolFigures f{add(fp.per_hour, fd.per_hour), add(fp.capex, fd.capex), add(fp.tco, fd.tco),
+                        add(fp.facility_w, fd.facility_w)};
+    const int devices = pre_devices + dec_devices;
+    if (!violated(constraints_, devices, f, options_.cost.tco_years).why.empty()) return std::nullopt;
+    return PairChoice{&pc, p.index, pt,
+                      objective_value(options_.objective, f, devices, pt.generated_tokens_per_s), devices};
+  }
+
+  // Stage 5 for a pair, pricing (disaggregated): the plan of decode shape `d` with its chosen
+  // prefill pool, costed as the two pools' sum.
+  Plan disaggregated_plan(const Candidate& d, const PairChoice& choice, const Requirements& req) {
+    const PoolsPoint& pt = choice.point;
+    const Candidate& pc = *choice.prefill;
+    Plan plan;
+    plan.shape = d.shape;
+    PrefillPool pool;
+    pool.shape = pc.shape;
+    pool.replicas = pt.prefill_replicas;
+    pool.utilisation = pt.prefill_utilisation;
+    pool.prompt_mean = pc.prefill->prompt_mean;
+    pool.prompt_p99 = pc.prefill->prompt_p99;
+    pool.kv_transfer_mean = pt.transfer_mean;
+    pool.kv_transfer_p99 = pt.transfer_p99;
+    pool.link = std::min(pc.link->bandwidth, d.link->bandwidth);
+    pool.link_latency = std::max(pc.link->latency, d.link->latency);
+    pool.cost = ranked_cost(*pc.shape.accelerator, pt.prefill_replicas * pc.shape.devices(), 0.0,
+                            pt.prefill_utilisation * pc.prefill->activity, prices_, options_.cost, pc.shape.node);
+    const cost::DeploymentCost decode_cost =
+        ranked_cost(*d.shape.accelerator, pt.decode_replicas * d.shape.devices(), pt.generated_tokens_per_s,
+                    d.activity(pt.decode_batch, context_), prices_, options_.cost, d.shape.node);
+    plan.cost = cost::combine(decode_cost, pool.cost);
+    OperatingPoint& op = plan.point;
+    op.batch = pt.decode_batch;
+    op.decode_step = pt.decode_step;
+    op.prefill_mean = pool.prompt_mean;
+    op.prefill_p99 = pool.prompt_p99;
+    op.prefill_share = pt.prefill_utilisation;
+    op.tpot = pt.tpot;
+    op.tpot_p99 = pt.tpot_p99;
+    op.ttft_mean = pt.ttft_mean;
+    op.ttft_p99 = pt.ttft_p99;
+    op.e2e_mean = pt.e2e_mean;
+    op.e2e_p99 = pt.e2e_p99;
+    op.requests_per_s = pt.lambda / pt.decode_replicas;
+    op.generated_tokens_per_s = pt.generated_tokens_per_s / pt.decode_replicas;
+    plan.batch_cap = pt.batch_cap;
+    plan.replicas = pt.decode_replicas;
+    plan.devices = choice.devices;
+    plan.concurrency = w_.load.concurrency ? *w_.load.concurrency : pt.lambda * pt.e2e_mean.value();
+    plan.generated_tokens_per_s = pt.generated_tokens_per_s;
+    plan.tokens_per_s_per_device = pt.generated_tokens_per_s / plan.devices;
+    plan.tokens_per_s_per_user = 1.0 / pt.tpot.value();
+    if (d.rm.communication_share) {
+      plan.scaling_efficiency = 1.0 - d.rm.communication_share(decode_batch(pt.decode_batch, context_));
+    }
+    const std::string cap = pt.batch_cap >= d.fit_batch    ? fmt::format("memory ({} sequences fit)", d.fit_batch)
+                            : pt.batch_cap >= d.decode_cap ? std::string("the number of users")
+                                                           : fmt::format("the TPOT target ({:g} ms)",
+                                                                         w_.sla.tpot_p99.value() * 1e3);
+    plan.wall = pt.batch_cap >= d.fit_batch    ? BindingWall::memory_capacity
+                : pt.batch_cap >= d.decode_cap ? BindingWall::load
+                                               : BindingWall::latency;
+    plan.binding = fmt::format(
+        "disaggregated: {} prefill replicas at {:.0f}% utilisation hold TTFT p99 at {:.2f} s (a p99 "
+        "prompt alone runs {:.2f} s); the KV of a mean prompt ({:.0f} MB) crosses {:.0f} GB/s in {:.1f} ms; "
+        "each decode replica holds {} sequences at TPOT {:.1f} ms, its batch capped by {}",
+        pool.replicas, 100 * pool.utilisation, pt.ttft_p99.value(), pool.prompt_p99.value(),
+        req.kv_bytes_per_token.value() * w_.input.mean / 1e6, pool.link.value() / 1e9,
+        pt.transfer_mean.value() * 1e3, pt.decode_batch, pt.tpot.value() * 1e3, cap);
+    plan.prefill = std::move(pool);
+    plan.software = d.software;
+    for (const auto& r : pc.software.risks) {
+      if (std::find(plan.software.risks.begin(), plan.software.risks.end(), r) == plan.software.risks.end())
+        plan.software.risks.push_back("prefill pool: " + r);
+    }
+    return plan;
+  }
+
+  // Stage 7, ranking: known objective ascending (ties broken by fewer devices, then name for
+  // determinism), then plans whose objective is unknown; near ties flagged; the throughput and
+  // cost-latency Pareto fronts.
+  void rank() {
+    std::vector<Plan>& plans = result_.plans;
+    std::stable_sort(plans.begin(), plans.end(), [](const Plan& x, const Plan& y) {
+      if (x.objective.has_value() != y.objective.has_value()) return x.objective.has_value();
+      if (x.objective && *x.objective != *y.objective) return *x.objective < *y.objective;
+      if (x.devices != y.devices) return x.devices < y.devices;
+      return x.describe() < y.describe();
+    });
+    for (size_t i = 1; i < plans.size(); ++i) {
+      const auto& prev = plans[i - 1].objective;
+      const auto& cur = plans[i].objective;
+      if (prev && cur && *cur <= *prev * (1.0 + options_.near_tie_fraction)) plans[i].near_tie = true;
+    }
+    result_.throughput_front = pareto_front(result_.throughput_points, true, true);
+    std::vector<Objective2> cl;
+    std::vector<size_t> priced;
+    for (size_t i = 0; i < plans.size(); ++i) {
+      if (!plans[i].cost.usd_per_million_tokens) continue;
+      cl.push_back({*plans[i].cost.usd_per_million_tokens, plans[i].point.e2e_mean.value()});
+      priced.push_back(i);
+    }
+    for (size_t k : pareto_front(cl, false, false)) result_.cost_latency_front.push_back(priced[k]);
+  }
+
+  const ModelSpec& model_;
+  const InferenceWorkload& w_;
+  const SearchSpace& space_;
+  const Constraints& constraints_;
+  const SearchOptions& options_;
+  const ReplicaModelFactory& factory_;
+  const cost::PriceBook& prices_;
+  const double context_;  // mean context of a sequence in flight
+  const std::vector<WeightedLength> request_gaps_;  // of the outputs (steady_state.h)
+  const SteadyState steady_;
+  const score::EcosystemBook builtin_ecosystem_;
+  const score::EcosystemBook& ecosystem_;
+  const SupportMatrix& support_;
+  InferenceSearchResult result_;
+  std::map<std::pair<Precision, Precision>, Requirements> reqs_;
+  // Shapes that can serve as a pool of a disaggregated plan, by weight/KV precision.
+  std::map<std::pair<Precision, Precision>, std::vector<Candidate>> pools_;
+  // Of the accelerator being searched: its software verdicts by precision pair; of the node being
+  // searched: the cost of one device at utilisation 0 and 1.
+  std::map<std::pair<Precision, Precision>, SoftwareFit> fits_;
+  std::optional<std::pair<cost::DeploymentCost, cost::DeploymentCost>> unit_costs_;
+};
+
+}  // namespace
+
 InferenceSearchResult search_inference(const ModelSpec& model, const InferenceWorkload& w,
                                        const SearchSpace& space, const Constraints& constraints,
                                        const SearchOptions& options,
@@ -430,445 +1195,7 @@ InferenceSearchResult search_inference(const ModelSpec& model, const InferenceWo
   // the mean sequence (the steady state's).
   infer::check_context(model, std::llround(w.input.p99), 1);
   infer::check_context(model, std::llround(w.input.mean), std::llround(w.output.mean));
-  InferenceSearchResult result;
-  result.requirements =
-      derive_requirements(model, w, space.weight_precisions.front(), space.kv_precisions.front());
-  std::map<std::pair<Precision, Precision>, Requirements> reqs;
-  auto requirements_of = [&](Precision wp, Precision kp) -> const Requirements& {
-    auto key = std::make_pair(wp, kp);
-    if (!reqs.count(key)) reqs.emplace(key, derive_requirements(model, w, wp, kp));
-    return reqs.at(key);
-  };
-  const double context = w.mean_context();
-  const score::EcosystemBook builtin_ecosystem =
-      options.ecosystem ? score::EcosystemBook() : score::EcosystemBook::builtin();
-  const score::EcosystemBook& ecosystem = options.ecosystem ? *options.ecosystem : builtin_ecosystem;
-  const SupportMatrix& support = options.support ? *options.support : SupportMatrix::builtin();
-  if (!constraints.engine.empty()) check_engine_id(constraints.engine);
-
-  // Shapes that can serve as a pool of a disaggregated plan, by weight/KV precision.
-  std::map<std::pair<Precision, Precision>, std::vector<Candidate>> pools;
-
-  // Applies the objective and the deployment-wide constraints; false (and a rejection) when the
-  // plan breaks one.
-  auto finish_plan = [&](Plan& plan) {
-    plan.objective = objective_value(options.objective, figures_of(plan.cost), plan.devices,
-                                     plan.generated_tokens_per_s);
-    const Violation broken = violated(constraints, plan.devices, figures_of(plan.cost), plan.cost.tco_years);
-    std::string why = broken.why;
-    if (why.rfind("cost unknown", 0) == 0 && !plan.cost.device.unknown.empty())
-      why += ": missing " + fmt::format("{}", fmt::join(plan.cost.device.unknown, ", "));
-    if (why.empty() && constraints.min_ecosystem &&
-        (!plan.software.ecosystem || *plan.software.ecosystem < *constraints.min_ecosystem))
-      why = plan.software.ecosystem
-                ? fmt::format("ecosystem {:.1f}/10 < --min-ecosystem {:g}", *plan.software.ecosystem,
-                              *constraints.min_ecosystem)
-                : fmt::format("ecosystem unknown under --min-ecosystem {:g}", *constraints.min_ecosystem);
-    if (why.empty() && constraints.risk_averse && !plan.software.risks.empty())
-      why = "--risk-averse: " + plan.software.risks.front();
-    if (!why.empty()) {
-      result.rejected.push_back({plan.shape, (plan.prefill ? "disaggregated: " : "") + why,
-                                 RejectionStage::constraint, broken.shortfall});
-      return false;
-    }
-    return true;
-  };
-
-  for (const Accelerator* a : space.accelerators) {
-    if (!vendor_allowed(*a, constraints.domestic_only, constraints.vendors)) continue;
-    std::vector<const Node*> nodes;
-    for (const Node* n : space.nodes) {
-      if (to_lower(n->accelerator) == to_lower(a->id)) nodes.push_back(n);
-    }
-    if (nodes.empty()) {
-      // A module (OAM, SXM, mezzanine) ships only inside its server: without a node in the
-      // catalog it cannot be bought, powered or priced alone.
-      const std::string ff = to_lower(a->form_factor);
-      if (ff.find("oam") != std::string::npos || ff.find("sxm") != std::string::npos ||
-          ff.find("module") != std::string::npos || ff.find("mezzanine") != std::string::npos) {
-        ReplicaShape shape;
-        shape.accelerator = a;
-        result.rejected.push_back({shape,
-                                   "ships only inside a server (" + a->form_factor +
-                                       ") and the catalog has no node of it; add one with --catalog",
-                                   RejectionStage::catalog});
-        continue;
-      }
-      nodes.push_back(nullptr);  // a card bought alone (PCIe)
-    }
-    for (const Node* node : nodes) {
-      for (int tp : space.tp) {
-        throw_if_cancelled(options.cancel);
-        std::vector<int> eps{model.is_moe() ? tp : 1};
-        if (model.is_moe() && tp > 1) eps.push_back(1);
-        for (int pp : space.pp) {
-          if (!node && (tp > 1 || pp > 1)) continue;
-          if (node && tp > node->devices) continue;
-          if (node && tp * pp > node->devices && !space.fabric) continue;
-          if (pp > model.layers) continue;
-          if (constraints.max_gpus && tp * pp > *constraints.max_gpus) continue;
-          for (int ep : eps) {
-          for (Precision asked_wp : space.weight_precisions) {
-            for (Precision asked_kp : space.kv_precisions) {
-              // A generation without bf16 (Volta) stores the same 16-bit tensors as fp16.
-              const bool fp16_for_bf16 = !a->supports(Precision::bf16) && a->supports(Precision::fp16);
-              const Precision wp = fp16_for_bf16 && asked_wp == Precision::bf16 ? Precision::fp16 : asked_wp;
-              const Precision kp = fp16_for_bf16 && asked_kp == Precision::bf16 ? Precision::fp16 : asked_kp;
-              ReplicaShape shape;
-              shape.accelerator = a;
-              shape.node = node;
-              shape.tp = tp;
-              shape.pp = pp;
-              shape.ep = ep;
-              shape.weights = wp;
-              shape.kv = kp;
-              ++result.shapes;
-              auto reject = [&](const std::string& why, RejectionStage stage = RejectionStage::support,
-                                double shortfall = 0) {
-                result.rejected.push_back({shape, why, stage, shortfall});
-              };
-              if (!a->memory || !a->memory_bandwidth) {
-                reject(std::string("memory ") + (a->memory ? "bandwidth" : "capacity") + " of " + a->id +
-                           " unknown in the catalog (blocks every plan on it)",
-                       RejectionStage::catalog);
-                continue;
-              }
-              SoftwareFit fit = software_fit(*a, wp, kp, constraints, support, ecosystem);
-              if (!fit.feasible) {
-                reject(fit.why);
-                continue;
-              }
-              if (node && !node->risk.empty()) fit.risks.push_back(node->id + ": " + node->risk);
-              shape.engine = fit.engine;
-              ReplicaModel rm;
-              try {
-                rm = factory(model, shape);
-              } catch (const InfeasibleError& e) {
-                // The estimator's verdicts: the memory plan's "does not fit", a hardware format
-                // path ("has no int4 path"), else a layout that does not divide the model.
-                const std::string why = e.what();
-                if (why.find("does not fit") != std::string::npos)
-                  reject(why, RejectionStage::memory, memory_shortfall(requirements_of(wp, kp), shape));
-                else
-                  reject(why, why.find(" has no ") != std::string::npos ? RejectionStage::support
-                                                                        : RejectionStage::shape);
-                continue;
-              } catch (const InputError& e) {
-                reject(e.what(), RejectionStage::peak);  // a figure missing from the catalog
-                continue;
-              }
-              if (!rm.infeasible.empty()) {
-                reject(rm.infeasible, RejectionStage::memory, memory_shortfall(requirements_of(wp, kp), shape));
-                continue;
-              }
-              // The sequences whose KV fits at the mean context, fewer where contexts vary: the
-              // cache must hold the sum of their contexts at its p99 (plan/in_flight.h).
-              int fit_batch = rm.max_batch(context);
-              if (w.context_in_flight_sd > 0 && fit_batch > 0) {
-                const double capacity =
-                    rm.kv_capacity_tokens > 0 ? double(rm.kv_capacity_tokens) : fit_batch * context;
-                fit_batch = std::min(
-                    fit_batch, sequences_within_kv(capacity, context, w.context_in_flight_sd));
-              }
-              // A closed loop never has more sequences in flight than users, and the engine never
-              // schedules more than its max_num_seqs (data/engines limits).
-              int max_batch =
-                  w.load.concurrency
-                      ? std::min(fit_batch, static_cast<int>(std::ceil(*w.load.concurrency - 1e-9)))
-                      : fit_batch;
-              if (rm.max_num_seqs > 0) max_batch = std::min(max_batch, rm.max_num_seqs);
-              if (space.disaggregated) {
-                Candidate c;
-                c.shape = shape;
-                c.rm = rm;
-                c.fit_batch = fit_batch;
-                c.decode_cap = max_batch;
-                c.link = pool_link(node, shape.devices(), space.fabric);
-                if (c.link && rm.max_batch(w.input.p99) >= 1) {
-                  const PrefillProfile pre = profile_prefill(rm, w);
-                  result.configurations += 2;
-                  if (pre.rho_max > 0) c.prefill = pre;
-                }
-                if (c.link && (c.prefill || max_batch >= 1)) {
-                  c.software = fit;
-                  c.at0 = ranked_cost(*a, 1, 0.0, 0.0, prices, options.cost, node);
-                  c.at1 = ranked_cost(*a, 1, 0.0, 1.0, prices, options.cost, node);
-                  pools[{wp, kp}].push_back(std::move(c));
-                }
-              }
-              if (!space.aggregated) continue;
-              if (fit_batch < 1) {
-                reject(fmt::format("no room for one sequence of {:.0f} tokens beside the weights", context),
-                       RejectionStage::memory, memory_shortfall(requirements_of(wp, kp), shape));
-                continue;
-              }
-              // Largest feasible batch by bisection (feasibility is monotone in the batch).
-              std::string why;
-              auto feasible = [&](int b, std::string* reason) {
-                ++result.configurations;
-                return meets_sla(steady_state(rm, w, b), w.sla, reason);
-              };
-              if (!feasible(1, &why)) {
-                reject("even one sequence per replica misses the SLA: " + why, RejectionStage::sla,
-                       sla_shortfall(steady_state(rm, w, 1), w.sla));
-                continue;
-              }
-              int lo = 1, hi = max_batch;
-              if (feasible(hi, nullptr)) {
-                lo = hi;
-              } else {
-                while (hi - lo > 1) {
-                  const int mid = lo + (hi - lo) / 2;
-                  (feasible(mid, nullptr) ? lo : hi) = mid;
-                }
-              }
-              const int best = lo;
-              std::string next_failure;
-              if (best < max_batch) feasible(best + 1, &next_failure);
-
-              // Pareto samples: powers of two below the best batch, and the best batch.
-              for (int b = 1;; b *= 2) {
-                const int bb = std::min(b, best);
-                const OperatingPoint op = steady_state(rm, w, bb);
-                ++result.configurations;
-                if (!op.stable) {  // not a point the replica can hold; never on a frontier
-                  if (bb == best) break;
-                  continue;
-                }
-                result.throughput_points.push_back(
-                    {op.generated_tokens_per_s / shape.devices(), 1.0 / op.tpot.value()});
-                result.throughput_labels.push_back(fmt::format("{} @ batch {}", shape.describe(), bb));
-                if (bb == best) break;
-              }
-
-              const OperatingPoint at_best = steady_state(rm, w, best);
-              const double total_concurrency =
-                  w.load.concurrency ? *w.load.concurrency
-                                     : *w.load.rate_per_s * at_best.e2e_mean.value();
-              // The sequences the replicas must hold: every user (closed loop), or the 99.9th
-              // percentile of the Poisson count in flight (open loop; plan/in_flight.h).
-              const double held =
-                  w.load.concurrency ? total_concurrency : sequences_to_hold(total_concurrency);
-              // The plan at a replica count: the load spread evenly over the replicas.
-              auto make_plan = [&](int replicas) {
-                Plan plan;
-                plan.shape = shape;
-                plan.point = at_best;
-                plan.batch_cap = best;
-                plan.replicas = replicas;
-                // Report the point the replicas actually run at: the load spread evenly (no more
-                // than `best` sequences each, so the SLA still holds by monotonicity).
-                const int actual = static_cast<int>(
-                    std::max(1.0, std::min<double>(best, std::ceil(held / plan.replicas - 1e-9))));
-                if (actual != best) {
-                  plan.point = steady_state(rm, w, actual);
-                  ++result.configurations;
-                }
-                plan.devices = plan.replicas * shape.devices();
-                plan.concurrency = total_concurrency;
-                plan.generated_tokens_per_s = total_concurrency / plan.point.tpot.value();
-                plan.tokens_per_s_per_device = plan.generated_tokens_per_s / plan.devices;
-                plan.tokens_per_s_per_user = 1.0 / plan.point.tpot.value();
-                const infer::StepBatch busy = decode_batch(best, context);
-                const double activity = rm.activity ? rm.activity(busy) : 1.0;
-                plan.cost = ranked_cost(*a, plan.devices, plan.generated_tokens_per_s,
-                                                  activity, prices, options.cost, node);
-                plan.software = fit;
-                if (rm.communication_share) {
-                  plan.scaling_efficiency = 1.0 - rm.communication_share(busy);
-                } else if (shape.devices() == 1) {
-                  plan.scaling_efficiency = 1.0;
-                }
-                plan.binding = binding_sentence(plan, rm, best, fit_batch, max_batch, next_failure,
-                                                requirements_of(wp, kp), context);
-                return plan;
-              };
-              // Fewest replicas first (B* each); when those leave devices of the servers they need
-              // idle, also the plan that runs replicas on them too (owned servers are bought whole,
-              // so more replicas at a smaller batch may cost less per token). The better one stays.
-              const double replicas = std::ceil(held / best - 1e-9);
-              if (const std::string too_many = beyond_device_bound(replicas, shape.devices());
-                  !too_many.empty()) {
-                // It meets the SLA and fits: only its size stops it, the furthest a shape gets.
-                reject(too_many, RejectionStage::constraint,
-                       replicas * shape.devices() / kMaxPlanDevices);
-                continue;
-              }
-              Plan plan = make_plan(static_cast<int>(replicas));
-              if (!finish_plan(plan)) continue;
-              if (node && node->devices > shape.devices()) {
-                const int per_node = node->devices / shape.devices();
-                const int servers = (plan.devices + node->devices - 1) / node->devices;
-                const int filled =
-                    static_cast<int>(std::min<double>(servers * per_node, std::ceil(held - 1e-9)));
-                if (filled > plan.replicas) {
-                  Plan alt = make_plan(filled);
-                  const size_t rejected = result.rejected.size();
-                  if (!finish_plan(alt)) {
-                    result.rejected.erase(result.rejected.begin() + static_cast<std::ptrdiff_t>(rejected),
-                                          result.rejected.end());
-                  } else if (alt.objective && plan.objective && *alt.objective < *plan.objective) {
-                    alt.binding = fmt::format(
-                        "{} replicas fill the {} server(s) the plan buys anyway, {} sequences each; "
-                        "at the largest batch: {}",
-                        alt.replicas, servers, alt.point.batch, alt.binding);
-                    plan = std::move(alt);
-                  }
-                }
-              }
-              result.plans.push_back(std::move(plan));
-            }
-          }
-          }
-        }
-      }
-    }
-  }
-
-  // Disaggregated plans: every prefill shape with every decode shape of the same precisions.
-  for (auto& [key, cands] : pools) {
-    const Requirements& req = requirements_of(key.first, key.second);
-    for (const Candidate& d : cands) {
-      throw_if_cancelled(options.cancel);
-      if (d.decode_cap < 1) continue;
-      const auto step = [&](int b) { return d.decode_step(b, context); };
-      const Candidate* best = nullptr;
-      PoolsPoint best_point;
-      std::optional<double> best_objective;
-      int best_devices = 0;
-      // The decode pool depends on the prefill shape only through the transfer time, which takes
-      // a few values (one per distinct link): solve it once per value.
-      std::vector<std::pair<double, DecodePool>> decode_pools;
-      for (const Candidate& pc : cands) {
-        if (!pc.prefill) continue;
-        ++result.pool_pairs;
-        const Seconds t_mean = kv_transfer_time(req.kv_bytes_per_token, w.input.mean, *pc.link, *d.link);
-        const Seconds t_p99 = kv_transfer_time(req.kv_bytes_per_token, w.input.p99, *pc.link, *d.link);
-        auto known = std::find_if(decode_pools.begin(), decode_pools.end(),
-                                  [&](const auto& e) { return e.first == t_mean.value(); });
-        if (known == decode_pools.end())
-          known = decode_pools.emplace(decode_pools.end(), t_mean.value(),
-                                       decode_pool(w, t_mean, d.decode_cap, step));
-        const PoolsPoint pt = pools_point(w, *pc.prefill, t_mean, t_p99, known->second);
-        if (!pt.feasible) continue;
-        if (double(pt.prefill_replicas) * pc.shape.devices() +
-                double(pt.decode_replicas) * d.shape.devices() >
-            kMaxPlanDevices)
-          continue;
-        const int pre_devices = pt.prefill_replicas * pc.shape.devices();
-        const int dec_devices = pt.decode_replicas * d.shape.devices();
-        const PoolFigures fp = pool_figures(pc, pre_devices, pt.prefill_utilisation * pc.prefill->activity);
-        const PoolFigures fd = pool_figures(d, dec_devices, d.activity(pt.decode_batch, context));
-        const PoolFigures f{add(fp.per_hour, fd.per_hour), add(fp.capex, fd.capex), add(fp.tco, fd.tco),
-                            add(fp.facility_w, fd.facility_w)};
-        const int devices = pre_devices + dec_devices;
-        if (!violated(constraints, devices, f, options.cost.tco_years).why.empty()) continue;
-        const std::optional<double> obj = objective_value(options.objective, f, devices, pt.generated_tokens_per_s);
-        const bool better = !best || (obj && (!best_objective || *obj < *best_objective)) ||
-                            (!obj && !best_objective && devices < best_devices);
-        if (!better) continue;
-        best = &pc;
-        best_point = pt;
-        best_objective = obj;
-        best_devices = devices;
-      }
-      if (!best) continue;
-      const PoolsPoint& pt = best_point;
-      const Candidate& pc = *best;
-      Plan plan;
-      plan.shape = d.shape;
-      PrefillPool pool;
-      pool.shape = pc.shape;
-      pool.replicas = pt.prefill_replicas;
-      pool.utilisation = pt.prefill_utilisation;
-      pool.prompt_mean = pc.prefill->prompt_mean;
-      pool.prompt_p99 = pc.prefill->prompt_p99;
-      pool.kv_transfer_mean = pt.transfer_mean;
-      pool.kv_transfer_p99 = pt.transfer_p99;
-      pool.link = std::min(pc.link->bandwidth, d.link->bandwidth);
-      pool.link_latency = std::max(pc.link->latency, d.link->latency);
-      pool.cost = ranked_cost(*pc.shape.accelerator, pt.prefill_replicas * pc.shape.devices(), 0.0,
-                                        pt.prefill_utilisation * pc.prefill->activity, prices, options.cost,
-                                        pc.shape.node);
-      const cost::DeploymentCost decode_cost =
-          ranked_cost(*d.shape.accelerator, pt.decode_replicas * d.shape.devices(),
-                                pt.generated_tokens_per_s, d.activity(pt.decode_batch, context), prices, options.cost,
-                                d.shape.node);
-      plan.cost = cost::combine(decode_cost, pool.cost);
-      OperatingPoint& op = plan.point;
-      op.batch = pt.decode_batch;
-      op.decode_step = pt.decode_step;
-      op.prefill_mean = pool.prompt_mean;
-      op.prefill_p99 = pool.prompt_p99;
-      op.prefill_share = pt.prefill_utilisation;
-      op.tpot = pt.tpot;
-      op.tpot_p99 = pt.tpot_p99;
-      op.ttft_mean = pt.ttft_mean;
-      op.ttft_p99 = pt.ttft_p99;
-      op.e2e_mean = pt.e2e_mean;
-      op.e2e_p99 = pt.e2e_p99;
-      op.requests_per_s = pt.lambda / pt.decode_replicas;
-      op.generated_tokens_per_s = pt.generated_tokens_per_s / pt.decode_replicas;
-      plan.batch_cap = pt.batch_cap;
-      plan.replicas = pt.decode_replicas;
-      plan.devices = best_devices;
-      plan.concurrency = w.load.concurrency ? *w.load.concurrency : pt.lambda * pt.e2e_mean.value();
-      plan.generated_tokens_per_s = pt.generated_tokens_per_s;
-      plan.tokens_per_s_per_device = pt.generated_tokens_per_s / plan.devices;
-      plan.tokens_per_s_per_user = 1.0 / pt.tpot.value();
-      if (d.rm.communication_share) {
-        plan.scaling_efficiency = 1.0 - d.rm.communication_share(decode_batch(pt.decode_batch, context));
-      }
-      const std::string cap =
-          pt.batch_cap >= d.fit_batch   ? fmt::format("memory ({} sequences fit)", d.fit_batch)
-          : pt.batch_cap >= d.decode_cap ? std::string("the number of users")
-                                         : fmt::format("the TPOT target ({:g} ms)", w.sla.tpot_p99.value() * 1e3);
-      plan.wall = pt.batch_cap >= d.fit_batch    ? BindingWall::memory_capacity
-                  : pt.batch_cap >= d.decode_cap ? BindingWall::load
-                                                 : BindingWall::latency;
-      plan.binding = fmt::format(
-          "disaggregated: {} prefill replicas at {:.0f}% utilisation hold TTFT p99 at {:.2f} s (a p99 "
-          "prompt alone runs {:.2f} s); the KV of a mean prompt ({:.0f} MB) crosses {:.0f} GB/s in {:.1f} ms; "
-          "each decode replica holds {} sequences at TPOT {:.1f} ms, its batch capped by {}",
-          pool.replicas, 100 * pool.utilisation, pt.ttft_p99.value(), pool.prompt_p99.value(),
-          req.kv_bytes_per_token.value() * w.input.mean / 1e6, pool.link.value() / 1e9,
-          pt.transfer_mean.value() * 1e3, pt.decode_batch, pt.tpot.value() * 1e3, cap);
-      plan.prefill = std::move(pool);
-      plan.software = d.software;
-      for (const auto& r : pc.software.risks) {
-        if (std::find(plan.software.risks.begin(), plan.software.risks.end(), r) == plan.software.risks.end())
-          plan.software.risks.push_back("prefill pool: " + r);
-      }
-      if (!finish_plan(plan)) continue;
-      result.throughput_points.push_back({plan.tokens_per_s_per_device, plan.tokens_per_s_per_user});
-      result.throughput_labels.push_back(plan.describe());
-      result.plans.push_back(std::move(plan));
-    }
-  }
-
-  // Rank: known objective ascending (ties broken by fewer devices, then name for determinism),
-  // then plans whose objective is unknown.
-  std::stable_sort(result.plans.begin(), result.plans.end(), [](const Plan& x, const Plan& y) {
-    if (x.objective.has_value() != y.objective.has_value()) return x.objective.has_value();
-    if (x.objective && *x.objective != *y.objective) return *x.objective < *y.objective;
-    if (x.devices != y.devices) return x.devices < y.devices;
-    return x.describe() < y.describe();
-  });
-  for (size_t i = 1; i < result.plans.size(); ++i) {
-    const auto& prev = result.plans[i - 1].objective;
-    const auto& cur = result.plans[i].objective;
-    if (prev && cur && *cur <= *prev * (1.0 + options.near_tie_fraction)) result.plans[i].near_tie = true;
-  }
-  result.throughput_front = pareto_front(result.throughput_points, true, true);
-  std::vector<Objective2> cl;
-  std::vector<size_t> priced;
-  for (size_t i = 0; i < result.plans.size(); ++i) {
-    if (!result.plans[i].cost.usd_per_million_tokens) continue;
-    cl.push_back({*result.plans[i].cost.usd_per_million_tokens, result.plans[i].point.e2e_mean.value()});
-    priced.push_back(i);
-  }
-  for (size_t k : pareto_front(cl, false, false)) result.cost_latency_front.push_back(priced[k]);
-  return result;
+  return InferenceSearch(model, w, space, constraints, options, factory, prices).run();
 }
 
 }  // namespace memwall::plan

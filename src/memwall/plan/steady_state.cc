@@ -39,78 +39,111 @@ std::vector<WeightedLength> request_gaps(const Lengths& output) {
   return gaps;
 }
 
+// Scratch reused between operating points: the state of each gap point and its tail so far.
+struct SteadyState::Scratch {
+  struct Point {
+    double mean = 0;      // of K
+    double tokens = 0;    // gaps of the requests at this point
+    bool normal = false;  // the normal approximation (mean above kNormalAbove)
+    double inv_sd2 = 0;   // 1 / sqrt(2 mean), for the normal one
+    // The running sum of the exact tail: the next k is the size of its tail vector.
+    double pmf = 0, cdf = 0;
+    bool found = false;  // k99 reached
+    double k99 = 0;      // first k with P(K > k) <= 1 %
+    bool done = false;   // past the mean with the tail below 1e-9: 0 beyond
+  };
+  std::vector<Point> points;
+  std::vector<std::vector<double>> tails;
+};
+
 namespace {
 
 // The prompts interleaved into a request's gaps, per gap point: K ~ Poisson(mean = prompts per gap
-// x gaps). Each point's tail P(K > k) is tabulated once (its exact sum, up to where it falls below
-// 1e-9) so the bisection over TPOT looks it up; a point of mean above 100 takes the normal
-// approximation with continuity correction, whose quantile is within about one prompt there,
-// a TPOT error of S / gaps with gaps > 100 / (prompts per gap).
-struct InterleavedPrompts {
+// x gaps). Each point's tail P(K > k) is its exact sum, up to where it falls below 1e-9, so the
+// bisection over TPOT looks it up; a point of mean above 100 takes the normal approximation with
+// continuity correction, whose quantile is within about one prompt there, a TPOT error of
+// S / gaps with gaps > 100 / (prompts per gap). The tails and 99th percentiles are summed lazily,
+// term by term in the same order as a full table (so every value is the same), only as far as a
+// lookup needs: an SLA check reads one or two points of the mixture, a bisection about thirty.
+class InterleavedPrompts {
+ public:
   static constexpr double kNormalAbove = 100;
-  struct Point {
-    double mean = 0;       // of K
-    size_t start = 0;      // of its tail in `tail`
-    size_t length = 0;     // 0: the normal approximation
-    double inv_sd2 = 0;    // 1 / sqrt(2 mean), for the normal one
-  };
-  std::vector<WeightedLength> gaps;
-  std::vector<Point> points;
-  std::vector<double> tail;
-  double most_per_gap_p99 = 0;  // max over points of (99th percentile of K) / gaps
+  using Point = SteadyState::Scratch::Point;
 
-  InterleavedPrompts(std::vector<WeightedLength> g, double prompts_per_gap) : gaps(std::move(g)) {
-    points.reserve(gaps.size());
-    tail.reserve(16 * gaps.size());
-    for (const WeightedLength& p : gaps) {
-      Point pt;
-      pt.mean = std::max(0.0, prompts_per_gap * p.tokens);
-      const double m = pt.mean;
-      double k99 = 0;
-      if (m > kNormalAbove) {
-        pt.inv_sd2 = 1.0 / std::sqrt(2 * m);
-        k99 = std::ceil(m + 2.3263478740408408 * std::sqrt(m) + 0.5);
+  InterleavedPrompts(const std::vector<WeightedLength>& gaps, double prompts_per_gap, SteadyState::Scratch& scratch)
+      : points_(scratch.points), tails_(scratch.tails) {
+    points_.assign(gaps.size(), Point{});
+    if (tails_.size() < gaps.size()) tails_.resize(gaps.size());
+    for (size_t i = 0; i < gaps.size(); ++i) {
+      Point& pt = points_[i];
+      pt.mean = std::max(0.0, prompts_per_gap * gaps[i].tokens);
+      pt.tokens = gaps[i].tokens;
+      tails_[i].clear();
+      if (pt.mean > kNormalAbove) {
+        pt.normal = true;
+        pt.inv_sd2 = 1.0 / std::sqrt(2 * pt.mean);
+        pt.k99 = std::ceil(pt.mean + 2.3263478740408408 * std::sqrt(pt.mean) + 0.5);
+        pt.found = true;
       } else {
-        pt.start = tail.size();
-        // Past the mean, stop once the tail is below 1e-9: a weight of at most 1 times it moves
-        // the mixture's 1 % by less than its own rounding.
-        double pmf = std::exp(-m), cdf = 0;
-        bool found = false;
-        size_t k = 0;
-        for (;; ++k) {
-          if (k > 0) pmf *= m / static_cast<double>(k);
-          cdf += pmf;
-          tail.push_back(std::max(0.0, 1.0 - cdf));
-          if (!found && tail.back() <= 0.01) {
-            k99 = static_cast<double>(k);
-            found = true;
-          }
-          if (static_cast<double>(k) > m && tail.back() < 1e-9) break;
-        }
-        pt.length = k + 1;
+        pt.pmf = std::exp(-pt.mean);
       }
-      points.push_back(pt);
-      most_per_gap_p99 = std::max(most_per_gap_p99, k99 / p.tokens);
     }
   }
+  // (99th percentile of K) / gaps at point i.
+  double per_gap_p99(size_t i) {
+    while (!points_[i].found) extend(i);
+    return points_[i].k99 / points_[i].tokens;
+  }
+  // Its max over the points: the top of the bisection's bracket.
+  double most_per_gap_p99() {
+    double most = 0;
+    for (size_t i = 0; i < points_.size(); ++i) most = std::max(most, per_gap_p99(i));
+    return most;
+  }
   // P(K > k) at point i.
-  double exceeds(size_t i, double k) const {
+  double exceeds(size_t i, double k) {
     if (k < 0) return 1.0;
     k = std::floor(k);
-    const Point& p = points[i];
-    if (p.length == 0) {
+    const Point& p = points_[i];
+    if (p.normal) {
       const double z = (k + 0.5 - p.mean) * p.inv_sd2;  // erfc(6) < 3e-17
       return z > 6 ? 0.0 : z < -6 ? 1.0 : 0.5 * std::erfc(z);
     }
-    return k < static_cast<double>(p.length) ? tail[p.start + static_cast<size_t>(k)] : 0.0;
+    const std::vector<double>& tail = tails_[i];
+    while (!(k < static_cast<double>(tail.size())) && !p.done) extend(i);
+    return k < static_cast<double>(tail.size()) ? tail[static_cast<size_t>(k)] : 0.0;
   }
+
+ private:
+  // Adds the tail at the next k of point i. Past the mean, stop once the tail is below 1e-9: a
+  // weight of at most 1 times it moves the mixture's 1 % by less than its own rounding.
+  void extend(size_t i) {
+    Point& pt = points_[i];
+    std::vector<double>& tail = tails_[i];
+    const size_t k = tail.size();
+    if (k > 0) pt.pmf *= pt.mean / static_cast<double>(k);
+    pt.cdf += pt.pmf;
+    tail.push_back(std::max(0.0, 1.0 - pt.cdf));
+    if (!pt.found && tail.back() <= 0.01) {
+      pt.k99 = static_cast<double>(k);
+      pt.found = true;
+    }
+    if (static_cast<double>(k) > pt.mean && tail.back() < 1e-9) pt.done = true;
+  }
+  std::vector<Point>& points_;
+  std::vector<std::vector<double>>& tails_;
 };
 
 }  // namespace
 
-OperatingPoint steady_state(const ReplicaModel& model, const InferenceWorkload& w, int batch) {
+SteadyState::SteadyState(const InferenceWorkload& w)
+    : w_(w), gaps_(request_gaps(w.output)), scratch_(std::make_unique<Scratch>()) {}
+SteadyState::~SteadyState() = default;
+
+OperatingPoint SteadyState::rates_at(const ReplicaModel& model, int batch) const {
   OperatingPoint p;
   p.batch = batch;
+  const InferenceWorkload& w = w_;
   const double ctx = w.mean_context();
   p.decode_step = model.step(decode_batch(batch, ctx));
   p.prefill_mean = model.step(prefill_batch(w.input.mean));
@@ -141,14 +174,7 @@ OperatingPoint steady_state(const ReplicaModel& model, const InferenceWorkload& 
     return p;
   }
   p.tpot = Seconds(td / (1.0 - rho));
-  // A request of g gaps has K ~ Poisson(lambda_r g TPOT) prompts interleaved, TPOT = t_d + K S / g.
-  const InterleavedPrompts prompts(request_gaps(w.output), rho / s * p.tpot.value());
-  p.tpot_p99 = std::max(
-      p.tpot,
-      tpot_p99_over_requests(prompts.gaps, Seconds(td), Seconds(td + s * prompts.most_per_gap_p99),
-                             w.sla.tpot_p99, [&](size_t i, double t) {
-                               return prompts.exceeds(i, (t - td) * prompts.gaps[i].tokens / s);
-                             }));
+  p.tpot_p99 = Seconds(std::numeric_limits<double>::quiet_NaN());
   const double wait_mean = s * rho / (1.0 - rho);
   const double wait_p99 = rho > 0.01 ? s / (1.0 - rho) * std::log(100.0 * rho) : 0.0;
   p.ttft_mean = Seconds(s + wait_mean);
@@ -158,6 +184,68 @@ OperatingPoint steady_state(const ReplicaModel& model, const InferenceWorkload& 
   p.requests_per_s = batch / p.e2e_mean.value();
   p.generated_tokens_per_s = batch / p.tpot.value();
   return p;
+}
+
+// A request of g gaps has K ~ Poisson(lambda_r g TPOT) prompts interleaved, TPOT = t_d + K S / g.
+OperatingPoint SteadyState::at(const ReplicaModel& model, int batch) const {
+  OperatingPoint p = rates_at(model, batch);
+  if (!p.stable) return p;
+  const double s = p.prefill_mean.value(), td = p.decode_step.value();
+  InterleavedPrompts prompts(gaps_, p.prefill_share / s * p.tpot.value(), *scratch_);
+  const Seconds hi(td + s * prompts.most_per_gap_p99());
+  p.tpot_p99 = std::max(p.tpot, tpot_p99_over_requests(gaps_, Seconds(td), hi, w_.sla.tpot_p99,
+                                                       [&](size_t i, double t) {
+                                                         return prompts.exceeds(i, (t - td) * gaps_[i].tokens / s);
+                                                       }));
+  return p;
+}
+
+bool SteadyState::meets_sla_at(const ReplicaModel& model, int batch, std::string* why) const {
+  OperatingPoint p = rates_at(model, batch);
+  if (!p.stable) return meets_sla(p, w_.sla, why);
+  // TPOT p99 = max(TPOT, the percentile over requests): above the target when either is.
+  if (!why) {  // the other terms first, as meets_sla tests them: they need no tail
+    if (p.tpot > w_.sla.tpot_p99) return false;
+    p.tpot_p99 = p.tpot;
+    if (!meets_sla(p, w_.sla)) return false;
+    return !interleaved_p99_exceeds(p);
+  }
+  // A reason that names the TPOT p99 needs its value; one that names another term does not.
+  if (p.tpot > w_.sla.tpot_p99 || interleaved_p99_exceeds(p)) return meets_sla(at(model, batch), w_.sla, why);
+  p.tpot_p99 = p.tpot;  // at or below the target, as the percentile is
+  return meets_sla(p, w_.sla, why);
+}
+
+// Whether the percentile over requests that `at` computes is above the TPOT target, decided as
+// tpot_p99_exceeds decides it (the tail at lo = t_d, then at the target c when it lies in the
+// bracket [lo, b]) but with the bracket's top b computed only when the answer needs it: a tail
+// at or below 1 % at c puts the answer at or below c whether or not c < b, and a tail above it
+// (summed only until it passes 1 %: the rest only adds) needs c < b, which one point's own
+// percentile usually shows (b is at least td + s x that point's per-gap p99).
+bool SteadyState::interleaved_p99_exceeds(const OperatingPoint& p) const {
+  const double s = p.prefill_mean.value(), td = p.decode_step.value(), c = w_.sla.tpot_p99.value();
+  InterleavedPrompts prompts(gaps_, p.prefill_share / s * p.tpot.value(), *scratch_);
+  auto exceeds = [&](size_t i, double t) { return prompts.exceeds(i, (t - td) * gaps_[i].tokens / s); };
+  auto full = [&] {
+    const Seconds hi(td + s * prompts.most_per_gap_p99());
+    return tpot_p99_over_requests(gaps_, Seconds(td), hi, w_.sla.tpot_p99, exceeds) > w_.sla.tpot_p99;
+  };
+  if (share_over(gaps_, exceeds, td) <= 0.01) return Seconds(td) > w_.sla.tpot_p99;  // the answer is lo
+  if (c < td) return true;  // the answer is at least lo = td
+  if (!(c > td)) return full();
+  double over = 0;  // summed only until it passes 1 %: the rest only adds
+  size_t i = 0;
+  for (; i < gaps_.size() && !(over > 0.01); ++i) over += gaps_[i].weight * exceeds(i, c);
+  if (over <= 0.01) return false;  // the whole sum, at or below 1 %
+  // Above 1 % at c: the answer is above c exactly when c < b = max(td, td + s x most).
+  for (size_t j = 0; j < i; ++j) {
+    if (exceeds(j, c) > 0.01 && c < td + s * prompts.per_gap_p99(j)) return true;
+  }
+  return c < std::max(td, td + s * prompts.most_per_gap_p99());
+}
+
+OperatingPoint steady_state(const ReplicaModel& model, const InferenceWorkload& w, int batch) {
+  return SteadyState(w).at(model, batch);
 }
 
 bool meets_sla(const OperatingPoint& p, const Sla& sla, std::string* why) {

@@ -5,7 +5,9 @@
 #pragma once
 
 #include <algorithm>
+#include <memory>
 #include <string>
+#include <vector>
 
 #include "memwall/core/units.h"
 #include "memwall/plan/replica_model.h"
@@ -52,10 +54,42 @@ infer::StepBatch prefill_batch(double prompt_tokens);
 
 OperatingPoint steady_state(const ReplicaModel& model, const InferenceWorkload& w, int batch);
 
+// The same model for many shapes and batches of one workload (the planner's search): the request
+// gaps are derived once, the Poisson tails reuse one scratch buffer, and the two questions a
+// search asks most need less than a full point. Not for concurrent use (the scratch is shared).
+class SteadyState {
+ public:
+  struct Scratch;  // the Poisson tails' storage, reused between points (steady_state.cc)
+  explicit SteadyState(const InferenceWorkload& w);  // `w` must outlive this
+  ~SteadyState();
+  // steady_state(model, w, batch).
+  OperatingPoint at(const ReplicaModel& model, int batch) const;
+  // The same point without its TPOT p99 (NaN): rates, TPOT, TTFT and e2e, for callers that read
+  // nothing else (the search's throughput samples).
+  OperatingPoint rates_at(const ReplicaModel& model, int batch) const;
+  // meets_sla(at(model, batch), w.sla, why), the TPOT p99 term decided by tpot_p99_exceeds (one or
+  // two evaluations of the tail instead of the bisection) when no reason is asked for.
+  bool meets_sla_at(const ReplicaModel& model, int batch, std::string* why = nullptr) const;
+
+ private:
+  bool interleaved_p99_exceeds(const OperatingPoint& p) const;
+  const InferenceWorkload& w_;
+  std::vector<WeightedLength> gaps_;
+  std::unique_ptr<Scratch> scratch_;
+};
+
 // The requests' gaps (output tokens - 1) as weighted points, from the output's length points
 // (Lengths::points; none: every request at the mean). Requests of one token have no TPOT
 // (serve/metrics.cc) and are left out, the weights of the rest scaled to sum to 1.
 std::vector<WeightedLength> request_gaps(const Lengths& output);
+
+// The share of requests whose TPOT exceeds t: sum_i gaps[i].weight x exceeds(i, t).
+template <class Exceeds>
+double share_over(const std::vector<WeightedLength>& gaps, Exceeds& exceeds, double t) {
+  double p = 0;
+  for (size_t i = 0; i < gaps.size(); ++i) p += gaps[i].weight * exceeds(i, t);
+  return p;
+}
 
 // The 99th percentile over requests of a TPOT that falls with the request's gaps: the least t in
 // [lo, hi] with sum_i gaps[i].weight x exceeds(i, t) <= 1 %, exceeds(i, t) = P(TPOT > t) for a
@@ -68,11 +102,7 @@ std::vector<WeightedLength> request_gaps(const Lengths& output);
 template <class Exceeds>
 Seconds tpot_p99_over_requests(const std::vector<WeightedLength>& gaps, Seconds lo, Seconds hi,
                                Seconds target, Exceeds exceeds) {
-  auto over = [&](double t) {
-    double p = 0;
-    for (size_t i = 0; i < gaps.size(); ++i) p += gaps[i].weight * exceeds(i, t);
-    return p;
-  };
+  auto over = [&](double t) { return share_over(gaps, exceeds, t); };
   double a = lo.value(), b = std::max(lo.value(), hi.value());
   if (over(a) <= 0.01) return lo;
   if (const double c = target.value(); c > a && c < b) (over(c) <= 0.01 ? b : a) = c;
@@ -81,6 +111,33 @@ Seconds tpot_p99_over_requests(const std::vector<WeightedLength>& gaps, Seconds 
     (over(mid) <= 0.01 ? b : a) = mid;
   }
   return Seconds(b);
+}
+
+// Whether tpot_p99_over_requests(gaps, lo, hi, target, exceeds) > target, with the same answer:
+// the bisection's first two steps (the tail at `lo`, then at `target` when it lies inside the
+// bracket) already decide which side of the target its result falls, and a target outside the
+// bracket needs none (above it: never exceeded; below: the answer is at least lo). `over_lo` is the tail at lo (share_over(gaps,
+// exceeds, lo)) where the caller knows it; the tail at the target is summed only until it passes
+// 1 %, as the rest only adds to it.
+template <class Exceeds>
+bool tpot_p99_exceeds(const std::vector<WeightedLength>& gaps, Seconds lo, Seconds hi,
+                      Seconds target, Exceeds exceeds, double over_lo) {
+  const double a = lo.value(), b = std::max(lo.value(), hi.value());
+  if (over_lo <= 0.01) return lo > target;  // the answer is lo
+  const double c = target.value();
+  if (c > a && c < b) {  // b moves to c (answer <= c) or a does (> c)
+    double over = 0;
+    for (size_t i = 0; i < gaps.size() && !(over > 0.01); ++i) over += gaps[i].weight * exceeds(i, c);
+    return !(over <= 0.01);
+  }
+  if (c >= b) return false;  // the answer never exceeds the bracket's top
+  if (c <= a) return true;   // c <= lo < b: the answer is at least lo, and above it as b > lo
+  return tpot_p99_over_requests(gaps, lo, hi, target, exceeds) > target;  // a NaN target
+}
+template <class Exceeds>
+bool tpot_p99_exceeds(const std::vector<WeightedLength>& gaps, Seconds lo, Seconds hi,
+                      Seconds target, Exceeds exceeds) {
+  return tpot_p99_exceeds(gaps, lo, hi, target, exceeds, share_over(gaps, exceeds, lo.value()));
 }
 
 // Whether the point meets the SLA; if not, `why` names the first term that fails, with numbers.
