@@ -119,12 +119,12 @@ const Catalog& parsed_builtin() {
     for (const auto& f : data::embedded_files()) {
       if (!may_hold_entries(f.path, f.content)) continue;
       const std::string origin = "built-in data/" + std::string(f.path);
-      const Json doc = parse_document(f.content, origin);
+      Json doc = parse_document(f.content, origin);
       if (!doc.is_object()) continue;
       Json entries = Json::object();
       for (auto kind : kEntryKinds) {
         auto it = doc.find(std::string(kind));
-        if (it != doc.end()) entries[std::string(kind)] = *it;
+        if (it != doc.end()) entries[std::string(kind)] = std::move(*it);
       }
       c.load(entries, origin);
     }

@@ -682,6 +682,17 @@ CollectiveEstimate estimate(const Cluster& cluster, Collective op, Bytes bytes, 
   return estimate(cluster, op, bytes, group, Algorithm::automatic);
 }
 
+Seconds estimate_time(const Cluster& cluster, Collective op, Bytes bytes, const Group& group) {
+  check(cluster, bytes);
+  const Placement p = place(cluster, group);
+  if (group.size <= 1 || bytes.value() == 0) return single_rank().time;
+  const auto all = candidates(cluster, op, bytes.value(), group, p, Algorithm::automatic);
+  size_t best = 0;  // as best_of picks it
+  for (size_t i = 1; i < all.size(); ++i)
+    if (all[i].e.time < all[best].e.time) best = i;
+  return all[best].e.time;
+}
+
 AllToAllVolume all_to_all_volume(const Cluster& cluster, Bytes bytes, const Group& group) {
   check(cluster, bytes);
   return a2a_volume(place(cluster, group), bytes.value());

@@ -66,6 +66,9 @@ double bus_bandwidth_factor(Collective op, int ranks);
 // Time of one collective over `bytes` (the full buffer per rank, nccl-tests convention), with the
 // algorithm an NCCL-like library would choose for this size.
 CollectiveEstimate estimate(const Cluster& cluster, Collective op, Bytes bytes, const Group& group);
+// estimate(...).time alone, without the bandwidths and bottleneck text of the answer: what a table
+// of collective times (infer::make_deployment tabulates 31 sizes per collective) needs.
+Seconds estimate_time(const Cluster& cluster, Collective op, Bytes bytes, const Group& group);
 // The same with a forced algorithm; InputError when it does not apply (NVLS without in-switch
 // reduction, hierarchical inside one node ...).
 CollectiveEstimate estimate(const Cluster& cluster, Collective op, Bytes bytes, const Group& group,

@@ -42,7 +42,7 @@ CommTable tabulate(const comm::Cluster& cluster, comm::Collective op, const comm
   CommTable t;
   if (g.size <= 1) return t;
   for (double l = t.min_log2_bytes; l <= kCommMaxLog2; l += 1.0)
-    t.seconds.push_back(comm::estimate(cluster, op, Bytes(std::exp2(l)), g).time.value());
+    t.seconds.push_back(comm::estimate_time(cluster, op, Bytes(std::exp2(l)), g).value());
   return t;
 }
 

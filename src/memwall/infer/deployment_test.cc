@@ -333,5 +333,32 @@ TEST(Deployment, MemoryFractionDefaultsToTheEngines) {
   EXPECT_THROW(make(llama31_70b(), h100_sxm(), o), InputError);
 }
 
+// StepTimer gives step_time's value for every batch, the first time and when its kernels come
+// from the memo, on a dense model with TP (collectives) and an MoE one.
+TEST(StepTimer, MatchesStepTimeExactly) {
+  for (const char* model : {"llama-3.1-70b", "mixtral-8x7b"}) {
+    DeploymentOptions o;
+    o.model = model;
+    o.gpu = "h100";
+    o.tp = 4;
+    const Deployment d = make_deployment(Catalog::builtin(), o);
+    StepTimer timer(d);
+    for (int round = 0; round < 2; ++round) {
+      for (int seqs : {1, 7, 64, 256}) {
+        for (int64_t prompt : {int64_t(0), int64_t(1), int64_t(513), int64_t(2048)}) {
+          StepBatch b;
+          b.decode_sequences = seqs;
+          b.decode_context_tokens = int64_t(seqs) * (300 + 17 * round);
+          b.prefill_tokens = prompt;
+          b.prefill_sequences = prompt > 0 ? 1 : 0;
+          b.prefill_attended_pairs = perf::causal_pairs(double(prompt), 0);
+          EXPECT_EQ(timer(b).value(), step_time(d, b).value()) << model << " " << seqs << " " << prompt;
+        }
+      }
+    }
+    EXPECT_EQ(timer(StepBatch{}).value(), step_time(d, StepBatch{}).value());
+  }
+}
+
 }  // namespace
 }  // namespace memwall::infer

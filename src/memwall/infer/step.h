@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <vector>
 
 #include "memwall/core/units.h"
@@ -19,6 +20,26 @@ struct StepBatch {
   double prefill_attended_pairs = 0;     // sum over prefill tokens of the context each attends to
   int decode_sequences = 0;              // sequences generating one token each
   int64_t decode_context_tokens = 0;     // sum of their KV-cache lengths
+};
+
+// step_time with the kernels' times memoised by their cost, for callers that time millions of
+// iterations (the serving simulator): an iteration's GEMMs and element-wise kernels depend only on
+// its token counts, which repeat, while attention follows the contexts and is timed each time.
+// The same value as step_time, operator by operator and summed in the same order (time_op is a
+// function of the kernel's cost and the deployment's ceilings). It keeps kMaxEntries kernels
+// (about 3 MB; a kernel displaced is timed again). `d` must outlive it; not for concurrent use.
+class StepTimer {
+ public:
+  explicit StepTimer(const Deployment& d);
+  ~StepTimer();
+  StepTimer(StepTimer&&) noexcept;
+  Seconds operator()(const StepBatch& batch);
+  static constexpr size_t kMaxEntries = 1 << 15;
+
+ private:
+  struct Memo;
+  const Deployment* d_;
+  std::unique_ptr<Memo> memo_;
 };
 
 // Wall time of one iteration on one replica of the deployment: the batch passes through every

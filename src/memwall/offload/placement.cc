@@ -87,8 +87,9 @@ struct Fit {
   std::string why;  // when it does not fit: the numbers
 };
 
+// `explain`: word `why` when it does not fit (the search over layer counts reads only the first).
 Fit place(const infer::Deployment& d, const HostSetup& h, Strategy s, int gpu_layers,
-          const infer::Workload& w, const HostEfficiency& e) {
+          const infer::Workload& w, const HostEfficiency& e, bool explain = true) {
   Fit f;
   Placement& p = f.p;
   p.strategy = {s, s == Strategy::layers || s == Strategy::weights_stream
@@ -155,6 +156,7 @@ Fit place(const infer::Deployment& d, const HostSetup& h, Strategy s, int gpu_la
     for (const auto& t : p.classes)
       if (t.name.find("weights") != std::string::npos) host_weights += t.host;
     if (spill > host_weights || !h.nvme) {
+      if (!explain) return f;
       f.why = fmt::format(
           "host memory: {:.1f} GiB needed, {:.1f} GiB usable ({:.0f}% of {:.0f} "
           "GiB){}",
@@ -173,6 +175,7 @@ Fit place(const infer::Deployment& d, const HostSetup& h, Strategy s, int gpu_la
     p.host_used = p.host_used - spill;
   }
   if (p.gpu_used > p.gpu_usable) {
+    if (!explain) return f;
     f.why = fmt::format("GPU memory: {:.2f} GiB needed, {:.2f} GiB usable ({:.0f}% of {:.2f} GiB)",
                         p.gpu_used.value() / kGiB, p.gpu_usable.value() / kGiB,
                         d.memory_utilization * 100, capacity.value() / kGiB);
@@ -378,7 +381,7 @@ Estimate evaluate(const infer::Deployment& d, const HostSetup& h, const Fit& f,
   for (const auto& n : h.notes) r.assumptions.push_back(n);
   // Largest batch with this placement: fitting is monotone in the batch.
   auto fits = [&](int64_t b) {
-    return place(d, h, p.strategy.strategy, p.gpu_layers, {b, w.input_tokens, w.output_tokens}, e)
+    return place(d, h, p.strategy.strategy, p.gpu_layers, {b, w.input_tokens, w.output_tokens}, e, false)
         .fits;
   };
   int64_t lo = fits(1) ? 1 : 0, hi = 2;
@@ -415,7 +418,7 @@ Fit most_layers_that_fit(const infer::Deployment& d, const HostSetup& h, Strateg
                          const infer::Workload& w, const HostEfficiency& e) {
   Fit last;
   for (int n = d.model.layers; n >= 0; --n) {
-    Fit f = place(d, h, s, n, w, e);
+    Fit f = place(d, h, s, n, w, e, n == d.model.layers);
     if (f.fits) return f;
     if (n == d.model.layers) last = f;
   }

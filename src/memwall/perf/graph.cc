@@ -149,10 +149,17 @@ std::vector<Operator> build_step_graph(const ModelSpec& m, const ShardPlan& s,
                                        const StepTokens& t) {
   std::vector<Operator> ops;
   ops.reserve(40);
+  build_step_graph(m, s, t, ops);
+  return ops;
+}
+
+void build_step_graph(const ModelSpec& m, const ShardPlan& s, const StepTokens& t,
+                      std::vector<Operator>& ops) {
+  ops.clear();
   Builder b(s, ops);
   const int tp = std::max(1, s.tp);
   const double T = double(t.prefill_tokens) + double(t.decode_sequences);  // rows this step
-  if (T <= 0) return ops;
+  if (T <= 0) return;
   const double Tp = double(t.prefill_tokens), Sd = double(t.decode_sequences);
   const int64_t h = m.hidden;
   const int L = m.layers;
@@ -298,7 +305,6 @@ std::vector<Operator> build_step_graph(const ModelSpec& m, const ShardPlan& s,
   b.gemm("lm_head", rows_out, m.vocab / tp, h, 1.0, 1.0, s.head_bytes_per_element);
   if (tp > 1) b.comm("logits_all_gather", CommPattern::tp_all_gather, rows_out * double(m.vocab), 1.0);
   b.elementwise("sampling", rows_out * double(m.vocab), rows_out, 1.0);
-  return ops;
 }
 
 Flops replica_flops(const std::vector<Operator>& ops, int tp) {

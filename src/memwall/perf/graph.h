@@ -66,6 +66,9 @@ int kv_heads_per_device(const ModelSpec& m, int tp);
 // norms, projections, rotary, attention, MLP or MoE, residuals, LM head, sampling and the
 // communication operators (timed by the caller).
 std::vector<Operator> build_step_graph(const ModelSpec& m, const ShardPlan& s, const StepTokens& t);
+// The same into `ops` (cleared first), reusing its storage: for callers that build millions.
+void build_step_graph(const ModelSpec& m, const ShardPlan& s, const StepTokens& t,
+                      std::vector<Operator>& ops);
 
 // Hardware FLOPs of one step on one replica: sum of repeat x flops over the graph, x tp (every
 // device of a stage runs its share; replicated small ops are counted on every device).

@@ -174,8 +174,9 @@ struct SearchOptions {
 // an interval [1, B*]. Replicas = ceil(load / B) is non-increasing in B, so B* (found by bisection)
 // minimises every objective for that shape; smaller batches are evaluated only at powers of two
 // for the Pareto frontier. Disaggregated plans pair every prefill shape with every decode shape of
-// the same weight/KV precisions (exhaustive); each decode shape keeps its best partner under the
-// objective, which is exact because the pair's objective is computed for every pair.
+// the same weight/KV precisions; each decode shape keeps its best partner under the objective,
+// found by an exact branch and bound over lower bounds of the pairs' objectives (docs/plan.md
+// "pairing"): the partner a scan of every pair would keep.
 InferenceSearchResult search_inference(const ModelSpec& model, const InferenceWorkload& w,
                                        const SearchSpace& space, const Constraints& constraints,
                                        const SearchOptions& options,

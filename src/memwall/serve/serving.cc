@@ -137,7 +137,9 @@ ServingRun simulate_serving(const Catalog& catalog, const ServingOptions& o) {
     if (!(c.disaggregation.link_bandwidth.value() > 0))
       throw InputError("--link-bandwidth", "unknown", "a KV transfer bandwidth in GB/s > 0");
   }
-  const StepCost cost = [&d](const infer::StepBatch& b) { return infer::step_time(d, b); };
+  // Each iteration timed as infer::step_time times it, its GEMM and element-wise kernels memoised.
+  auto timer = std::make_shared<infer::StepTimer>(d);
+  const StepCost cost = [timer](const infer::StepBatch& b) { return (*timer)(b); };
   run.result = simulate(c, cost);
   run.intervals = intervals_json(d, run.result);
   return run;
