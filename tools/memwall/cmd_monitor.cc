@@ -2,6 +2,7 @@
 // recording and replay, a Prometheus /metrics endpoint and the advisor (src/memwall/monitor).
 // Parses, calls, prints.
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 #include <unistd.h>
 
 #include <atomic>
@@ -78,8 +79,10 @@ constexpr const char* kDefinitions =
     "point achieved over --window: mean running/waiting requests and KV-cache usage, prompt and\n"
     "generation tokens/s, and TTFT, TPOT (inter-token) and e2e mean, p50 and p99 from the\n"
     "histogram buckets' increases (interpolated inside a bucket as histogram_quantile does).\n"
-    "With --gpu (and --model where the series carry no model_name) memwall's estimate for that\n"
-    "point stands beside it; --input/--output replace the length histograms' means.\n"
+    "With --gpu (and --model where the series carry no model_name), or where the engine's\n"
+    "series carry the memwall_io_* pod labels below (a flag wins over a label), memwall's\n"
+    "estimate for that point stands beside it; --input/--output replace the length histograms'\n"
+    "means.\n"
     "--emit-rules writes Prometheus recording rules (memwall:<reading>:ratio, the links'\n"
     "memwall:pcie_rx:bytes_per_second ...) and alerting rules for the walls; with --gpu also\n"
     "PCIe and NVLink saturation alerts: a direction whose 10-minute mean holds >= 80 % (the\n"
@@ -159,9 +162,10 @@ measure::ImportOptions deployment_of(const MonitorOptions& o, const CLI::App& su
   measure::ImportOptions d;
   if (!o.d.model.empty()) d.model = o.d.model;
   if (!o.d.gpu.empty()) d.accelerator = o.d.gpu;
-  d.tp = o.d.tp;
-  d.pp = o.d.pp;
-  d.dp = o.d.dp;
+  // Unset where not given, so that the engine series' memwall_io_tp / _pp labels can fill them.
+  if (sub.count("--tp") > 0) d.tp = o.d.tp;
+  if (sub.count("--pp") > 0) d.pp = o.d.pp;
+  if (sub.count("--dp") > 0) d.dp = o.d.dp;
   if (!o.node.empty()) d.node = o.node;
   if (sub.count("--engine") > 0) d.engine = o.d.engine;
   d.engine_version = o.d.engine_version;
@@ -214,18 +218,37 @@ int run_prometheus(MonitorOptions& o, const GlobalOptions& g, const CLI::App& su
     }
     advice = monitor::advise_fleet(fleet, expected, from_labels);
   }
-  // memwall's estimate beside each engine's operating point, where the deployment is given.
+  // memwall's estimate beside each engine's operating point, on the deployment the flags give,
+  // completed by the memwall_io_* labels of the engine's own series.
   measure::PredictOptions po;
   if (o.d.calibration_file)
     po.efficiency =
         std::make_shared<const perf::Efficiency>(perf::load_calibration(*o.d.calibration_file));
-  const measure::ImportOptions deployment = deployment_of(o, sub);
+  const measure::ImportOptions flags = deployment_of(o, sub);
   std::vector<std::optional<monitor::OperatingPointEstimate>> estimates;
-  for (const auto& p : engines.points)
-    estimates.push_back(deployment.accelerator
-                            ? std::optional(monitor::estimate_operating_point(
-                                  p, deployment, "prometheus " + p.job, catalog, po))
-                            : std::nullopt);
+  for (const auto& p : engines.points) {
+    const monitor::EngineDeployment d = monitor::engine_deployment(p, flags, catalog);
+    if (!d.options.accelerator) {
+      // No accelerator from a flag or a label: an estimate is asked for only where the series
+      // carry deployment labels, and then what was not mapped says why there is none.
+      std::optional<monitor::OperatingPointEstimate> none;
+      if (!p.deployment_labels.empty()) {
+        none.emplace();
+        none->not_estimated =
+            "the series name no accelerator (memwall_io_accelerator, or --gpu)" +
+            (d.unmapped.empty() ? std::string()
+                                : fmt::format("; {}", fmt::join(d.unmapped, "; ")));
+      }
+      estimates.push_back(none);
+      continue;
+    }
+    auto e = monitor::estimate_operating_point(p, d.options, "prometheus " + p.job, catalog, po);
+    std::vector<std::string> notes;
+    for (const auto& u : d.used) notes.push_back("deployment from the engine's labels: " + u);
+    for (const auto& u : d.unmapped) notes.push_back("label not used: " + u);
+    e.notes.insert(e.notes.begin(), notes.begin(), notes.end());
+    estimates.push_back(std::move(e));
+  }
   if (g.json) {
     Json out = monitor::to_json(fleet, advice ? &*advice : nullptr);
     out["engine_query"] = engines.query;

@@ -165,6 +165,58 @@ TEST(MonitorEnginesCli, AdviseNamesTheLabelsItCannotMap) {
             0u);
 }
 
+// The engine's operating point is estimated on the deployment its own series' labels name when
+// no --gpu is given (the accelerator and tp from the memwall.io/* pod labels, the model from
+// model_name): the same estimate as the flags that say the same give, another than tp 1's; each
+// label used is named. A flag wins over its label.
+TEST(MonitorEnginesCli, EngineEstimateOnTheDeploymentTheLabelsName) {
+  FakePrometheus fake(
+      "", deployed_answer({{"memwall_io_accelerator", "nvidia-h100-sxm"}, {"memwall_io_tp", "2"}}));
+  auto estimate = [&](const std::string& flags) {
+    const auto r = run("monitor --prometheus " + fake.url() + " --json" + flags);
+    EXPECT_EQ(r.status, 0) << r.out;
+    const auto j = nlohmann::json::parse(r.out);
+    EXPECT_EQ(j["engines"].size(), 1u) << r.out;
+    return j["engines"][0].value("estimate", nlohmann::json());
+  };
+  const auto labels = estimate("");
+  ASSERT_TRUE(labels.contains("rows")) << labels.dump(2);
+  EXPECT_EQ(labels["notes"][0],
+            "deployment from the engine's labels: accelerator nvidia-h100-sxm "
+            "(memwall_io_accelerator=nvidia-h100-sxm)");
+  EXPECT_EQ(labels["notes"][1], "deployment from the engine's labels: tp 2 (memwall_io_tp=2)");
+  const auto same = estimate(" --gpu nvidia-h100-sxm --tp 2");
+  const auto tp1 = estimate(" --gpu nvidia-h100-sxm --tp 1");
+  ASSERT_EQ(labels["rows"].size(), same["rows"].size());
+  for (size_t i = 0; i < labels["rows"].size(); ++i)
+    EXPECT_DOUBLE_EQ(labels["rows"][i]["predicted"].get<double>(),
+                     same["rows"][i]["predicted"].get<double>())
+        << labels["rows"][i]["metric"];
+  EXPECT_NE(labels["rows"][0]["predicted"].get<double>(), tp1["rows"][0]["predicted"].get<double>());
+  // --tp 1 is a flag: no tp label is named as used.
+  for (const auto& n : tp1["notes"])
+    EXPECT_EQ(n.get<std::string>().find("memwall_io_tp"), std::string::npos) << n;
+
+  const auto text = run("monitor --prometheus " + fake.url());
+  ASSERT_EQ(text.status, 0);
+  EXPECT_NE(text.out.find("memwall's estimate at 24 running requests"), std::string::npos)
+      << text.out;
+}
+
+// Labels that name no accelerator memwall knows: no estimate, and the labels not mapped say why.
+TEST(MonitorEnginesCli, EngineEstimateNamesTheLabelsItCannotMap) {
+  FakePrometheus fake("", deployed_answer({{"memwall_io_accelerator", "h100x"}}));
+  const auto r = run("monitor --prometheus " + fake.url() + " --json");
+  ASSERT_EQ(r.status, 0) << r.out;
+  const auto j = nlohmann::json::parse(r.out);
+  const std::string why = j["engines"][0]["estimate"]["not_estimated"];
+  EXPECT_EQ(why.rfind("the series name no accelerator (memwall_io_accelerator, or --gpu); "
+                      "memwall_io_accelerator='h100x': no catalog accelerator",
+                      0),
+            0u)
+      << why;
+}
+
 TEST(MonitorEnginesCli, ContradictorySeriesExit2) {
   auto answer = nlohmann::json::parse(testdata("prom-vllm-0.10-range.json"));
   for (auto& s : answer["data"]["result"])

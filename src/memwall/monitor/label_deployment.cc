@@ -140,6 +140,50 @@ LabelDeployment deployment_from_labels(const DeploymentLabels& labels,
   return d;
 }
 
+EngineDeployment engine_deployment(const EngineOperatingPoint& p,
+                                   const measure::ImportOptions& flags, const Catalog& c) {
+  EngineDeployment out;
+  out.options = flags;
+  if (p.deployment_labels.empty()) return out;
+  // The labels alone (no model_name: the records read it), over an empty base, so that each
+  // field set below is the labels' own.
+  infer::DeploymentOptions none;
+  none.tp = 0;
+  none.pp = 0;
+  const LabelDeployment d = deployment_from_labels(p.deployment_labels, {}, none, c);
+  out.unmapped = d.unmapped;
+  // Each mapped label fills the field its flag left unset; `used` names the label of each.
+  auto used_for = [&](const std::string& what) {
+    for (const auto& u : d.used)
+      if (u.rfind(what + " ", 0) == 0) out.used.push_back(u);
+  };
+  if (!flags.model && !d.options.model.empty()) {
+    out.options.model = d.options.model;
+    used_for("model");
+  }
+  if (!flags.accelerator && !d.options.gpu.empty()) {
+    out.options.accelerator = d.options.gpu;
+    used_for("accelerator");
+  }
+  if (!flags.tp && d.options.tp > 0) {
+    out.options.tp = d.options.tp;
+    used_for("tp");
+  }
+  if (!flags.pp && d.options.pp > 0) {
+    out.options.pp = d.options.pp;
+    used_for("pp");
+  }
+  if (!flags.weight_precision && d.options.weight_precision) {
+    out.options.weight_precision = to_string(*d.options.weight_precision);
+    used_for("weight_precision");
+  }
+  if (!flags.kv_precision && d.options.kv_precision) {
+    out.options.kv_precision = to_string(*d.options.kv_precision);
+    used_for("kv_precision");
+  }
+  return out;
+}
+
 std::map<std::string, JobDeployment> job_deployments(
     const Fleet& f, const std::vector<EngineOperatingPoint>& engines,
     const infer::DeploymentOptions& base, const FlagWorkload& w, const Catalog& c) {

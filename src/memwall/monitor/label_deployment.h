@@ -18,6 +18,7 @@
 #include "memwall/catalog/catalog.h"
 #include "memwall/infer/deployment.h"
 #include "memwall/monitor/engine_metrics.h"
+#include "memwall/measure/import.h"
 #include "memwall/monitor/fleet.h"
 
 namespace memwall::monitor {
@@ -41,6 +42,19 @@ struct LabelDeployment {
 LabelDeployment deployment_from_labels(const DeploymentLabels& labels,
                                        const std::set<std::string>& model_names,
                                        const infer::DeploymentOptions& base, const Catalog& c);
+
+// The deployment an engine's operating point is estimated on (`memwall monitor --prometheus`):
+// each of model, accelerator, tp, pp and the precisions from its flag in `flags` where given,
+// else from the memwall_io_* labels of the engine's own series (the pod labels of plan --emit
+// k8s), else unset. The model_name label is left to the records (operating_point_records), which
+// read it themselves; memwall_io_model wins over it when both are there.
+struct EngineDeployment {
+  measure::ImportOptions options;
+  std::vector<std::string> used;      // "accelerator nvidia-h100-sxm (memwall_io_accelerator=h100)"
+  std::vector<std::string> unmapped;  // as deployment_from_labels names them
+};
+EngineDeployment engine_deployment(const EngineOperatingPoint& p,
+                                   const measure::ImportOptions& flags, const Catalog& c);
 
 // The workload the flags give: 0 where not given.
 struct FlagWorkload {
