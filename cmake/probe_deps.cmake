@@ -2,7 +2,10 @@
 #
 # OpenBLAS (Debian libopenblas-dev, found through pkg-config) gives the host GEMM ceilings; without
 # it memwall still builds and the probe says it cannot measure GEMMs. cblas_sbgemm (bf16) exists
-# only in OpenBLAS builds with BUILD_BFLOAT16, so it is detected by linking against it.
+# only in OpenBLAS builds with BUILD_BFLOAT16, so it is detected by linking against it. memwall
+# itself does not link OpenBLAS: the probe opens it at run time (src/memwall/probe/blas_gemm.cc),
+# because a linked OpenBLAS starts its threads in every memwall process; the build takes its
+# cblas.h prototypes and the path of the library it found (the fallback after libopenblas.so.0).
 #
 # The CUDA part (src/memwall/probe/cuda/) is built only when the CUDA toolkit is found and
 # MEMWALL_CUDA is ON. MEMWALL_CUDA defaults to ON only when the toolkit is found AND the
@@ -24,6 +27,7 @@ if(OPENBLAS_FOUND)
   if(MEMWALL_OPENBLAS_HAS_SBGEMM)
     set(MEMWALL_HAVE_OPENBLAS_BF16 1)
   endif()
+  list(GET OPENBLAS_LINK_LIBRARIES 0 MEMWALL_OPENBLAS_LIBRARY)
   message(STATUS "memwall probe: OpenBLAS ${OPENBLAS_VERSION} (cblas_sbgemm: ${MEMWALL_HAVE_OPENBLAS_BF16})")
 else()
   message(STATUS "memwall probe: OpenBLAS not found; host GEMM ceilings disabled")
@@ -55,9 +59,11 @@ endif()
 # exist (definitions on those files only, so the rest of the library keeps its compile lines).
 function(memwall_link_probe_deps target)
   set(have_blas 0)
+  set(blas_library "")
   if(OPENBLAS_FOUND)
     set(have_blas 1)
-    target_link_libraries(${target} PRIVATE PkgConfig::OPENBLAS)
+    set(blas_library ${MEMWALL_OPENBLAS_LIBRARY})
+    target_include_directories(${target} PRIVATE ${OPENBLAS_INCLUDE_DIRS})
   endif()
   set(have_cuda 0)
   if(MEMWALL_CUDA)
@@ -69,5 +75,5 @@ function(memwall_link_probe_deps target)
     ${CMAKE_SOURCE_DIR}/src/memwall/probe/blas_gemm.cc
     ${CMAKE_SOURCE_DIR}/src/memwall/probe/gpu_probe_stub.cc
     PROPERTIES COMPILE_DEFINITIONS
-    "MEMWALL_HAVE_OPENBLAS=${have_blas};MEMWALL_HAVE_OPENBLAS_BF16=${MEMWALL_HAVE_OPENBLAS_BF16};MEMWALL_HAVE_CUDA=${have_cuda}")
+    "MEMWALL_HAVE_OPENBLAS=${have_blas};MEMWALL_HAVE_OPENBLAS_BF16=${MEMWALL_HAVE_OPENBLAS_BF16};MEMWALL_OPENBLAS_LIBRARY=\"${blas_library}\";MEMWALL_HAVE_CUDA=${have_cuda}")
 endfunction()

@@ -1,8 +1,8 @@
-#include "memwall/monitor/dynamic_library.h"
+#include "memwall/core/dynamic_library.h"
 
 #include <dlfcn.h>
 
-namespace memwall::monitor {
+namespace memwall {
 
 std::unique_ptr<DynamicLibrary> DynamicLibrary::open(const std::string& path, std::string& why) {
   dlerror();
@@ -45,4 +45,4 @@ std::string missing_symbol(const DynamicLibrary& lib,
   return {};
 }
 
-}  // namespace memwall::monitor
+}  // namespace memwall

@@ -1,13 +1,14 @@
-// A shared library opened at run time (dlopen) and its symbols looked up by name, for the vendor
-// loaders that need no build dependency on a driver (amdsmi_source.cc, dcmi_source.cc,
-// hlml_source.cc). A missing library or symbol is an answer, never a link error.
+// A shared library opened at run time (dlopen) and its symbols looked up by name, for what needs
+// no build or load-time dependency on a vendor library: the monitor's driver loaders
+// (amdsmi_source.cc, dcmi_source.cc, hlml_source.cc) and the probe's OpenBLAS (blas_gemm.cc).
+// A missing library or symbol is an answer, never a link error.
 #pragma once
 
 #include <memory>
 #include <string>
 #include <vector>
 
-namespace memwall::monitor {
+namespace memwall {
 
 class DynamicLibrary {
  public:
@@ -47,4 +48,4 @@ struct Padded {
 std::string missing_symbol(const DynamicLibrary& lib,
                            const std::vector<std::pair<const char*, bool>>& required);
 
-}  // namespace memwall::monitor
+}  // namespace memwall

@@ -18,7 +18,7 @@
 #include <vector>
 
 #include "memwall/monitor/amdsmi_api.h"
-#include "memwall/monitor/dynamic_library.h"
+#include "memwall/core/dynamic_library.h"
 #include "memwall/monitor/source.h"
 
 namespace memwall::monitor {

@@ -14,7 +14,7 @@
 #include <string>
 #include <vector>
 
-#include "memwall/monitor/dynamic_library.h"
+#include "memwall/core/dynamic_library.h"
 #include "memwall/monitor/hlml_api.h"
 #include "memwall/monitor/source.h"
 

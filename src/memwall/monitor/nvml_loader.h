@@ -6,7 +6,7 @@
 #include <memory>
 #include <string>
 
-#include "memwall/monitor/dynamic_library.h"
+#include "memwall/core/dynamic_library.h"
 #include "memwall/monitor/nvml_api.h"
 
 namespace memwall::monitor {

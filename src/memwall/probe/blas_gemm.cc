@@ -6,6 +6,7 @@
 #include <memory>
 #include <new>
 
+#include "memwall/core/dynamic_library.h"
 #include "memwall/core/error.h"
 
 #if MEMWALL_HAVE_OPENBLAS
@@ -29,12 +30,80 @@ int bytes_per_element(BlasPrecision p) {
 
 int output_bytes_per_element(BlasPrecision p) { return p == BlasPrecision::fp64 ? 8 : 4; }
 
-bool blas_available() { return MEMWALL_HAVE_OPENBLAS != 0; }
-bool blas_has_bf16() { return MEMWALL_HAVE_OPENBLAS_BF16 != 0; }
+namespace {
+
+#if MEMWALL_HAVE_OPENBLAS
+// OpenBLAS is opened when the probe first needs it, not linked: a linked OpenBLAS starts its
+// worker threads when the process loads (its library constructor), which cost every memwall
+// command about 18 ms of CPU time (bench/RESULTS.md "OpenBLAS loaded by the probe only") although
+// only `memwall probe` multiplies matrices. The prototypes are cblas.h's (Debian libopenblas-dev),
+// so a signature change fails the build; the library is Debian's run-time one (SONAME
+// libopenblas.so.0), else the one the build found.
+struct Blas {
+  std::unique_ptr<DynamicLibrary> lib;
+  std::string why;  // why it is not there
+  decltype(&openblas_get_config) get_config = nullptr;
+  decltype(&openblas_set_num_threads) set_num_threads = nullptr;
+  decltype(&cblas_sgemm) sgemm = nullptr;
+  decltype(&cblas_sgemv) sgemv = nullptr;
+  decltype(&cblas_dgemm) dgemm = nullptr;
+  decltype(&cblas_dgemv) dgemv = nullptr;
+#if MEMWALL_HAVE_OPENBLAS_BF16
+  decltype(&cblas_sbgemm) sbgemm = nullptr;  // only in OpenBLAS built with BUILD_BFLOAT16
+#else
+  void* sbgemm = nullptr;  // the OpenBLAS the build found had none
+#endif
+};
+
+const Blas& blas() {
+  static const Blas b = [] {
+    Blas out;
+    out.lib = DynamicLibrary::open_first({"libopenblas.so.0", MEMWALL_OPENBLAS_LIBRARY}, out.why);
+    if (!out.lib) return out;
+    out.lib->bind("openblas_get_config", out.get_config);
+    out.lib->bind("openblas_set_num_threads", out.set_num_threads);
+    out.lib->bind("cblas_sgemm", out.sgemm);
+    out.lib->bind("cblas_sgemv", out.sgemv);
+    out.lib->bind("cblas_dgemm", out.dgemm);
+    out.lib->bind("cblas_dgemv", out.dgemv);
+#if MEMWALL_HAVE_OPENBLAS_BF16
+    out.lib->bind("cblas_sbgemm", out.sbgemm);
+#endif
+    out.why = missing_symbol(*out.lib, {{"openblas_get_config", out.get_config != nullptr},
+                                        {"openblas_set_num_threads", out.set_num_threads != nullptr},
+                                        {"cblas_sgemm", out.sgemm != nullptr},
+                                        {"cblas_sgemv", out.sgemv != nullptr},
+                                        {"cblas_dgemm", out.dgemm != nullptr},
+                                        {"cblas_dgemv", out.dgemv != nullptr}});
+    if (!out.why.empty()) out.lib.reset();
+    return out;
+  }();
+  return b;
+}
+#endif
+
+}  // namespace
+
+bool blas_available() {
+#if MEMWALL_HAVE_OPENBLAS
+  return blas().lib != nullptr;
+#else
+  return false;
+#endif
+}
+
+bool blas_has_bf16() {
+#if MEMWALL_HAVE_OPENBLAS
+  return blas().lib && blas().sbgemm;
+#else
+  return false;
+#endif
+}
 
 std::string blas_description() {
 #if MEMWALL_HAVE_OPENBLAS
-  return openblas_get_config();
+  if (!blas().lib) return "none (OpenBLAS not loaded: " + blas().why + ")";
+  return blas().get_config();
 #else
   return "none (built without OpenBLAS)";
 #endif
@@ -83,15 +152,15 @@ Seconds best_of(int repetitions, F call) {
 // C = A B in single or double precision; one column runs as a GEMV.
 void real_gemm(blasint m, blasint n, blasint k, const float* a, const float* b, float* c) {
   if (n == 1)
-    cblas_sgemv(CblasRowMajor, CblasNoTrans, m, k, 1.0f, a, k, b, 1, 0.0f, c, 1);
+    blas().sgemv(CblasRowMajor, CblasNoTrans, m, k, 1.0f, a, k, b, 1, 0.0f, c, 1);
   else
-    cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, m, n, k, 1.0f, a, k, b, n, 0.0f, c, n);
+    blas().sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, m, n, k, 1.0f, a, k, b, n, 0.0f, c, n);
 }
 void real_gemm(blasint m, blasint n, blasint k, const double* a, const double* b, double* c) {
   if (n == 1)
-    cblas_dgemv(CblasRowMajor, CblasNoTrans, m, k, 1.0, a, k, b, 1, 0.0, c, 1);
+    blas().dgemv(CblasRowMajor, CblasNoTrans, m, k, 1.0, a, k, b, 1, 0.0, c, 1);
   else
-    cblas_dgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, m, n, k, 1.0, a, k, b, n, 0.0, c, n);
+    blas().dgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, m, n, k, 1.0, a, k, b, n, 0.0, c, n);
 }
 
 template <class T>
@@ -122,7 +191,10 @@ GemmMeasurement time_gemm(BlasPrecision p, int64_t m, int64_t n, int64_t k, int 
   g.flops = gemm_flops(m, n, k);
   g.bytes = gemm_bytes(m, n, k, p);
 #if MEMWALL_HAVE_OPENBLAS
-  openblas_set_num_threads(threads);
+  if (!blas().lib)
+    throw InfeasibleError("OpenBLAS could not be loaded (" + blas().why +
+                          "); install Debian's libopenblas0");
+  blas().set_num_threads(threads);
   const auto mi = static_cast<blasint>(m), ni = static_cast<blasint>(n),
              ki = static_cast<blasint>(k);
   try {
@@ -133,6 +205,10 @@ GemmMeasurement time_gemm(BlasPrecision p, int64_t m, int64_t n, int64_t k, int 
       g.routine = n == 1 ? "dgemv" : "dgemm";
       g.best_time = time_real_gemm<double>(mi, ni, ki, repetitions);
     } else {
+      if (!blas().sbgemm)
+        throw InfeasibleError(
+            "this OpenBLAS has no cblas_sbgemm (bf16 GEMM needs OpenBLAS built with "
+            "BUILD_BFLOAT16)");
 #if MEMWALL_HAVE_OPENBLAS_BF16
       // bf16 1.0 is 0x3F80 (the upper half of the fp32 bit pattern).
       std::unique_ptr<bfloat16[]> a(new bfloat16[static_cast<size_t>(m * k)]),
@@ -142,12 +218,9 @@ GemmMeasurement time_gemm(BlasPrecision p, int64_t m, int64_t n, int64_t k, int 
       auto c = filled<float>(m * n, 0.0f);
       g.routine = "sbgemm";
       g.best_time = best_of(repetitions, [&] {
-        cblas_sbgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, mi, ni, ki, 1.0f, a.get(), ki,
+        blas().sbgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, mi, ni, ki, 1.0f, a.get(), ki,
                      b.get(), ni, 0.0f, c.get(), ni);
       });
-#else
-      throw InfeasibleError(
-          "this OpenBLAS has no cblas_sbgemm (bf16 GEMM needs OpenBLAS built with BUILD_BFLOAT16)");
 #endif
     }
   } catch (const std::bad_alloc&) {
