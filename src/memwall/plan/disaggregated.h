@@ -41,6 +41,29 @@ Seconds kv_transfer_time(Bytes kv_bytes_per_token, double prompt_tokens, const P
 double mg1_wait_mean(double s, double rho, double c2 = 1);
 double mg1_wait_p99(double s, double rho, double c2 = 1);
 
+// The prefill pool of a closed loop of `users` (each sends its next request when the last one
+// ends): a finite-source queue, M/M/c//N (the machine-repairman model; Kleinrock 1975 Vol. 1
+// §3.10; Gross & Harris, Fundamentals of Queueing Theory §2.7). `servers` replicas share the
+// waiting prompts (least-outstanding routing, as the simulator's, approximated as one queue),
+// each prompt takes an exponential time of mean `s`, and a user is away for `z` (KV transfer and
+// decode) between prompts. The chain's state k = prompts in the pool: up-rate (N - k) / z,
+// down-rate min(k, c) / s. An arriving prompt sees the pool as it is with N - 1 users (the
+// arrival theorem, Sevcik & Mitrani 1981), and with k >= c ahead waits an Erlang(k - c + 1, c/s)
+// time. The state distribution does not depend on how `z` is distributed (insensitivity of the
+// finite-source queue to the source time). throughput = sum_k pi_N(k) min(k, c) / s.
+// Unlike the open model it never has more than N - 1 prompts ahead, which is what a few users
+// with long prompts see; as N grows at a fixed rate it approaches M/M/c.
+struct ClosedPrefillQueue {
+  double throughput_per_s = 0;  // prompts/s through the pool
+  double wait_mean_s = 0, wait_p99_s = 0;
+};
+ClosedPrefillQueue closed_prefill_queue(int users, int servers, double s, double z);
+// The closed loops the finite-source model sizes: where a few users make it differ from the open
+// model. More users are sized by the open model above (lambda from the fixed point), which waits
+// longer and so buys more, never fewer, replicas; the chain's cost grows with the users, and the
+// planner solves thousands of pool pairs.
+inline constexpr int kFiniteSourceMaxUsers = 64;
+
 // The squared coefficient of variation of a prompt's prefill time, taken as that of its length
 // (prefill time grows about linearly with the prompt; the attention term's quadratic growth makes
 // the time vary somewhat more, the fixed per-step cost less): from the distribution's points; 0
@@ -67,7 +90,13 @@ PrefillProfile profile_prefill(const ReplicaModel& rm, const InferenceWorkload& 
 // The two pools at one load (docs/plan.md "Disaggregated pools"):
 //  - lambda = offered requests/s (closed loop: users / e2e_mean, fixed point);
 //  - prefill replicas N_p = ceil(lambda x prompt_mean / rho_max); TTFT = M/G/1 wait + prompt time
-//    (the first token comes out of the prefill pool);
+//    (the first token comes out of the prefill pool); a closed loop of at most
+//    kFiniteSourceMaxUsers users: the fewest N_p whose finite-source wait (closed_prefill_queue)
+//    keeps TTFT p99 = p99 prompt time + W_p99 within the target, the mean wait scaled by
+//    (1 + c2) / 2 for the prompts' spread as Allen-Cunneen's GI/G/c approximation does (Allen
+//    1990 §6.5), the p99 not (conservative for fixed prompts), and lambda = min(users / (prompt +
+//    W_mean + transfer + decode), N_p / prompt) (Little's law over one request, at most what the
+//    pool serves);
 //  - TPOT = decode step at the decode batch + (KV transfer + one decode step) / (output - 1): the
 //    handoff delays the second token (the pull starts and the sequence joins at decode iteration
 //    boundaries, each wait uniform over one iteration), spread over the output's gaps like every

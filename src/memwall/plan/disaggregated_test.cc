@@ -90,6 +90,36 @@ TEST(PrefillQueue, MaxUtilisationSpendsExactlyTheTtftBudgetOnWaiting) {
   EXPECT_EQ(max_prefill_utilisation(Seconds(0.1), Seconds(1.2), Seconds(1.0)), 0.0);
 }
 
+// M/M/1//2 in closed form: an arriving prompt finds the other user's prompt in the pool with
+// probability s / (s + z) (the chain of one user), and then waits an exponential time of mean s.
+TEST(ClosedPrefillQueue, TwoUsersOneReplicaClosedForm) {
+  const double s = 2.0, z = 6.0, mu = 1 / s, nu = 1 / z;
+  const auto q = closed_prefill_queue(2, 1, s, z);
+  const double busy = s / (s + z);
+  EXPECT_NEAR(q.wait_mean_s, busy * s, 1e-12);
+  EXPECT_NEAR(q.wait_p99_s, s * std::log(100 * busy), 1e-4 * s * std::log(100 * busy));  // bisection
+  const double p1 = 2 * nu / mu, p2 = p1 * nu / mu;  // the chain of both users
+  EXPECT_NEAR(q.throughput_per_s, mu * (p1 + p2) / (1 + p1 + p2), 1e-12);
+}
+
+// No more users than replicas: nobody waits. More replicas never make the wait longer, and the
+// finite-source wait stays below the open M/M/c one at the same throughput (here checked against
+// the worst case, every other user's prompt ahead in one queue).
+TEST(ClosedPrefillQueue, FewUsersWaitLessThanTheOpenModelSays) {
+  EXPECT_EQ(closed_prefill_queue(4, 4, 1.0, 0.5).wait_p99_s, 0.0);
+  EXPECT_EQ(closed_prefill_queue(4, 4, 1.0, 0.5).wait_mean_s, 0.0);
+  double last = HUGE_VAL;
+  for (int c = 1; c <= 16; ++c) {
+    const auto q = closed_prefill_queue(16, c, 5.5, 30.0);
+    EXPECT_LE(q.wait_p99_s, last + 1e-9) << c;
+    EXPECT_LE(q.wait_p99_s, 15 * 5.5 / c * 5) << c;  // Erlang(15, c/s) p99 is below 5x its mean
+    last = q.wait_p99_s;
+  }
+  // 16 users, 5.5 s prompts, 30 s of decode each: one replica is busy s / (s + z + W) of the
+  // time per user, so about 16 x 5.5 / 40 > 1: saturated, the throughput is the replica's 1 / s.
+  EXPECT_NEAR(closed_prefill_queue(16, 1, 5.5, 30.0).throughput_per_s, 1 / 5.5, 0.02 / 5.5);
+}
+
 InferenceWorkload open_loop(double rate) {
   InferenceWorkload w;
   w.load.rate_per_s = rate;
@@ -177,6 +207,39 @@ TEST(PoolsPoint, OneDecodePoolServesEveryPrefillShapeWithTheSameTransfer) {
   pre.prompt_p99 = Seconds(0.1);
   pre.rho_max = 0.5;
   EXPECT_FALSE(pools_point(w, pre, transfer, Seconds(0.02), none).feasible);
+}
+
+// The defect the finite-source model fixes: 16 users with fixed 100,000-token prompts (5.5 s on
+// one replica) and a 30 s TTFT p99 were given the open model's prefill pool, whose Poisson
+// arrivals put more prompts ahead than 15 other users can; `plan --verify` measured TTFT p99
+// 5.5-7.6 s on the pool the analysis put at 24.6-27.8 s. Now the fewest replicas whose
+// finite-source TTFT p99 meets the target, and one fewer would not.
+TEST(PoolsPoint, AClosedLoopOfFewUsersIsSizedAsAFiniteSource) {
+  InferenceWorkload w;
+  w.load.concurrency = 16;
+  w.input = {100000, 100000, "fixed", {}};
+  w.output = {1000, 1000, "fixed", {}};
+  w.sla.ttft_p99 = Seconds(30);
+  w.sla.tpot_p99 = Seconds(0.1);
+  PrefillProfile pre;
+  pre.prompt_mean = pre.prompt_p99 = Seconds(5.5);
+  pre.service_cv2 = 0;
+  pre.rho_max = max_prefill_utilisation(pre.prompt_mean, pre.prompt_p99, w.sla.ttft_p99, 0.0);
+  auto step = [](int b) { return Seconds(0.02 + 0.0005 * b); };
+  const PoolsPoint p = pools_point(w, pre, Seconds(0.5), Seconds(0.6), 64, step);
+  ASSERT_TRUE(p.feasible);
+  // The open model: lambda = 16 / (5.5 + W + 999 TPOT) at rho_max per replica.
+  const double lambda_open = 16 / (5.5 + 999 * p.tpot.value());
+  const int open = static_cast<int>(std::ceil(lambda_open * 5.5 / pre.rho_max - 1e-9));
+  EXPECT_LT(p.prefill_replicas, open);
+  const double away = 0.5 + 999 * p.tpot.value();
+  auto ttft = [&](int n) { return 5.5 + closed_prefill_queue(16, n, 5.5, away).wait_p99_s; };
+  EXPECT_NEAR(p.ttft_p99.value(), ttft(p.prefill_replicas), 1e-9);
+  EXPECT_LE(p.ttft_p99, w.sla.ttft_p99);
+  EXPECT_GT(ttft(p.prefill_replicas - 1), 30.0);
+  // Little's law over one request, within what the pool serves.
+  EXPECT_NEAR(p.lambda, std::min(16 / (p.ttft_mean.value() + away), p.prefill_replicas / 5.5), 1e-9);
+  EXPECT_LE(p.prefill_utilisation, 1.0);
 }
 
 TEST(PoolsPoint, InfeasibleWhenNoDecodeBatchMeetsTpot) {
