@@ -15,12 +15,19 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     memwall::measure::ImportOptions o;
     o.format = format;
     o.accelerator = "h100";
-    if (format != "llama-bench" && format != "megatron-log") o.engine = "vllm";
-    if (format == "megatron-log") {  // a training log: the job's sizes the lines do not print
+    const bool training = format.size() > 4 && format.compare(format.size() - 4, 4, "-log") == 0;
+    if (format != "llama-bench" && !training) o.engine = "vllm";
+    if (training) {  // a training log: the job's sizes the lines do not print
       o.devices = 8;
       o.tp = o.pp = 1;
-      o.micro_batch = 1;
-      o.seq_len = 4096;
+      if (format != "nanotron-log") {  // nanotron's start line prints the batch and length
+        o.micro_batch = 1;
+        o.seq_len = 4096;
+      }
+      if (format == "torchtitan-log") {
+        o.framework = "fsdp";
+        o.global_batch = 8;
+      }
     }
     // Only what each format takes: a flag a format refuses (--batch beside a serve file,
     // --input beside SGLang's stated random lengths) would end every input at that check.
@@ -37,7 +44,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
       o.output = "fixed";
     }
     if (format != "vllm-serve") o.model = "llama-3.1-8b";
-    if (format == "inference-perf") o.load_type = "poisson";  // a rate stage gets past its load
+    // A rate stage gets past its load (llm-d-report's corpus entry is one).
+    if (format == "inference-perf" || format == "llm-d-report") o.load_type = "poisson";
     std::vector<std::string> notes;
     try {
       (void)memwall::measure::import_text(text, "fuzz.json", o, memwall::Catalog::builtin(), notes);

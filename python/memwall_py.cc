@@ -795,9 +795,11 @@ PYBIND11_MODULE(memwall, m) {
       "A benchmark result file read into measurement records, as `memwall import FILE --format F "
       "--json`: {'records': the records document, 'notes': what was not imported or came from a "
       "keyword}. format: vllm-serve | vllm-throughput | vllm-latency | sglang-serve | "
-      "llama-bench | guidellm | genai-perf | aiperf | megatron-log; the keywords are the CLI's "
-      "flags (gpu, engine, engine_version, tp, input, output; megatron-log: gpus, micro_batch, "
-      "seq_len, precision, recompute ...; "
+      "llama-bench | guidellm | inference-perf | llm-d-report | genai-perf | aiperf | megatron-log "
+      "| torchtitan-log | nanotron-log; the keywords are the CLI's flags (gpu, engine, "
+      "engine_version, tp, input, output; training logs: gpus, micro_batch, global_batch, "
+      "seq_len, precision, recompute ...; no load_type yet, so rate stages of inference-perf and "
+      "llm-d-report are CLI-only; "
       "docs/measurements.md \"Importers\").",
       arg("path"), py::kw_only(), arg("format"), arg("model") = none, arg("gpu") = none,
       arg("gpus") = none, arg("tp") = none, arg("pp") = none, arg("ep") = none, arg("dp") = none,

@@ -1,6 +1,7 @@
 // memwall import: a benchmark file users already have (vllm bench serve / throughput / latency,
-// SGLang bench_serving, llama.cpp llama-bench, GuideLLM benchmarks.json, genai-perf and AIPerf
-// profile exports) read
+// SGLang bench_serving, llama.cpp llama-bench, GuideLLM benchmarks.json, inference-perf stage
+// reports, llm-d Benchmark Report v0.2, genai-perf and AIPerf profile exports; Megatron-LM / NeMo,
+// torchtitan and nanotron training logs) read
 // into measurement records (src/memwall/measure/import.h, docs/measurements.md "Importers"):
 // the records document on stdout, ready for `memwall validate` and `memwall calibrate`, and what
 // was not imported on stderr.
@@ -47,8 +48,11 @@ void register_import(CLI::App& app, GlobalOptions& g, Runner& run) {
       "missing, or a field that changes what was measured (gamma or constant-interval\n"
       "arrivals, a ramp-up, speculative decoding), exits 2 naming it. Units are read from the\n"
       "file. GuideLLM: the successful requests of each benchmark; inference-perf: one\n"
-      "stage_<N>_lifecycle_metrics.json (a rate stage needs --load-type poisson); genai-perf /\n"
-      "AIPerf: the profile_export_genai_perf.json / profile_export_aiperf.json metric objects.");
+      "stage_<N>_lifecycle_metrics.json (a rate stage needs --load-type poisson); llm-d-report:\n"
+      "llm-d-benchmark's Benchmark Report v0.2 (JSON or YAML; a rate needs --load-type poisson);\n"
+      "genai-perf / AIPerf: the profile_export_genai_perf.json / profile_export_aiperf.json\n"
+      "metric objects. Training logs (megatron-log, torchtitan-log, nanotron-log): the first\n"
+      "logged interval is skipped as warm-up; the job's sizes come from the flags.");
   add_global_options(*sub, g);
   auto c = std::make_shared<ImportCliOptions>();
   measure::ImportOptions& o = c->o;
@@ -89,20 +93,26 @@ void register_import(CLI::App& app, GlobalOptions& g, Runner& run) {
   sub->add_option("--output", o.output, "Output tokens per request (same forms as --input)");
   sub->add_option("--batch", o.batch, "vllm-latency: the run's --batch-size");
   sub->add_option("--load-type", o.load_type,
-                  "inference-perf: the run's load.type (poisson or concurrent), which a stage "
-                  "report does not carry");
-  // Training logs (megatron-log): what the log lines do not print.
-  sub->add_option("--framework", o.framework, "megatron-log: megatron (default) or nemo");
-  sub->add_option("--framework-version", o.framework_version, "megatron-log: its version");
-  sub->add_option("--cp", o.cp, "megatron-log: context-parallel size of the job");
-  sub->add_option("--vpp", o.vpp, "megatron-log: virtual pipeline stages per rank");
-  sub->add_option("--zero", o.zero, "megatron-log: ZeRO stage (1: distributed optimizer)");
-  sub->add_option("--precision", o.training_precision, "megatron-log: bf16, fp16 or fp8");
-  sub->add_option("--recompute", o.recompute, "megatron-log: none, selective or full");
-  sub->add_option("--micro-batch", o.micro_batch, "megatron-log: --micro-batch-size of the job");
+                  "inference-perf, llm-d-report: the run's arrival process (poisson or "
+                  "concurrent), which the report does not carry");
+  // Training logs (megatron-log, torchtitan-log, nanotron-log): what the log lines do not print.
+  sub->add_option("--framework", o.framework,
+                  "Training logs: megatron (default) or nemo for megatron-log; fsdp or "
+                  "fsdp-compiled (required) for torchtitan-log; nanotron for nanotron-log");
+  sub->add_option("--framework-version", o.framework_version, "Training logs: its version");
+  sub->add_option("--cp", o.cp, "Training logs: context-parallel size of the job");
+  sub->add_option("--vpp", o.vpp, "Training logs: virtual pipeline stages per rank");
+  sub->add_option("--zero", o.zero, "Training logs: ZeRO stage (1: distributed optimizer)");
+  sub->add_option("--precision", o.training_precision, "Training logs: bf16, fp16 or fp8");
+  sub->add_option("--recompute", o.recompute, "Training logs: none, selective or full");
+  sub->add_option("--micro-batch", o.micro_batch,
+                  "Training logs: micro-batch per rank (--micro-batch-size, "
+                  "training.local_batch_size, nanotron's mbs)");
   sub->add_option("--global-batch", o.global_batch,
-                  "megatron-log: --global-batch-size (when the lines print none)");
-  sub->add_option("--seq-len", o.seq_len, "megatron-log: --seq-length of the job");
+                  "Training logs: global batch in sequences (megatron-log: when the lines print "
+                  "none; torchtitan-log: training.global_batch_size)");
+  sub->add_option("--seq-len", o.seq_len,
+                  "Training logs: sequence length (--seq-length, training.seq_len)");
   sub->callback([&run, &g, c] { run = [&g, c] { return run_import(*c, g); }; });
 }
 

@@ -97,4 +97,65 @@ TEST(ImportCli, ProfileExportsAndTheirRefusalsNamed) {
   EXPECT_NE(other.out.find("input_config.analyze"), std::string::npos) << other.out;
 }
 
+TEST(ImportCli, HelpListsEveryFormat) {
+  const Result r = run("import --help");
+  ASSERT_EQ(r.status, 0) << r.out;
+  for (const char* f : {"llm-d-report", "torchtitan-log", "nanotron-log", "megatron-log"})
+    EXPECT_NE(r.out.find(f), std::string::npos) << f;
+}
+
+// An llm-d Benchmark Report v0.2 (YAML) in, records that validate predicts.
+TEST(ImportCli, LlmdReportToRecordsThatValidateReads) {
+  const Result r = run("import " + fixture("llmd_benchmark_report_v0_2.yaml") +
+                       " --format llm-d-report --gpu h100 --engine vllm --engine-version 0.10.2");
+  ASSERT_EQ(r.status, 0) << r.out;
+  const auto doc = nlohmann::json::parse(r.out);
+  ASSERT_EQ(doc["records"].size(), 23u);
+  EXPECT_EQ(doc["records"][0]["workload"]["concurrency"], 16);
+  const auto path = std::filesystem::temp_directory_path() /
+                    ("memwall-import-llmd-" + std::to_string(::getpid()) + ".json");
+  std::ofstream(path) << r.out;
+  const Result v = run("validate " + path.string() + " --json");
+  std::filesystem::remove(path);
+  ASSERT_EQ(v.status, 0) << v.out;
+  EXPECT_EQ(nlohmann::json::parse(v.out)["cases"].size(), 23u);
+  const Result no_engine = run("import " + fixture("llmd_benchmark_report_v0_2.yaml") +
+                                   " --format llm-d-report --gpu h100 2>&1",
+                               "");
+  EXPECT_EQ(no_engine.status, 2);
+  EXPECT_NE(no_engine.out.find("--engine: required"), std::string::npos) << no_engine.out;
+}
+
+// torchtitan and nanotron logs in, records that calibrate fits the framework on.
+TEST(ImportCli, TrainingLogsToRecordsThatCalibrateFits) {
+  const std::string common =
+      " --model llama-3.1-8b --gpu h100 --gpus 8 --tp 1 --pp 1 --precision bf16";
+  const std::string torchtitan = "import " + fixture("torchtitan_training.log") +
+                                 " --format torchtitan-log --framework fsdp-compiled" + common +
+                                 " --micro-batch 1 --global-batch 8";
+  const Result missing = run(torchtitan + " 2>&1", "");
+  EXPECT_EQ(missing.status, 2);
+  EXPECT_NE(missing.out.find("--seq-len: required"), std::string::npos) << missing.out;
+  for (const auto& [name, command, n] :
+       {std::tuple{std::string("torchtitan"), torchtitan + " --seq-len 8192", size_t(3)},
+        std::tuple{std::string("nanotron"),
+                   "import " + fixture("nanotron_training.log") + " --format nanotron-log" + common,
+                   size_t(3)}}) {
+    const Result imported = run(command);
+    ASSERT_EQ(imported.status, 0) << name << ": " << imported.out;
+    const auto doc = nlohmann::json::parse(imported.out);
+    ASSERT_EQ(doc["records"].size(), n) << name;
+    const auto records = std::filesystem::temp_directory_path() /
+                         ("memwall-import-" + name + "-" + std::to_string(::getpid()) + ".json");
+    const auto profile = std::filesystem::temp_directory_path() /
+                         ("memwall-profile-" + name + "-" + std::to_string(::getpid()) + ".json");
+    std::ofstream(records) << imported.out;
+    const Result fit = run("calibrate " + records.string() + " --out " + profile.string());
+    std::filesystem::remove(records);
+    std::filesystem::remove(profile);
+    ASSERT_EQ(fit.status, 0) << name << ": " << fit.out;
+    EXPECT_NE(fit.out.find("compute_in_situ_fraction"), std::string::npos) << name << fit.out;
+  }
+}
+
 }  // namespace

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <charconv>
 #include <cmath>
+#include <sstream>
 #include <string_view>
 
 #include "memwall/core/error.h"
@@ -348,6 +349,141 @@ Json record_base(const ImportOptions& o, const std::string& where,
   return {{"model", *name}, {"hardware", hw}, {"stack", stack}};
 }
 
+std::string trimmed(const std::string& s) {
+  const size_t b = s.find_first_not_of(" \t\r");
+  if (b == std::string::npos) return {};
+  return s.substr(b, s.find_last_not_of(" \t\r") - b + 1);
+}
+
+std::vector<std::pair<std::string, std::string>> bar_fields(const std::string& text,
+                                                            const std::string& where,
+                                                            bool last_colon,
+                                                            const std::string& schema) {
+  std::vector<std::pair<std::string, std::string>> out;
+  std::stringstream fields(text);
+  std::string field;
+  while (std::getline(fields, field, '|')) {
+    if (trimmed(field).empty()) continue;
+    const size_t colon = last_colon ? field.rfind(':') : field.find(':');
+    if (colon == std::string::npos)
+      throw InputError(where, trimmed(field),
+                       "fields 'key: value' separated by '|' (" + schema + ")");
+    out.emplace_back(trimmed(field.substr(0, colon)), field.substr(colon + 1));
+  }
+  return out;
+}
+
+std::optional<IterationHeader> iteration_header(const std::string& text, size_t pos) {
+  const size_t bar = text.find('|', pos);
+  const size_t slash = text.find('/', pos);
+  if (bar == std::string::npos || slash == std::string::npos || slash > bar) return std::nullopt;
+  auto whole = [](const std::string& text_part) -> std::optional<int64_t> {
+    const std::string s = trimmed(text_part);
+    if (s.empty() || s.size() >= 15 || s.find_first_not_of("0123456789") != std::string::npos)
+      return std::nullopt;
+    return std::stoll(s);
+  };
+  const auto n = whole(text.substr(pos, slash - pos));
+  const auto m = whole(text.substr(slash + 1, bar - slash - 1));
+  if (!n || !m) return std::nullopt;
+  return IterationHeader{*n, *m, bar};
+}
+
+std::string without_ansi(const std::string& line) {
+  std::string out;
+  out.reserve(line.size());
+  for (size_t i = 0; i < line.size(); ++i) {
+    if (line[i] != '\x1b') {
+      out += line[i];
+      continue;
+    }
+    // ECMA-48 CSI: ESC '[' parameter and intermediate bytes (0x20-0x3f), one final byte
+    // (0x40-0x7e).
+    if (i + 1 < line.size() && line[i + 1] == '[') {
+      i += 2;
+      while (i < line.size() && line[i] >= 0x20 && line[i] <= 0x3f) ++i;
+    }
+  }
+  return out;
+}
+
+namespace {
+
+template <class T>
+T required_flag(const std::optional<T>& v, const char* flag, const std::string& why) {
+  if (!v) throw InputError(fmt::format("{}: required: {}", flag, why));
+  return *v;
+}
+
+// The flag's value, or the log's where it printed one; the two must agree.
+std::optional<int64_t> flag_or_log(const std::optional<int64_t>& flag,
+                                   const std::optional<int64_t>& printed, const char* name,
+                                   const std::string& log) {
+  if (flag && printed && *flag != *printed)
+    throw InputError(name, std::to_string(*flag), fmt::format("{} ({} prints it)", *printed, log));
+  return flag ? flag : printed;
+}
+
+}  // namespace
+
+Json training_base(const ImportOptions& o, const TrainingJob& job,
+                   std::vector<std::string>& notes) {
+  const std::string& log = job.log;
+  const std::string model = required_flag(
+      o.model, "--model", fmt::format("{} does not name the model (zoo id or config.json)", log));
+  const std::string gpu =
+      required_flag(o.accelerator, "--gpu", log + " does not name the accelerator");
+  const int gpus =
+      required_flag(o.devices, "--gpus", log + " does not say how many GPUs ran (WORLD_SIZE)");
+  const int tp = required_flag(o.tp, "--tp", fmt::format("{} does not print {}", log, job.tp_name));
+  const int pp = required_flag(o.pp, "--pp", fmt::format("{} does not print {}", log, job.pp_name));
+  const int64_t micro =
+      required_flag(flag_or_log(o.micro_batch, job.micro_batch, "--micro-batch", log),
+                    "--micro-batch", fmt::format("{} does not print {}", log, job.micro_name));
+  const int64_t global =
+      required_flag(flag_or_log(o.global_batch, job.global_batch, "--global-batch", log),
+                    "--global-batch", fmt::format("{} does not print {}", log, job.global_name));
+  const int64_t seq =
+      required_flag(flag_or_log(o.seq_len, job.seq_len, "--seq-len", log), "--seq-len",
+                    fmt::format("{} does not print {}", log, job.seq_name));
+  const std::optional<int64_t> cp_flag =
+      o.cp ? std::optional<int64_t>(*o.cp) : std::optional<int64_t>();
+  const int64_t cp = flag_or_log(cp_flag, job.cp, "--cp", log).value_or(1);
+  if (cp < 1 || cp > 1 << 20) throw InputError("--cp", std::to_string(cp), "a size from 1");
+  const int64_t model_parallel = int64_t(tp) * pp * cp;
+  if (gpus % model_parallel != 0)
+    throw InputError("--gpus", std::to_string(gpus),
+                     fmt::format("a multiple of tp x pp x cp = {}", model_parallel));
+  const int64_t dp = gpus / model_parallel;
+  if (global % (micro * dp) != 0)
+    throw InputError("--micro-batch", std::to_string(micro),
+                     fmt::format("a micro-batch whose x DP {} divides the global batch {} (the "
+                                 "global batch is DP x micro-batch x accumulation steps)",
+                                 dp, global));
+  Json stack = {
+      {"framework", job.framework}, {"tp", tp}, {"pp", pp}, {"dp", dp}, {"micro_batch", micro},
+      {"global_batch", global}};
+  if (o.framework_version) stack["version"] = *o.framework_version;
+  if (cp != 1) stack["cp"] = cp;
+  if (o.ep) stack["ep"] = *o.ep;
+  if (o.vpp) stack["vpp"] = *o.vpp;
+  if (o.training_precision) stack["precision"] = *o.training_precision;
+  if (o.zero) stack["zero"] = *o.zero;
+  if (o.recompute) stack["recompute"] = *o.recompute;
+  Json hw = {{"accelerator", gpu}, {"count", gpus}};
+  if (o.node) hw["node"] = *o.node;
+  if (o.fabric) hw["fabric"] = *o.fabric;
+  if (o.host_cpu) hw["host_cpu"] = *o.host_cpu;
+  if (!o.training_precision)
+    notes.push_back(
+        fmt::format("no --precision: {} does not print it; memwall train's default", log));
+  return {{"model", model},
+          {"hardware", hw},
+          {"stack", stack},
+          {"workload", {{"mode", "training"}, {"seq_len", seq}}},
+          {"source", job.source}};
+}
+
 std::vector<Record> checked(const std::vector<Json>& records, const std::string& where,
                             const Catalog& catalog) {
   if (records.empty()) throw InputError(where + ": no measurement memwall can import");
@@ -368,8 +504,9 @@ std::vector<Record> checked(const std::vector<Json>& records, const std::string&
 }  // namespace detail
 
 std::vector<std::string> import_formats() {
-  return {"vllm-serve", "vllm-throughput", "vllm-latency", "sglang-serve", "llama-bench",
-          "guidellm",   "inference-perf",  "genai-perf",   "aiperf",      "megatron-log"};
+  return {"vllm-serve",   "vllm-throughput", "vllm-latency", "sglang-serve", "llama-bench",
+          "guidellm",     "inference-perf",  "llm-d-report", "genai-perf",   "aiperf",
+          "megatron-log", "torchtitan-log",  "nanotron-log"};
 }
 
 std::vector<Record> import_text(const std::string& text, const std::string& where,
@@ -379,10 +516,11 @@ std::vector<Record> import_text(const std::string& text, const std::string& wher
     throw InputError("--batch", std::to_string(*o.batch),
                      "no --batch with --format " + o.format +
                          " (the file records its load; --batch is vllm-latency's --batch-size)");
-  if (o.load_type && o.format != "inference-perf")
+  if (o.load_type && o.format != "inference-perf" && o.format != "llm-d-report")
     throw InputError("--load-type", *o.load_type,
                      "no --load-type with --format " + o.format +
-                         " (the file records its load; --load-type is inference-perf's load.type)");
+                         " (the file records its load; --load-type is the arrival process of an "
+                         "inference-perf or llm-d-report rate stage)");
   std::vector<Json> records;
   if (o.format == "vllm-serve")
     records = detail::import_vllm_serve(text, where, o, catalog, notes);
@@ -398,8 +536,14 @@ std::vector<Record> import_text(const std::string& text, const std::string& wher
     records = detail::import_guidellm(text, where, o, catalog, notes);
   else if (o.format == "inference-perf")
     records = detail::import_inference_perf(text, where, o, catalog, notes);
+  else if (o.format == "llm-d-report")
+    records = detail::import_llmd_report(text, where, o, catalog, notes);
   else if (o.format == "megatron-log")
     records = detail::import_megatron_log(text, where, o, catalog, notes);
+  else if (o.format == "torchtitan-log")
+    records = detail::import_torchtitan_log(text, where, o, catalog, notes);
+  else if (o.format == "nanotron-log")
+    records = detail::import_nanotron_log(text, where, o, catalog, notes);
   else if (o.format == "genai-perf" || o.format == "aiperf")
     records = detail::import_profile_export(text, where, o, catalog, notes);
   else

@@ -85,6 +85,42 @@ int64_t file_count(const Json& v, const std::string& field, int64_t lo);
 std::vector<Record> checked(const std::vector<Json>& records, const std::string& where,
                             const Catalog& catalog);
 
+// The line without its ANSI colour sequences (ESC [ parameters final-byte), which torchtitan's and
+// nanotron's loggers print around fields.
+std::string without_ansi(const std::string& line);
+
+// `s` without its leading and trailing blanks (spaces, tabs, carriage returns).
+std::string trimmed(const std::string& s);
+// The fields "key: value | key: value | ..." of a log line after its header (Megatron-LM's and
+// nanotron's lines), key trimmed, value as written; the key ends at the field's first colon, or
+// its last with `last_colon` (Megatron's keys hold colons: "... (TFLOP/s/GPU)"). A field without
+// a colon is an InputError at `where` naming `schema`.
+std::vector<std::pair<std::string, std::string>> bar_fields(const std::string& text,
+                                                            const std::string& where,
+                                                            bool last_colon,
+                                                            const std::string& schema);
+
+// An iteration line's "N/ M |" (Megatron-LM) or "N / M |" (nanotron) at `pos`: N, M and the
+// position of the '|'; nullopt when the text there is not that (another line that mentions
+// iterations).
+struct IterationHeader {
+  int64_t iteration = 0, of = 0;
+  size_t bar = 0;
+};
+std::optional<IterationHeader> iteration_header(const std::string& text, size_t pos);
+
+// A training job's record base (model, hardware, stack, training workload, source) from the flags
+// and the settings the log itself printed (each printed value beside a flag that disagrees is
+// refused naming the flag). `log` names the log in messages ("a torchtitan log"); `*_name` say
+// where the run sets each size ("parallelism.tensor_parallel_degree"). DP is --gpus / (TP x PP x
+// CP) and must make the global batch a whole number of micro-batches.
+struct TrainingJob {
+  std::string log, framework, source;
+  std::optional<int64_t> micro_batch, global_batch, seq_len, cp;  // printed by the log
+  std::string tp_name, pp_name, micro_name, global_name, seq_name;
+};
+Json training_base(const ImportOptions& o, const TrainingJob& job, std::vector<std::string>& notes);
+
 // The importers, one per format (import_vllm.cc ...): JSON records, notes appended.
 std::vector<Json> import_vllm_serve(const std::string& text, const std::string& where,
                                     const ImportOptions& o, const Catalog& catalog,
@@ -113,6 +149,18 @@ std::vector<Json> import_megatron_log(const std::string& text, const std::string
 std::vector<Json> import_inference_perf(const std::string& text, const std::string& where,
                                         const ImportOptions& o, const Catalog& catalog,
                                         std::vector<std::string>& notes);
+// torchtitan's metrics lines (import_torchtitan.cc).
+std::vector<Json> import_torchtitan_log(const std::string& text, const std::string& where,
+                                        const ImportOptions& o, const Catalog& catalog,
+                                        std::vector<std::string>& notes);
+// nanotron's iteration lines (import_nanotron.cc).
+std::vector<Json> import_nanotron_log(const std::string& text, const std::string& where,
+                                      const ImportOptions& o, const Catalog& catalog,
+                                      std::vector<std::string>& notes);
+// llm-d-benchmark's Benchmark Report v0.2 (import_llmd.cc).
+std::vector<Json> import_llmd_report(const std::string& text, const std::string& where,
+                                     const ImportOptions& o, const Catalog& catalog,
+                                     std::vector<std::string>& notes);
 std::vector<Json> import_sglang_serve(const std::string& text, const std::string& where,
                                       const ImportOptions& o, const Catalog& catalog,
                                       std::vector<std::string>& notes);

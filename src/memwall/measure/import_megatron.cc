@@ -44,12 +44,6 @@ const std::set<std::string>& not_imported() {
   return f;
 }
 
-std::string trim(const std::string& s) {
-  const size_t b = s.find_first_not_of(" \t\r");
-  if (b == std::string::npos) return {};
-  return s.substr(b, s.find_last_not_of(" \t\r") - b + 1);
-}
-
 struct Line {
   std::string where;  // FILE:LINE
   int64_t iteration = 0, train_iters = 0;
@@ -60,7 +54,7 @@ struct Line {
 
 // A number of the line's field `key` at `where`; InputError naming it otherwise.
 double number_of(const std::string& text, const std::string& where, const std::string& key) {
-  const std::string t = trim(text);
+  const std::string t = trimmed(text);
   char* end = nullptr;
   const double v = std::strtod(t.c_str(), &end);
   if (t.empty() || end != t.c_str() + t.size() || !std::isfinite(v) || v < 0)
@@ -72,33 +66,18 @@ double number_of(const std::string& text, const std::string& where, const std::s
 // is not "N/ M |" (another line that mentions iterations).
 std::optional<Line> parse_line(const std::string& text, size_t pos, const std::string& where,
                                std::set<std::string>& unknown) {
-  const size_t bar = text.find('|', pos);
-  const size_t slash = text.find('/', pos);
-  if (bar == std::string::npos || slash == std::string::npos || slash > bar) return std::nullopt;
-  const std::string n = trim(text.substr(pos, slash - pos));
-  const std::string m = trim(text.substr(slash + 1, bar - slash - 1));
-  auto whole = [](const std::string& s) {
-    return !s.empty() && s.size() < 15 && s.find_first_not_of("0123456789") == std::string::npos;
-  };
-  if (!whole(n) || !whole(m)) return std::nullopt;
+  const auto header = iteration_header(text, pos);
+  if (!header) return std::nullopt;
+  const size_t bar = header->bar;
   Line l;
   l.where = where;
-  l.iteration = std::stoll(n);
-  l.train_iters = std::stoll(m);
+  l.iteration = header->iteration;
+  l.train_iters = header->of;
   bool elapsed = false;
-  std::stringstream fields(text.substr(bar + 1));
-  std::string field;
-  while (std::getline(fields, field, '|')) {
-    if (trim(field).empty()) continue;
-    const size_t colon = field.rfind(':');
-    if (colon == std::string::npos)
-      throw InputError(where, trim(field),
-                       "fields 'key: value' separated by '|' (" + std::string(kSchema) + ")");
-    const std::string key = trim(field.substr(0, colon));
-    const std::string value = field.substr(colon + 1);
+  for (const auto& [key, value] : bar_fields(text.substr(bar + 1), where, true, kSchema)) {
     if (key == "elapsed time per iteration (ms)") {
       l.step_ms = number_of(value, where, key);
-      if (!(l.step_ms > 0)) throw InputError(where + ": " + key, trim(value), "a time > 0");
+      if (!(l.step_ms > 0)) throw InputError(where + ": " + key, trimmed(value), "a time > 0");
       elapsed = true;
     } else if (key == "throughput per GPU (TFLOP/s/GPU)") {
       l.tflops_per_gpu = number_of(value, where, key);
@@ -115,12 +94,6 @@ std::optional<Line> parse_line(const std::string& text, size_t pos, const std::s
     throw InputError(where + ": elapsed time per iteration (ms)", "(missing)",
                      "the step time every training_log line carries");
   return l;
-}
-
-template <class T>
-T required(const std::optional<T>& v, const char* flag, const char* why) {
-  if (!v) throw InputError(fmt::format("{}: required: {}", flag, why));
-  return *v;
 }
 
 }  // namespace
@@ -184,57 +157,24 @@ std::vector<Json> import_megatron_log(const std::string& text, const std::string
                       *batch, o.global_batch ? "--global-batch says" : "the lines before"));
     batch = l.global_batch;
   }
-  const int64_t global_batch =
-      required(batch, "--global-batch", "the log's lines print no 'global batch size'");
-  const std::string model = required(o.model, "--model",
-                                     "a Megatron log does not name the model (--num-layers, "
-                                     "--hidden-size ... are flags of the run)");
-  const std::string gpu =
-      required(o.accelerator, "--gpu", "a Megatron log does not name the accelerator");
-  const int gpus =
-      required(o.devices, "--gpus", "a Megatron log does not say how many GPUs ran (WORLD_SIZE)");
-  const int tp = required(o.tp, "--tp", "the log does not carry --tensor-model-parallel-size");
-  const int pp = required(o.pp, "--pp", "the log does not carry --pipeline-model-parallel-size");
-  const int64_t micro =
-      required(o.micro_batch, "--micro-batch", "the log does not carry --micro-batch-size");
-  const int64_t seq = required(o.seq_len, "--seq-len", "the log does not carry --seq-length");
-  const int cp = o.cp.value_or(1);
-  if (gpus % (int64_t(tp) * pp * cp) != 0)
-    throw InputError("--gpus", std::to_string(gpus),
-                     fmt::format("a multiple of tp x pp x cp = {}", int64_t(tp) * pp * cp));
-  const int64_t dp = gpus / (int64_t(tp) * pp * cp);
-  if (global_batch % (micro * dp) != 0)
-    throw InputError("--micro-batch", std::to_string(micro),
-                     fmt::format("a micro-batch whose x DP {} divides the global batch {} "
-                                 "(Megatron's global batch is DP x micro-batch x micro-batches)",
-                                 dp, global_batch));
   const std::string framework = o.framework.value_or("megatron");
   if (framework != "megatron" && framework != "nemo")
     throw InputError("--framework", framework,
                      "megatron or nemo (the frameworks that print this line)");
   if (!o.framework)
     notes.push_back(where + ": no --framework: megatron (give nemo for a NeMo run)");
-
-  Json stack = {
-      {"framework", framework},      {"tp", tp}, {"pp", pp}, {"dp", dp}, {"micro_batch", micro},
-      {"global_batch", global_batch}};
-  if (o.framework_version) stack["version"] = *o.framework_version;
-  if (cp != 1) stack["cp"] = cp;
-  if (o.ep) stack["ep"] = *o.ep;
-  if (o.vpp) stack["vpp"] = *o.vpp;
-  if (o.training_precision) stack["precision"] = *o.training_precision;
-  if (o.zero) stack["zero"] = *o.zero;
-  if (o.recompute) stack["recompute"] = *o.recompute;
-  Json hw = {{"accelerator", gpu}, {"count", gpus}};
-  if (o.node) hw["node"] = *o.node;
-  if (o.fabric) hw["fabric"] = *o.fabric;
-  if (o.host_cpu) hw["host_cpu"] = *o.host_cpu;
-  Json base = {{"model", model},
-               {"hardware", hw},
-               {"stack", stack},
-               {"workload", {{"mode", "training"}, {"seq_len", seq}}},
-               {"source", fmt::format("Megatron-LM log {}, iterations {} to {} ({})", where,
-                                      warm.iteration + 1, lines.back().iteration, kSchema)}};
+  TrainingJob job;
+  job.log = "a Megatron log";
+  job.framework = framework;
+  job.source = fmt::format("Megatron-LM log {}, iterations {} to {} ({})", where,
+                           warm.iteration + 1, lines.back().iteration, kSchema);
+  job.global_batch = batch;  // the lines' (or --global-batch, which they agree with)
+  job.tp_name = "--tensor-model-parallel-size";
+  job.pp_name = "--pipeline-model-parallel-size";
+  job.micro_name = "--micro-batch-size";
+  job.global_name = "'global batch size' on its lines";
+  job.seq_name = "--seq-length";
+  const Json base = training_base(o, job, notes);
 
   // Each line is the mean over the iterations since the previous line: the kept lines' step time
   // is their iteration-weighted mean, and (the FLOPs of a step being fixed at one global batch)
