@@ -22,7 +22,7 @@ import sys
 
 # The guides users start with; each must have a translation (issue 33). Other docs/zh/*.md files
 # are checked the same way when they exist.
-REQUIRED_GUIDES = ["plan", "infer", "train", "offload", "calibrate", "monitor"]
+REQUIRED_GUIDES = ["plan", "infer", "train", "offload", "calibrate", "monitor", "compare"]
 
 HEADING = re.compile(r"^ {0,3}(#{1,6})(?:[ \t]+(.*?))?[ \t]*$")
 FENCE = re.compile(r"^ {0,3}(`{3,}|~{3,})")

@@ -36,9 +36,9 @@ TEST(Catalog, BuiltinHasEveryReferenceAcceleratorWithItsValues) {
   const Catalog& c = Catalog::builtin();
   // The 46 reference rows, the three the validation cases name (L40, RTX 6000 Ada, GH200) and the
   // domestic and other accelerators a buyer shortlists (Kunlun P800, MTT S4000, MetaX C500, Biren
-  // BR100/BR104, Enflame S60) and the domestic inference cards (Atlas 300I Duo per chip, Kunlun
-  // R200).
-  ASSERT_EQ(c.accelerators().size(), 57u);
+  // BR100/BR104, Enflame S60) and the domestic PCIe cards (Atlas 300I Duo per chip, Kunlun R200,
+  // Iluvatar Tiangai 100).
+  ASSERT_EQ(c.accelerators().size(), 58u);
   const Json ref = load_document(memwall::test::source_dir() + "/data/reference/accelerators.json");
   ASSERT_EQ(ref.size(), 46u);
   for (const auto& row : ref) {
@@ -247,11 +247,22 @@ TEST(Catalog, DomesticInferenceCardsCarryTheirSources) {
   EXPECT_DOUBLE_EQ(r200.peak(Precision::fp16)->value(), 128e12);
   EXPECT_FALSE(r200.peak(Precision::bf16).has_value());  // not stated: unknown, not assumed
   EXPECT_FALSE(r200.tdp.has_value());
+  // The Iluvatar Tiangai 100: Iluvatar's own 147 TFLOPS FP16/BF16 (FlagPerf
+  // training/iluvatar/README.md, commit 744274d), 32 GiB as ixsmi reports it, no fp8 path.
+  const Accelerator& tg = c.accelerator("bi-v100");
+  EXPECT_EQ(tg.id, "iluvatar-bi-v100");
+  EXPECT_DOUBLE_EQ(*tg.memory_datasheet_figure(), 32);
+  EXPECT_DOUBLE_EQ(tg.peak(Precision::bf16)->value(), 147e12);
+  EXPECT_FALSE(tg.supports(Precision::fp8_e4m3));
+  EXPECT_DOUBLE_EQ(tg.tdp->value(), 250);
+  EXPECT_EQ(tg.figure_sources.at("tflops.bf16").confidence, "medium");
+  EXPECT_EQ(tg.figure_sources.at("tdp_w").confidence, "low");
   // Their 1-, 2- and 4-card hosts, with the chips of a Duo card counted as devices.
   for (int cards : {1, 2, 4}) {
     EXPECT_EQ(c.node("atlas-300i-duo-" + std::to_string(cards)).devices, 2 * cards);
     EXPECT_EQ(c.node("kunlun-r200-" + std::to_string(cards)).devices, cards);
     EXPECT_EQ(c.node("mlu370-x8-" + std::to_string(cards)).devices, cards);
+    EXPECT_EQ(c.node("iluvatar-bi-v100-" + std::to_string(cards)).devices, cards);
   }
 }
 
@@ -317,7 +328,7 @@ TEST(Catalog, UserJsonReplacesByIdKeepingAliases) {
     {"id": "my-npu", "aliases": ["npu1"], "memory_gb": 64, "mem_bw_gbps": 1600,
      "tflops": {"fp16": 300}}]})J");
   const Catalog c = Catalog::with_user_files({path});
-  EXPECT_EQ(c.accelerators().size(), 58u);
+  EXPECT_EQ(c.accelerators().size(), 59u);
   const Accelerator& l4 = c.accelerator("l4");  // alias kept
   EXPECT_EQ(l4.name, "L4 (my numbers)");
   EXPECT_DOUBLE_EQ(l4.memory_bandwidth->value(), 280e9);
