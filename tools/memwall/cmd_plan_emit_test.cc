@@ -15,6 +15,7 @@
 #include "k8s_openapi_validator.h"
 #include "memwall/core/document.h"
 #include "memwall/core/test_paths.h"
+#include "memwall/deploy/emit_detail.h"
 
 namespace memwall {
 namespace {
@@ -523,23 +524,6 @@ std::map<std::string, std::string> emitted_files(const std::string& out) {
   return files;
 }
 
-// Whether `v` is of a recorded type of data/deploy (llm-d keys, MindIE fields).
-bool recorded_type(const Json& v, const std::string& type) {
-  auto all = [&](auto pred) { return v.is_array() && std::all_of(v.begin(), v.end(), pred); };
-  if (type == "string") return v.is_string();
-  if (type == "integer") return v.is_number_integer();
-  if (type == "boolean") return v.is_boolean();
-  if (type == "map") return v.is_object();
-  if (type == "string-list") return all([](const Json& x) { return x.is_string(); });
-  if (type == "k8s-list") return all([](const Json& x) { return x.is_object(); });
-  if (type == "integer-list-list")
-    return all([](const Json& row) {
-      return row.is_array() && std::all_of(row.begin(), row.end(),
-                                           [](const Json& x) { return x.is_number_integer(); });
-    });
-  return false;
-}
-
 // Every key of the emitted document is one the table records (read from the data file, not
 // through the emitter), of its type and, where recorded, one of its values: objects are walked,
 // a list of objects by its items ("containers[]"). Returns the keys seen.
@@ -547,7 +531,7 @@ void check_recorded(const Json& v, const std::string& path, const Json& recorded
                     std::set<std::string>& seen) {
   if (recorded.contains(path)) {
     const Json& spec = recorded[path];
-    EXPECT_TRUE(recorded_type(v, spec["type"])) << path << " = " << v.dump() << " is not "
+    EXPECT_TRUE(deploy::detail::of_recorded_type(v, spec["type"])) << path << " = " << v.dump() << " is not "
                                                 << spec["type"];
     if (spec.contains("values")) {
       const auto& values = spec["values"];

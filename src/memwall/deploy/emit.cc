@@ -114,9 +114,7 @@ std::map<std::string, RecordedKey> recorded_keys(const Json& keys, const std::st
   return out;
 }
 
-namespace {
-
-bool of_type(const Json& v, const std::string& type) {
+bool of_recorded_type(const Json& v, const std::string& type) {
   auto all = [&](auto pred) { return v.is_array() && std::all_of(v.begin(), v.end(), pred); };
   if (type == "string") return v.is_string();
   if (type == "integer") return v.is_number_integer();
@@ -132,15 +130,13 @@ bool of_type(const Json& v, const std::string& type) {
   return false;
 }
 
-}  // namespace
-
 void set_recorded(KeyedEmission& out, const std::map<std::string, RecordedKey>& keys,
                   const std::string& display, const std::string& key, const Json& value,
                   const std::string& from) {
   const auto it = keys.find(key);
   if (it == keys.end()) throw std::logic_error(fmt::format("{} is not a key of {}", key, display));
   const auto& allowed = it->second.values;
-  if (!of_type(value, it->second.type) ||
+  if (!of_recorded_type(value, it->second.type) ||
       (!allowed.empty() &&
        std::find(allowed.begin(), allowed.end(), value.get<std::string>()) == allowed.end()))
     throw std::logic_error(fmt::format("{} = {} is not a value of {}", key, value.dump(), display));

@@ -37,6 +37,8 @@ std::string explain_lines(const std::vector<TracedArg>& args, const std::string&
 std::pair<Json, std::string> deploy_document(const std::string& root);
 // The keys of a recorded table (`keys` of a data/deploy file: key -> {type, values}).
 std::map<std::string, RecordedKey> recorded_keys(const Json& keys, const std::string& origin);
+// Whether `v` is of a recorded key type (RecordedKey::type).
+bool of_recorded_type(const Json& v, const std::string& type);
 // Writes `value` at `key` of `out.document` ("a.b[].c": b's one item) after checking the key, its
 // type and values against `keys` (a logic_error names `display` when it is not one: a bug here,
 // not input), and traces it in `out.keys`.
