@@ -625,6 +625,20 @@ TEST(PlanEmit, LlmdAggregatedValuesUseTheChartsKeysAndThePlansShape) {
             std::string::npos);
 }
 
+// A replica with pipeline stages on one node: vLLM's --pipeline-parallel-size in the args, and the
+// pod's accelerators (TP x PP) set in resources, which the chart keeps over its tensor x dataLocal.
+TEST(PlanEmit, LlmdPipelineStagesOnOneNodeRequestEveryDevice) {
+  // Plan 3 of the aggregated scenario: 8 H100s at TP4 x PP2.
+  const auto r = run(kAggregated + " --emit llm-d --engine-version 0.11 --pick 3");
+  ASSERT_EQ(r.status, 0) << r.out;
+  const Json v = check_llm_d(r.out);
+  const Json& c = v["decode"]["containers"][0];
+  EXPECT_EQ(v["decode"]["parallelism"]["tensor"], 4);
+  EXPECT_EQ(check_args(c["args"], "data/deploy/vllm-0.11.json").at("--pipeline-parallel-size"), "2");
+  EXPECT_EQ(c["resources"]["limits"]["nvidia.com/gpu"], 8) << c.dump();
+  EXPECT_EQ(c["resources"]["requests"]["nvidia.com/gpu"], 8) << c.dump();
+}
+
 TEST(PlanEmit, LlmdDisaggregatedValuesHaveBothRolesWithNixl) {
   const auto r = run(kDisaggregated + " --emit llm-d --engine-version 0.11 --benchmark");
   ASSERT_EQ(r.status, 0) << r.out;
@@ -735,6 +749,28 @@ TEST(PlanEmit, MindieRefusesPlansItsConfigCannotSay) {
   r = run(kMindie + " --emit mindie --engine-version 2.0", "2>&1");
   EXPECT_EQ(r.status, 2) << r.out;
   EXPECT_NE(r.out.find("3.0.0.beta.1"), std::string::npos) << r.out;
+  // Pipeline stages (plan 2 of the scenario: TP4 x PP2), experts over the TP group (Mixtral, EP8)
+  // and an int8 KV cache beside bf16 weights have no config.json field.
+  r = run(kMindie + " --emit mindie --pick 2", "2>&1");
+  EXPECT_EQ(r.status, 2) << r.out;
+  EXPECT_NE(r.out.find("a plan with PP1"), std::string::npos) << r.out;
+  r = run("plan infer --model mixtral-8x7b --concurrency 50 --gpus ascend-910b --engine mindie "
+          "--serving aggregated --quality any --emit mindie",
+          "2>&1");
+  EXPECT_EQ(r.status, 2) << r.out;
+  EXPECT_NE(r.out.find("a plan with EP1"), std::string::npos) << r.out;
+  const std::string int8 =
+      "plan infer --model qwen2.5-7b --concurrency 50 --gpus ascend-910b --engine mindie "
+      "--serving aggregated --quality any --kv-precisions int8 --emit mindie";
+  r = run(int8 + " --weight-precisions bf16", "2>&1");
+  EXPECT_EQ(r.status, 2) << r.out;
+  EXPECT_NE(r.out.find("with int8 (W8A8) weights only"), std::string::npos) << r.out;
+  // With W8A8 weights the int8 KV cache is the checkpoint's (a note, no field).
+  r = run(int8 + " --weight-precisions int8");
+  ASSERT_EQ(r.status, 0) << r.out;
+  EXPECT_NE(r.out.find("# note: KV int8: the W8A8 checkpoint must carry kv_cache_type C8"),
+            std::string::npos)
+      << r.out;
 }
 
 // vLLM replicas across nodes: the LeaderWorkerSet's leader starts the Ray head and waits for the
