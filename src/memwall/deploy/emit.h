@@ -148,7 +148,8 @@ struct ValuesTable {
   struct AcceleratorType {
     std::string type, resource;
   };
-  std::map<std::string, AcceleratorType> accelerator_types;  // catalog vendor (lower case) ->
+  // Catalog vendor (lower case) -> the chart's accelerator type and device-plugin resource.
+  std::map<std::string, AcceleratorType> accelerator_types;
   int service_port = 0, proxy_target_port = 0;
   std::string kv_connector, kv_role;
   int side_channel_port = 0;
