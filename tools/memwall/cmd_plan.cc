@@ -762,7 +762,8 @@ void register_plan(CLI::App& app, GlobalOptions& g, Runner& run) {
                     "Requests per simulated check (default: 100 per user, 10,000-300,000; 20,000 for --rate)");
   infer->add_option("--emit", o.emit.emit,
                     "Print the chosen plan's launch files: vllm, sglang or trtllm (the engine command), k8s "
-                    "(a Deployment, or a LeaderWorkerSet for multi-node replicas)");
+                    "(a Deployment, or a LeaderWorkerSet for multi-node replicas), llm-d (Helm values of "
+                    "llm-d-modelservice), mindie (MindIE Service config.json, Ascend plans)");
   infer->add_option("--pick", o.emit.pick, "The plan --emit / --benchmark use (1 = the first)")->capture_default_str();
   infer->add_flag("--benchmark", o.emit.benchmark,
                   "Print the `vllm bench serve` command that measures the chosen plan at its workload");

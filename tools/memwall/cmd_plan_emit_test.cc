@@ -1,6 +1,8 @@
-// `memwall plan infer --emit vllm|sglang|k8s --benchmark`: every emitted engine flag is one of the
-// targeted version's parser (data/deploy, read here from the file, not through the emitter), the
-// plan's parallelism reaches the command, and the Kubernetes objects validate against the OpenAPI
+// `memwall plan infer --emit vllm|sglang|trtllm|k8s|llm-d|mindie --benchmark`: every emitted engine
+// flag is one of the targeted version's parser, every llm-d Helm key one of the chart's values
+// schema and every MindIE field one of its documented config.json (data/deploy, read here from the
+// file, not through the emitter), the plan's parallelism reaches the command, and the Kubernetes
+// objects validate against the OpenAPI
 // schema of their kind (Kubernetes v1.31 and LeaderWorkerSet v0.5.1, extracted to
 // src/memwall/deploy/testdata/k8s-openapi-v1.31.json; the validator is k8s_openapi_validator.h).
 #include <gtest/gtest.h>
@@ -13,6 +15,7 @@
 #include "k8s_openapi_validator.h"
 #include "memwall/core/document.h"
 #include "memwall/core/test_paths.h"
+#include "memwall/deploy/emit_detail.h"
 
 namespace memwall {
 namespace {
@@ -485,6 +488,7 @@ TEST(PlanEmit, BadValuesExit2NamingTheField) {
   auto r = run(kAggregated + " --emit helm", "2>&1");
   EXPECT_EQ(r.status, 2);
   EXPECT_NE(r.out.find("--emit"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("llm-d or mindie"), std::string::npos) << r.out;
   r = run(kAggregated + " --emit vllm --engine-version 0.11 --pick 0", "2>&1");
   EXPECT_EQ(r.status, 2);
   EXPECT_NE(r.out.find("--pick"), std::string::npos) << r.out;
@@ -501,6 +505,303 @@ TEST(PlanEmit, BadValuesExit2NamingTheField) {
   r = run(kAggregated + " --emit sglang --engine-version main-001067f", "2>&1");
   EXPECT_EQ(r.status, 2);
   EXPECT_NE(r.out.find("vLLM 0.14"), std::string::npos) << r.out;
+}
+
+// The files of a printed emission ("==> NAME <==" then the text), by name.
+std::map<std::string, std::string> emitted_files(const std::string& out) {
+  std::map<std::string, std::string> files;
+  std::string name;
+  std::istringstream lines(out);
+  std::string line;
+  while (std::getline(lines, line)) {
+    if (line.rfind("==> ", 0) == 0 && line.size() > 8 && line.compare(line.size() - 4, 4, " <==") == 0) {
+      name = line.substr(4, line.size() - 8);
+      files[name];
+      continue;
+    }
+    if (!name.empty()) files[name] += line + "\n";
+  }
+  return files;
+}
+
+// Every key of the emitted document is one the table records (read from the data file, not
+// through the emitter), of its type and, where recorded, one of its values: objects are walked,
+// a list of objects by its items ("containers[]"). Returns the keys seen.
+void check_recorded(const Json& v, const std::string& path, const Json& recorded,
+                    std::set<std::string>& seen) {
+  if (recorded.contains(path)) {
+    const Json& spec = recorded[path];
+    EXPECT_TRUE(deploy::detail::of_recorded_type(v, spec["type"])) << path << " = " << v.dump() << " is not "
+                                                << spec["type"];
+    if (spec.contains("values")) {
+      const auto& values = spec["values"];
+      EXPECT_NE(std::find(values.begin(), values.end(), v), values.end()) << path << " " << v;
+    }
+    seen.insert(path);
+    return;
+  }
+  const bool walk = v.is_object() || (v.is_array() && !v.empty() && v[0].is_object());
+  EXPECT_TRUE(walk && !path.empty() ? true : v.is_object())
+      << path << " = " << v.dump() << " is not a recorded key";
+  if (!walk) return;
+  if (v.is_object())
+    for (const auto& [k, x] : v.items()) check_recorded(x, path.empty() ? k : path + "." + k, recorded, seen);
+  else
+    for (const auto& x : v) check_recorded(x, path + "[]", recorded, seen);
+}
+
+// The vLLM flags of a container's args against the vLLM table, as the commands' flags are.
+std::map<std::string, std::string> check_args(const Json& args, const std::string& table_file) {
+  std::string line = read_json(table_file)["engine_flags"]["launch"].get<std::string>() + " model";
+  for (const auto& a : args) line += " '" + a.get<std::string>() + "'";
+  const auto flags = check_flags(line + "\n", table_file);
+  return flags.empty() ? std::map<std::string, std::string>{} : flags.front();
+}
+
+const std::string kLlmd = "data/deploy/llm-d-modelservice-v0.4.12.json";
+
+// The YAML values of an llm-d emission, checked: they parse (yaml-cpp), every key is a key of the
+// chart's recorded values schema, every container arg a flag of vLLM 0.11, and the container's
+// env, ports and resources are what Kubernetes accepts (inside a Deployment, against the OpenAPI
+// schema). Returns the values.
+Json check_llm_d(const std::string& out) {
+  std::string yaml;
+  for (const auto& [name, text] : emitted_files(out))
+    if (name.size() > 11 && name.compare(name.size() - 11, 11, "-llm-d.yaml") == 0) yaml = text;
+  EXPECT_FALSE(yaml.empty()) << out;
+  const Json values = parse_document(yaml, "values.yaml");
+  std::set<std::string> seen;
+  check_recorded(values, "", read_json(kLlmd)["helm_values"]["keys"], seen);
+  for (const char* role : {"decode", "prefill"}) {
+    if (!values[role].contains("containers")) continue;
+    const Json& c = values[role]["containers"][0];
+    const auto flags = check_args(c["args"], "data/deploy/vllm-0.11.json");
+    // The chart writes these itself (templates/_helpers.tpl vllmServeModelCommand).
+    for (const auto& f : read_json(kLlmd)["helm_values"]["chart_args"])
+      EXPECT_FALSE(flags.count(f.get<std::string>())) << role << " " << f;
+    Json container = {{"name", c["name"]}, {"image", c["image"]}, {"args", c["args"]}};
+    for (const char* k : {"env", "ports", "resources"})
+      if (c.contains(k)) container[k] = c[k];
+    const Json deployment = {
+        {"apiVersion", "apps/v1"},
+        {"kind", "Deployment"},
+        {"metadata", {{"name", "llm-d-check"}}},
+        {"spec",
+         {{"selector", {{"matchLabels", {{"app", "x"}}}}},
+          {"template",
+           {{"metadata", {{"labels", {{"app", "x"}}}}},
+            {"spec", {{"containers", Json::array({container})}}}}}}}};
+    const auto errors = validator().validate(deployment);
+    EXPECT_TRUE(errors.empty()) << role << joined(errors);
+  }
+  return values;
+}
+
+TEST(PlanEmit, LlmdAggregatedValuesUseTheChartsKeysAndThePlansShape) {
+  const auto r = run(kAggregated + " --emit llm-d --engine-version 0.11 --explain");
+  ASSERT_EQ(r.status, 0) << r.out;
+  const Json v = check_llm_d(r.out);
+  // Plan 1: 2 replicas of 4 H100s at TP4 (as --emit vllm), the decode role only.
+  EXPECT_EQ(v["decode"]["replicas"], 2) << v.dump();
+  EXPECT_EQ(v["decode"]["parallelism"]["tensor"], 4);
+  EXPECT_EQ(v["prefill"]["create"], false);
+  EXPECT_EQ(v["routing"]["proxy"]["enabled"], false);
+  EXPECT_EQ(v["accelerator"]["type"], "nvidia");
+  EXPECT_EQ(v["decode"]["containers"][0]["modelCommand"], "vllmServe");
+  EXPECT_EQ(v["decode"]["nodeSelector"]["memwall.io/accelerator"], "nvidia-h100-sxm");
+  EXPECT_EQ(v["modelArtifacts"]["labels"].value("memwall.io/tp", ""), "4");
+  EXPECT_EQ(v["modelArtifacts"]["uri"], "hf://" + v["modelArtifacts"]["name"].get<std::string>());
+  const auto flags = check_args(v["decode"]["containers"][0]["args"], "data/deploy/vllm-0.11.json");
+  EXPECT_EQ(flags.at("--dtype"), "bfloat16");
+  EXPECT_TRUE(flags.count("--max-num-seqs"));
+  EXPECT_FALSE(flags.count("--kv-transfer-config"));
+  // Every key and flag traced (--explain), and the chart and its commit named.
+  const auto files = emitted_files(r.out);
+  const std::string explain = files.at("plan-1-explain.txt");
+  EXPECT_NE(explain.find("decode.parallelism.tensor 4 <- plan shape TP4"), std::string::npos)
+      << explain;
+  EXPECT_NE(explain.find("decode.containers[].args --max-num-seqs"), std::string::npos);
+  EXPECT_NE(files.at("plan-1-llm-d.yaml").find("3051935eb5a49f6df21cd6aeb5e4f05b98799262"),
+            std::string::npos);
+}
+
+// A replica with pipeline stages on one node: vLLM's --pipeline-parallel-size in the args, and the
+// pod's accelerators (TP x PP) set in resources, which the chart keeps over its tensor x dataLocal.
+TEST(PlanEmit, LlmdPipelineStagesOnOneNodeRequestEveryDevice) {
+  // Plan 3 of the aggregated scenario: 8 H100s at TP4 x PP2.
+  const auto r = run(kAggregated + " --emit llm-d --engine-version 0.11 --pick 3");
+  ASSERT_EQ(r.status, 0) << r.out;
+  const Json v = check_llm_d(r.out);
+  const Json& c = v["decode"]["containers"][0];
+  EXPECT_EQ(v["decode"]["parallelism"]["tensor"], 4);
+  EXPECT_EQ(check_args(c["args"], "data/deploy/vllm-0.11.json").at("--pipeline-parallel-size"), "2");
+  EXPECT_EQ(c["resources"]["limits"]["nvidia.com/gpu"], 8) << c.dump();
+  EXPECT_EQ(c["resources"]["requests"]["nvidia.com/gpu"], 8) << c.dump();
+}
+
+TEST(PlanEmit, LlmdDisaggregatedValuesHaveBothRolesWithNixl) {
+  const auto r = run(kDisaggregated + " --emit llm-d --engine-version 0.11 --benchmark");
+  ASSERT_EQ(r.status, 0) << r.out;
+  const auto files = emitted_files(r.out);
+  const Json v = check_llm_d(r.out);
+  // Plan 1: decode pool TP8, prefill pool TP4 (as --emit vllm).
+  EXPECT_EQ(v["prefill"]["parallelism"]["tensor"], 4);
+  EXPECT_EQ(v["decode"]["parallelism"]["tensor"], 8);
+  EXPECT_GE(v["prefill"]["replicas"].get<int>(), 1);
+  EXPECT_FALSE(v.contains("routing")) << "the chart's routing sidecar stays on for P/D";
+  const Json connectors = read_json("data/deploy/vllm-0.11.json")["engine_flags"]["kv_connectors"];
+  for (const char* role : {"prefill", "decode"}) {
+    const Json& c = v[role]["containers"][0];
+    const auto flags = check_args(c["args"], "data/deploy/vllm-0.11.json");
+    const Json kv = Json::parse(flags.at("--kv-transfer-config"));
+    EXPECT_EQ(kv["kv_connector"], "NixlConnector") << role;
+    EXPECT_NE(std::find(connectors.begin(), connectors.end(), kv["kv_connector"]), connectors.end());
+    EXPECT_EQ(kv["kv_role"], "kv_both") << role;
+    EXPECT_EQ(c["env"][0]["name"], "VLLM_NIXL_SIDE_CHANNEL_HOST") << role;
+    // vLLM's port: the decode pod behind the routing sidecar on 8200, the prefill pod on 8000.
+    EXPECT_EQ(c["ports"][0]["containerPort"], std::string(role) == "decode" ? 8200 : 8000);
+  }
+  EXPECT_NE(files.at("plan-1-benchmark.sh").find("--base-url http://GATEWAY"), std::string::npos);
+}
+
+TEST(PlanEmit, LlmdRefusesWhatTheChartCannotSay) {
+  // Plan 4: decode replicas of TP8 x PP2 = two 8-GPU nodes.
+  auto r = run(kDisaggregated + " --emit llm-d --engine-version 0.11 --pick 4", "2>&1");
+  EXPECT_EQ(r.status, 2) << r.out;
+  EXPECT_NE(r.out.find("--emit"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("replicas fit one node"), std::string::npos) << r.out;
+  r = run(kAggregated + " --engine sglang --emit llm-d", "2>&1");
+  EXPECT_EQ(r.status, 2) << r.out;
+  EXPECT_NE(r.out.find("a plan estimated with vLLM"), std::string::npos) << r.out;
+}
+
+const std::string kMindieTable = "data/deploy/mindie-3.0.0.beta.1.json";
+const std::string kMindie =
+    "plan infer --model qwen2.5-7b --concurrency 50 --gpus ascend-910b --engine mindie "
+    "--serving aggregated --weight-precisions bf16 --kv-precisions bf16";
+
+// MindIE's config.json: every field is one of the recorded fields of MindIE's documented
+// config.json (read from the data file), of its type and values; the plan's TP, B* and workload
+// reach worldSize, npuDeviceIds, maxBatchSize and the length limits; the launch script sets the
+// memory fraction the plan assumes; every field is traced in --explain.
+TEST(PlanEmit, MindieConfigUsesItsDocumentedFieldsAndThePlansShape) {
+  const auto r = run(kMindie + " --emit mindie --explain");
+  ASSERT_EQ(r.status, 0) << r.out;
+  const auto files = emitted_files(r.out);
+  ASSERT_TRUE(files.count("plan-1-mindie.json")) << r.out;
+  const Json c = Json::parse(files.at("plan-1-mindie.json"));
+  std::set<std::string> seen;
+  const Json fields = read_json(kMindieTable)["config_file"]["fields"];
+  check_recorded(c, "", fields, seen);
+  // Every field the table records as required by the config file is written.
+  for (const char* f : {"Version", "ServerConfig.port", "ServerConfig.maxLinkNum",
+                        "BackendConfig.npuDeviceIds", "BackendConfig.ModelDeployConfig.maxSeqLen",
+                        "BackendConfig.ModelDeployConfig.ModelConfig[].worldSize",
+                        "BackendConfig.ModelDeployConfig.ModelConfig[].npuMemSize",
+                        "BackendConfig.ScheduleConfig.maxBatchSize",
+                        "BackendConfig.ScheduleConfig.maxPrefillTokens"})
+    EXPECT_TRUE(seen.count(f)) << f;
+  const Json& model = c["BackendConfig"]["ModelDeployConfig"]["ModelConfig"][0];
+  const Json& sched = c["BackendConfig"]["ScheduleConfig"];
+  const int tp = model["worldSize"];
+  EXPECT_EQ(model["tp"], tp);
+  EXPECT_EQ(c["BackendConfig"]["npuDeviceIds"][0].size(), static_cast<size_t>(tp));
+  EXPECT_EQ(c["ServerConfig"]["inferMode"], "standard");
+  EXPECT_GE(sched["maxPrefillTokens"].get<int>(),
+            c["BackendConfig"]["ModelDeployConfig"]["maxInputTokenLen"].get<int>());
+  EXPECT_LE(sched["maxPrefillBatchSize"].get<int>(), sched["maxBatchSize"].get<int>());
+  EXPECT_EQ(c["BackendConfig"]["ModelDeployConfig"]["maxSeqLen"].get<int>(),
+            c["BackendConfig"]["ModelDeployConfig"]["maxInputTokenLen"].get<int>() +
+                sched["maxIterTimes"].get<int>());
+  // The plan table's shape and B* (plan 1's TP and batch cap, as --emit shows them elsewhere).
+  const std::string explain = files.at("plan-1-explain.txt");
+  EXPECT_NE(explain.find("BackendConfig.ModelDeployConfig.ModelConfig[].worldSize " +
+                         std::to_string(tp) + " <- plan.shape.tp = " + std::to_string(tp)),
+            std::string::npos)
+      << explain;
+  EXPECT_NE(explain.find("BackendConfig.ScheduleConfig.maxBatchSize " +
+                         std::to_string(sched["maxBatchSize"].get<int>()) + " <- plan.batch_cap"),
+            std::string::npos)
+      << explain;
+  for (const auto& f : seen) EXPECT_NE(explain.find(f + " "), std::string::npos) << f;
+  const std::string script = files.at("plan-1-mindie.sh");
+  EXPECT_NE(script.find("export NPU_MEMORY_FRACTION=0.9\n"), std::string::npos) << script;
+  EXPECT_NE(script.find("./bin/mindieservice_daemon"), std::string::npos);
+  EXPECT_NE(script.find("5e896196ce2c1ed3f14cec0a622de2072c3c75b4"), std::string::npos);
+}
+
+TEST(PlanEmit, MindieRefusesPlansItsConfigCannotSay) {
+  // A plan estimated with vLLM on H100s.
+  auto r = run(kAggregated + " --emit mindie", "2>&1");
+  EXPECT_EQ(r.status, 2) << r.out;
+  EXPECT_NE(r.out.find("--emit"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("a plan estimated with MindIE"), std::string::npos) << r.out;
+  // Disaggregated pools (MindIE Motor's deployment).
+  r = run("plan infer --model qwen2.5-7b --concurrency 50 --gpus ascend-910b --engine mindie "
+          "--serving disaggregated --emit mindie",
+          "2>&1");
+  EXPECT_EQ(r.status, 2) << r.out;
+  EXPECT_NE(r.out.find("an aggregated plan"), std::string::npos) << r.out;
+  // No benchmark against MindIE, and no other version of its fields.
+  r = run(kMindie + " --emit mindie --benchmark", "2>&1");
+  EXPECT_EQ(r.status, 2) << r.out;
+  EXPECT_NE(r.out.find("--benchmark"), std::string::npos) << r.out;
+  r = run(kMindie + " --emit mindie --engine-version 2.0", "2>&1");
+  EXPECT_EQ(r.status, 2) << r.out;
+  EXPECT_NE(r.out.find("3.0.0.beta.1"), std::string::npos) << r.out;
+  // Pipeline stages (plan 2 of the scenario: TP4 x PP2), experts over the TP group (Mixtral, EP8)
+  // and an int8 KV cache beside bf16 weights have no config.json field.
+  r = run(kMindie + " --emit mindie --pick 2", "2>&1");
+  EXPECT_EQ(r.status, 2) << r.out;
+  EXPECT_NE(r.out.find("a plan with PP1"), std::string::npos) << r.out;
+  r = run("plan infer --model mixtral-8x7b --concurrency 50 --gpus ascend-910b --engine mindie "
+          "--serving aggregated --quality any --emit mindie",
+          "2>&1");
+  EXPECT_EQ(r.status, 2) << r.out;
+  EXPECT_NE(r.out.find("a plan with EP1"), std::string::npos) << r.out;
+  const std::string int8 =
+      "plan infer --model qwen2.5-7b --concurrency 50 --gpus ascend-910b --engine mindie "
+      "--serving aggregated --quality any --kv-precisions int8 --emit mindie";
+  r = run(int8 + " --weight-precisions bf16", "2>&1");
+  EXPECT_EQ(r.status, 2) << r.out;
+  EXPECT_NE(r.out.find("with int8 (W8A8) weights only"), std::string::npos) << r.out;
+  // With W8A8 weights the int8 KV cache is the checkpoint's (a note, no field).
+  r = run(int8 + " --weight-precisions int8");
+  ASSERT_EQ(r.status, 0) << r.out;
+  EXPECT_NE(r.out.find("# note: KV int8: the W8A8 checkpoint must carry kv_cache_type C8"),
+            std::string::npos)
+      << r.out;
+}
+
+// vLLM replicas across nodes: the LeaderWorkerSet's leader starts the Ray head and waits for the
+// group (LWS_GROUP_SIZE), then serves with --distributed-executor-backend ray; each worker joins
+// at LWS_LEADER_ADDRESS and serves no API (no probes), as vLLM's LWS guide has it.
+TEST(PlanEmit, VllmLeaderWorkerSetJoinsARayCluster) {
+  const auto r = run(kDisaggregated + " --emit k8s --engine-version 0.11 --pick 4");
+  ASSERT_EQ(r.status, 0) << r.out;
+  check_manifest(r.out);
+  const Json lws = object_of_kind(r.out, "LeaderWorkerSet");
+  const Json& leader = lws["spec"]["leaderWorkerTemplate"]["leaderTemplate"]["spec"]["containers"][0];
+  const Json& worker = lws["spec"]["leaderWorkerTemplate"]["workerTemplate"]["spec"]["containers"][0];
+  EXPECT_EQ(leader["command"], Json::array({"sh", "-c"}));
+  const std::string lead = leader["args"][0];
+  EXPECT_EQ(lead.rfind("bash /vllm-workspace/examples/online_serving/multi-node-serving.sh leader "
+                       "--ray_cluster_size=$(LWS_GROUP_SIZE) && vllm serve ",
+                       0),
+            0u)
+      << lead;
+  const auto flags = check_flags(lead.substr(lead.find("vllm serve ")) + "\n",
+                                 "data/deploy/vllm-0.11.json");
+  ASSERT_EQ(flags.size(), 1u);
+  EXPECT_EQ(flags[0].at("--distributed-executor-backend"), "ray");
+  EXPECT_EQ(flags[0].at("--pipeline-parallel-size"), "2");
+  EXPECT_TRUE(leader.contains("readinessProbe"));
+  EXPECT_EQ(worker["args"][0],
+            "bash /vllm-workspace/examples/online_serving/multi-node-serving.sh worker "
+            "--ray_address=$(LWS_LEADER_ADDRESS)");
+  EXPECT_FALSE(worker.contains("readinessProbe"));
+  EXPECT_FALSE(worker.contains("ports"));
+  EXPECT_EQ(worker["resources"], leader["resources"]);
 }
 
 }  // namespace

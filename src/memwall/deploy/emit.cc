@@ -1,5 +1,7 @@
 #include "memwall/deploy/emit.h"
 
+#include "memwall/deploy/emit_detail.h"
+
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -15,7 +17,159 @@
 #include "memwall/perf/efficiency.h"
 
 namespace memwall::deploy {
+
+namespace detail {
+
+std::string quote_shell(const std::string& s) {
+  if (s.find_first_of(" {}\"'$") == std::string::npos) return s;
+  std::string out = "'";
+  for (char c : s) out += c == '\'' ? std::string("'\\''") : std::string(1, c);
+  return out + "'";
+}
+
+void write_yaml(const Json& v, int indent, std::string& out) {
+  const std::string pad(static_cast<size_t>(indent), ' ');
+  if (v.is_object()) {
+    for (const auto& [k, x] : v.items()) {
+      out += pad + k + ":";
+      if ((x.is_object() || x.is_array()) && !x.empty()) {
+        out += "\n";
+        write_yaml(x, indent + 2, out);
+      } else {
+        out += " " + x.dump() + "\n";
+      }
+    }
+  } else if (v.is_array()) {
+    for (const auto& x : v) {
+      if (x.is_object() && !x.empty()) {
+        std::string item;
+        write_yaml(x, indent + 2, item);
+        item.replace(static_cast<size_t>(indent), 2, "- ");
+        out += item;
+      } else {
+        out += pad + "- " + x.dump() + "\n";
+      }
+    }
+  }
+}
+
+const perf::EngineProfile& profile_of(const plan::Plan& p) {
+  return perf::default_efficiency().engine(plan_engine(p),
+                                           perf::engine_platform(*p.shape.accelerator));
+}
+
+// At most 63 characters, alphanumerics with '-', '_' and '.' inside.
+bool valid_label_value(const std::string& v) {
+  static const std::regex re("(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?");
+  return v.size() <= 63 && std::regex_match(v, re);
+}
+
+std::vector<std::string> deployment_label_values(const std::string& model_id,
+                                                 const plan::ReplicaShape& shape) {
+  std::vector<std::string> v = {model_id,
+                                shape.accelerator->id,
+                                std::to_string(shape.tp),
+                                std::to_string(shape.pp),
+                                std::string(to_string(shape.weights)),
+                                std::string(to_string(shape.kv))};
+  if (v.size() != std::size(kDeploymentLabels)) throw std::logic_error("deployment labels");
+  return v;
+}
+
+std::string lower(std::string s) {
+  std::transform(s.begin(), s.end(), s.begin(), [](unsigned char ch) { return std::tolower(ch); });
+  return s;
+}
+
+std::string explain_lines(const std::vector<TracedArg>& args, const std::string& role) {
+  std::string s;
+  for (const auto& a : args)
+    s += fmt::format("  {}{} {} <- {}\n", role.empty() ? "" : role + ": ", a.flag, a.value, a.from);
+  return s;
+}
+
+std::pair<Json, std::string> deploy_document(const std::string& root) {
+  std::optional<std::pair<Json, std::string>> found;
+  for (const auto& f : data::embedded_files()) {
+    const std::string path(f.path);
+    if (path.rfind("deploy/", 0) != 0) continue;
+    const std::string origin = "built-in data/" + path;
+    const Json doc = parse_document(f.content, origin);
+    if (!doc.contains(root)) continue;
+    if (found) throw std::logic_error("two " + root + " files in data/deploy");
+    found = {doc[root], origin};
+  }
+  if (!found) throw std::logic_error("no " + root + " file in data/deploy");
+  return *found;
+}
+
+std::map<std::string, RecordedKey> recorded_keys(const Json& keys, const std::string& origin) {
+  std::map<std::string, RecordedKey> out;
+  for (const auto& [key, spec] : keys.items()) {
+    RecordedKey k;
+    k.type = require_string(spec, "type", origin + " " + key);
+    if (spec.contains("values")) k.values = spec["values"].get<std::vector<std::string>>();
+    out[key] = k;
+  }
+  return out;
+}
+
+bool of_recorded_type(const Json& v, const std::string& type) {
+  auto all = [&](auto pred) { return v.is_array() && std::all_of(v.begin(), v.end(), pred); };
+  if (type == "string") return v.is_string();
+  if (type == "integer") return v.is_number_integer();
+  if (type == "boolean") return v.is_boolean();
+  if (type == "map") return v.is_object();
+  if (type == "string-list") return all([](const Json& x) { return x.is_string(); });
+  if (type == "k8s-list") return all([](const Json& x) { return x.is_object(); });
+  if (type == "integer-list-list")
+    return all([](const Json& row) {
+      return row.is_array() && std::all_of(row.begin(), row.end(),
+                                           [](const Json& x) { return x.is_number_integer(); });
+    });
+  return false;
+}
+
+void set_recorded(KeyedEmission& out, const std::map<std::string, RecordedKey>& keys,
+                  const std::string& display, const std::string& key, const Json& value,
+                  const std::string& from) {
+  const auto it = keys.find(key);
+  if (it == keys.end()) throw std::logic_error(fmt::format("{} is not a key of {}", key, display));
+  const auto& allowed = it->second.values;
+  if (!of_recorded_type(value, it->second.type) ||
+      (!allowed.empty() &&
+       std::find(allowed.begin(), allowed.end(), value.get<std::string>()) == allowed.end()))
+    throw std::logic_error(fmt::format("{} = {} is not a value of {}", key, value.dump(), display));
+  Json* node = &out.document;
+  size_t start = 0;
+  while (true) {
+    const size_t dot = key.find('.', start);
+    std::string part = key.substr(start, dot == std::string::npos ? std::string::npos : dot - start);
+    const bool item = part.size() > 2 && part.compare(part.size() - 2, 2, "[]") == 0;
+    if (item) part.resize(part.size() - 2);
+    if (dot == std::string::npos) {
+      (*node)[part] = value;
+      break;
+    }
+    node = &(*node)[part];
+    if (item) {
+      if (!node->is_array() || node->empty()) *node = Json::array({Json::object()});
+      node = &(*node)[0];
+    }
+    start = dot + 1;
+  }
+  out.keys.push_back({key, value.is_string() ? value.get<std::string>() : value.dump(), from});
+}
+
+}  // namespace detail
+
 namespace {
+
+using detail::profile_of;
+using detail::quote_shell;
+using detail::deployment_label_values;
+using detail::valid_label_value;
+using detail::write_yaml;
 
 FlagTable table_from_json(const Json& j, const std::string& origin) {
   FlagTable t;
@@ -46,13 +200,6 @@ FlagTable table_from_json(const Json& j, const std::string& origin) {
     t.benchmark_source = require_string(b, "source", origin + " benchmark");
   }
   return t;
-}
-
-std::string quote_shell(const std::string& s) {
-  if (s.find_first_of(" {}\"'$") == std::string::npos) return s;
-  std::string out = "'";
-  for (char c : s) out += c == '\'' ? std::string("'\\''") : std::string(1, c);
-  return out + "'";
 }
 
 // The Hugging Face repository a user pulls, where the zoo records one; else the zoo id.
@@ -280,11 +427,6 @@ EngineCommand command_for(const plan::ReplicaShape& shape, int replicas, int bat
   return c;
 }
 
-const perf::EngineProfile& profile_of(const plan::Plan& p) {
-  return perf::default_efficiency().engine(plan_engine(p),
-                                           perf::engine_platform(*p.shape.accelerator));
-}
-
 std::string role_suffix(const EngineCommand& c) {
   return c.role.empty() ? "" : "-" + c.role;
 }
@@ -297,8 +439,7 @@ std::string object_name(const Emission& e, const EngineCommand& c) {
 // k8s-device-plugin (amd.com/gpu), Huawei Ascend device plugin (huawei.com/Ascend910), Intel
 // Gaudi device plugin (habana.ai/gaudi).
 std::string gpu_resource(const Accelerator& a) {
-  std::string v = a.vendor;
-  std::transform(v.begin(), v.end(), v.begin(), [](unsigned char ch) { return std::tolower(ch); });
+  const std::string v = detail::lower(a.vendor);
   if (v == "nvidia") return "nvidia.com/gpu";
   if (v == "amd") return "amd.com/gpu";
   if (v == "huawei") return "huawei.com/Ascend910";
@@ -309,39 +450,23 @@ std::string gpu_resource(const Accelerator& a) {
                                a.vendor, a.id));
 }
 
-// YAML of a JSON value: block mappings and sequences, every string double-quoted (JSON escapes are
-// YAML escapes), so the text reads back exactly.
-void write_yaml(const Json& v, int indent, std::string& out) {
-  const std::string pad(static_cast<size_t>(indent), ' ');
-  if (v.is_object()) {
-    for (const auto& [k, x] : v.items()) {
-      out += pad + k + ":";
-      if ((x.is_object() || x.is_array()) && !x.empty()) {
-        out += "\n";
-        write_yaml(x, indent + 2, out);
-      } else {
-        out += " " + x.dump() + "\n";
-      }
-    }
-  } else if (v.is_array()) {
-    for (const auto& x : v) {
-      if (x.is_object() && !x.empty()) {
-        std::string item;
-        write_yaml(x, indent + 2, item);
-        item.replace(static_cast<size_t>(indent), 2, "- ");
-        out += item;
-      } else {
-        out += pad + "- " + x.dump() + "\n";
-      }
-    }
-  }
-}
-
 // The label LeaderWorkerSet puts on each pod of a group with its index in the group, the leader
 // being "0" (lws v0.5.1 api/leaderworkerset/v1/leaderworkerset_types.go, WorkerIndexLabelKey).
 constexpr const char* kLwsWorkerIndexLabel = "leaderworkerset.sigs.k8s.io/worker-index";
 
-Json container(const Emission& e, const EngineCommand& c, int nodes, int devices_per_pod) {
+// vLLM across nodes runs on a Ray cluster: vLLM's LWS deployment guide (vllm-project/vllm
+// docs/deployment/frameworks/lws.md at commit 051f9b87abc84889ebd1d463ec060e21955c4e23) starts the
+// leader pod with `multi-node-serving.sh leader --ray_cluster_size=$(LWS_GROUP_SIZE)` (ray start
+// --head, then waits until that many nodes are alive) before the server, and each worker pod with
+// `multi-node-serving.sh worker --ray_address=$(LWS_LEADER_ADDRESS)` (ray start --address
+// ...:6379 --block; examples/online_serving/multi-node-serving.sh at commit
+// 2584e94bc2b500b84af054a71559f04e60c4aec2), the script at that path in the vllm-openai image.
+// LeaderWorkerSet v0.5.1 sets LWS_LEADER_ADDRESS and LWS_GROUP_SIZE in every container
+// (pkg/utils/pod/pod_utils.go at tag v0.5.1, commit 3ee2d9a808299920d056e3664ec4ec3f998110cb).
+constexpr const char* kVllmRayScript = "/vllm-workspace/examples/online_serving/multi-node-serving.sh";
+
+Json container(const Emission& e, const EngineCommand& c, int nodes, int devices_per_pod,
+               bool leader) {
   const FlagTable& t = *e.table;
   EngineCommand cmd = c;
   Json env = Json::array();
@@ -364,8 +489,25 @@ Json container(const Emission& e, const EngineCommand& c, int nodes, int devices
     add(cmd.args, t, "--dist-init-addr", "$(LWS_LEADER_ADDRESS):20000",
         from + " (the group's leader)");
   }
+  const bool ray = nodes > 1 && is_vllm(t);
+  if (ray && leader)
+    add(cmd.args, t, "--distributed-executor-backend", "ray",
+        fmt::format("a replica of {} devices spans {} nodes: its workers join the leader's Ray "
+                    "cluster",
+                    c.shape.devices(), nodes));
   std::vector<std::string> words = cmd.words(t);
   const std::string resource = gpu_resource(*c.shape.accelerator);
+  const Json limits = {{"limits", {{resource, devices_per_pod}}},
+                       {"requests", {{resource, devices_per_pod}}}};
+  if (ray && !leader) {
+    // A Ray worker serves no API: no port, no probes on the engine's health endpoint.
+    return {{"name", "engine"},
+            {"image", t.image},
+            {"command", Json::array({"sh", "-c"})},
+            {"args", Json::array({fmt::format("bash {} worker --ray_address=$(LWS_LEADER_ADDRESS)",
+                                              kVllmRayScript)})},
+            {"resources", limits}};
+  }
   Json probe = {{"httpGet", {{"path", t.health_path}, {"port", t.port}}}, {"periodSeconds", 10}};
   Json startup = probe;
   // A choice, not a measurement: 60 x 10 s = 10 minutes for the weights to load before the
@@ -377,39 +519,34 @@ Json container(const Emission& e, const EngineCommand& c, int nodes, int devices
       {"command", Json::array({words[0]})},
       {"args", Json(std::vector<std::string>(words.begin() + 1, words.end()))},
       {"ports", Json::array({{{"containerPort", t.port}, {"name", "http"}}})},
-      {"resources",
-       {{"limits", {{resource, devices_per_pod}}}, {"requests", {{resource, devices_per_pod}}}}},
+      {"resources", limits},
       {"readinessProbe", probe},
       {"livenessProbe", probe},
       {"startupProbe", startup}};
   if (!env.empty()) ct["env"] = env;
+  if (ray) {
+    // The leader: the Ray head, once every node of the group has joined, then the server.
+    std::string line;
+    for (const auto& word : words) line += (line.empty() ? "" : " ") + quote_shell(word);
+    ct["command"] = Json::array({"sh", "-c"});
+    ct["args"] = Json::array({fmt::format(
+        "bash {} leader --ray_cluster_size=$(LWS_GROUP_SIZE) && {}", kVllmRayScript, line)});
+  }
   return ct;
 }
 
-Json pod_spec(const Emission& e, const EngineCommand& c, int nodes, int devices_per_pod) {
+Json pod_spec(const Emission& e, const EngineCommand& c, int nodes, int devices_per_pod,
+              bool leader) {
   return {{"nodeSelector", {{"memwall.io/accelerator", c.shape.accelerator->id}}},
-          {"containers", Json::array({container(e, c, nodes, devices_per_pod)})}};
-}
-
-// A Kubernetes label value: at most 63 characters, alphanumerics with '-', '_' and '.' inside
-// (k8s.io/apimachinery pkg/util/validation IsValidLabelValue).
-bool valid_label_value(const std::string& v) {
-  static const std::regex re("(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?");
-  return v.size() <= 63 && std::regex_match(v, re);
+          {"containers", Json::array({container(e, c, nodes, devices_per_pod, leader)})}};
 }
 
 // `app` and the deployment's labels (kDeploymentLabels); a value that is not a valid label value
 // (a model imported from a config.json path) is left out with a note in the manifest.
 Json deployment_labels(const std::string& name, const EngineCommand& c, std::string& notes) {
   Json labels = {{"app", name}};
-  const std::string values[] = {c.model_id,
-                                c.shape.accelerator->id,
-                                std::to_string(c.shape.tp),
-                                std::to_string(c.shape.pp),
-                                std::string(to_string(c.shape.weights)),
-                                std::string(to_string(c.shape.kv))};
-  static_assert(std::size(kDeploymentLabels) == std::size(values));
-  for (size_t i = 0; i < std::size(values); ++i) {
+  const std::vector<std::string> values = deployment_label_values(c.model_id, c.shape);
+  for (size_t i = 0; i < values.size(); ++i) {
     if (valid_label_value(values[i])) {
       labels[kDeploymentLabels[i]] = values[i];
     } else {
@@ -442,6 +579,9 @@ const std::vector<FlagTable>& flag_tables() {
       if (path.rfind("deploy/", 0) != 0) continue;
       const std::string origin = "built-in data/" + path;
       const Json doc = parse_document(f.content, origin);
+      // The other files there record a Helm chart's values (helm_values, llm_d.cc) or a config
+      // file's fields (config_file, mindie.cc).
+      if (doc.contains("helm_values") || doc.contains("config_file")) continue;
       out.push_back(table_from_json(require_field(doc, "engine_flags", origin), origin));
     }
     return out;
@@ -465,7 +605,9 @@ Target parse_target(const std::string& s) {
   if (s == "sglang") return Target::sglang;
   if (s == "trtllm") return Target::trtllm;
   if (s == "k8s") return Target::k8s;
-  throw InputError("--emit", s, "vllm, sglang, trtllm or k8s");
+  if (s == "llm-d") return Target::llm_d;
+  if (s == "mindie") return Target::mindie;
+  throw InputError("--emit", s, "vllm, sglang, trtllm, k8s, llm-d or mindie");
 }
 
 std::string plan_engine(const plan::Plan& p) {
@@ -552,10 +694,7 @@ std::string shell_script(const Emission& e) {
 
 std::string explain_text(const Emission& e) {
   std::string s = fmt::format("memwall plan {} -> {}\n", e.pick, e.table->display);
-  for (const auto& c : e.commands)
-    for (const auto& a : c.args)
-      s += fmt::format("  {}{} {} <- {}\n", c.role.empty() ? "" : c.role + ": ", a.flag, a.value,
-                       a.from);
+  for (const auto& c : e.commands) s += detail::explain_lines(c.args, c.role);
   return s;
 }
 
@@ -583,23 +722,28 @@ std::string k8s_manifest(const Emission& e) {
               {{"replicas", c.replicas},
                {"selector", {{"matchLabels", labels}}},
                {"template",
-                {{"metadata", {{"labels", labels}}}, {"spec", pod_spec(e, c, 1, devices)}}}}}};
+                {{"metadata", {{"labels", labels}}},
+                 {"spec", pod_spec(e, c, 1, devices, true)}}}}}};
     } else {
-      const Json pod = {{"metadata", {{"labels", labels}}},
-                        {"spec", pod_spec(e, c, nodes, per_node)}};
+      const Json leader = {{"metadata", {{"labels", labels}}},
+                           {"spec", pod_spec(e, c, nodes, per_node, true)}};
+      const Json worker = {{"metadata", {{"labels", labels}}},
+                           {"spec", pod_spec(e, c, nodes, per_node, false)}};
       obj = {{"apiVersion", "leaderworkerset.x-k8s.io/v1"},
              {"kind", "LeaderWorkerSet"},
              {"metadata", {{"name", name}, {"labels", labels}}},
              {"spec",
               {{"replicas", c.replicas},
                {"leaderWorkerTemplate",
-                {{"size", nodes}, {"leaderTemplate", pod}, {"workerTemplate", pod}}}}}};
+                {{"size", nodes}, {"leaderTemplate", leader}, {"workerTemplate", worker}}}}}};
+      const FlagTable& t = *e.table;
       out += fmt::format(
-          "# {}: one replica spans {} nodes of {} devices; the workers must join the leader's "
-          "engine "
-          "(vLLM: a Ray cluster; SGLang: --nnodes/--node-rank/--dist-init-addr; TensorRT-LLM: an "
-          "MPI launch), not generated\n",
-          name, nodes, per_node);
+          "# {}: one replica spans {} nodes of {} devices; {}\n", name, nodes, per_node,
+          is_vllm(t) ? "the workers join the leader's Ray cluster (vLLM's multi-node-serving.sh; "
+                       "the leader serves with --distributed-executor-backend ray)"
+          : is_trtllm(t)
+              ? "the workers must join the leader's MPI launch, not generated"
+              : "every pod runs the server with --nnodes, --node-rank and --dist-init-addr");
     }
     out += "---\n";
     write_yaml(obj, 0, out);
@@ -623,7 +767,8 @@ std::string k8s_manifest(const Emission& e) {
   return notes + out;
 }
 
-std::string benchmark_command(const Emission& e, const plan::InferenceWorkload& w) {
+std::string benchmark_command(const Emission& e, const plan::InferenceWorkload& w,
+                              const std::string& base_url, const std::string& base_url_from) {
   const FlagTable* bench = nullptr;
   for (const auto& t : flag_tables())
     if (!t.benchmark_launch.empty()) bench = &t;
@@ -638,9 +783,12 @@ std::string benchmark_command(const Emission& e, const plan::InferenceWorkload& 
     args.push_back({flag, value, from});
   };
   const std::string host = e.commands.size() > 1 ? "ROUTER" : object_name(e, e.commands.front());
-  arg("--base-url", fmt::format("http://{}:{}", host, t.port),
-      e.commands.size() > 1 ? "the router in front of the prefill and decode pools"
-                            : "the Service in front of the plan's replicas");
+  if (!base_url.empty())
+    arg("--base-url", base_url, base_url_from);
+  else
+    arg("--base-url", fmt::format("http://{}:{}", host, t.port),
+        e.commands.size() > 1 ? "the router in front of the prefill and decode pools"
+                              : "the Service in front of the plan's replicas");
   arg("--model", e.commands.front().model, "the plan's model");
   arg("--dataset-name", "random", "synthetic prompts of the plan's lengths");
   const long in = std::lround(w.input.mean), out_len = std::lround(w.output.mean);
@@ -682,7 +830,7 @@ void EmitRequest::validate() const {
   if (!emit && !benchmark && engine_version)
     throw InputError("--engine-version", *engine_version, "only with --emit or --benchmark");
   if (explain && !emit)
-    throw InputError("--explain", "(set)", "only with --emit vllm|sglang|trtllm|k8s");
+    throw InputError("--explain", "(set)", "only with --emit vllm|sglang|trtllm|k8s|llm-d|mindie");
 }
 
 std::vector<EmittedFile> emit_plan(const plan::InferenceAnswer& answer,
@@ -695,13 +843,42 @@ std::vector<EmittedFile> emit_plan(const plan::InferenceAnswer& answer,
                                    : fmt::format("a plan number from 1 to {}", plans.size()));
   const plan::Plan& p = plans[static_cast<size_t>(request.pick - 1)];
   const Target target = request.emit ? parse_target(*request.emit) : Target::k8s;
+  const std::string stem = fmt::format("plan-{}", request.pick);
+  if (target == Target::llm_d || target == Target::mindie) {
+    std::vector<EmittedFile> files;
+    if (target == Target::mindie) {
+      const ConfigTable& t = mindie_table();
+      if (request.engine_version && *request.engine_version != t.version)
+        throw InputError("--engine-version", *request.engine_version,
+                         fmt::format("with --emit mindie, {} (the config.json fields recorded)",
+                                     t.version));
+      if (request.benchmark)
+        throw InputError("--benchmark", "(set)",
+                         "with --emit vllm|sglang|trtllm|k8s|llm-d: `vllm bench serve` against "
+                         "MindIE's OpenAI API is not recorded here");
+      const KeyedEmission k = mindie_config(p, answer.model, answer.workload, request.pick);
+      files.push_back({stem + "-mindie.json", k.document.dump(4) + "\n"});
+      files.push_back({stem + "-mindie.sh", mindie_script(k)});
+      if (request.explain) files.push_back({stem + "-explain.txt", explain_text(k)});
+      return files;
+    }
+    const KeyedEmission k =
+        llm_d_values(p, answer.model, request.pick, request.engine_version);
+    files.push_back({stem + "-llm-d.yaml", llm_d_yaml(k)});
+    if (request.explain) files.push_back({stem + "-explain.txt", explain_text(k)});
+    if (request.benchmark)
+      files.push_back({stem + "-benchmark.sh",
+                       benchmark_command(*k.engine, answer.workload, "http://GATEWAY",
+                                         "the llm-d Gateway in front of the pools (not "
+                                         "generated)")});
+    return files;
+  }
   const std::string engine = target == Target::vllm     ? "vllm"
                              : target == Target::sglang ? "sglang"
                              : target == Target::trtllm ? "trtllm"
                                                         : profile_of(p).name;
   const Emission e = engine_commands(p, answer.model, request.pick, engine, request.engine_version);
   std::vector<EmittedFile> files;
-  const std::string stem = fmt::format("plan-{}", request.pick);
   if (request.emit) {
     if (target == Target::k8s)
       files.push_back({stem + "-k8s.yaml", k8s_manifest(e)});

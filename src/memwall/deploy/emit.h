@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "memwall/core/document.h"
 #include "memwall/plan/inference_search.h"
 #include "memwall/plan/query.h"
 #include "memwall/plan/workload.h"
@@ -47,7 +48,7 @@ const std::vector<FlagTable>& flag_tables();
 const FlagTable& flag_table(const std::string& engine, const std::string& version,
                             const std::string& field);
 
-enum class Target { vllm, sglang, trtllm, k8s };
+enum class Target { vllm, sglang, trtllm, k8s, llm_d, mindie };
 Target parse_target(const std::string& s);  // InputError naming --emit
 
 // One flag of an emitted command and the plan field it comes from.
@@ -111,11 +112,83 @@ inline constexpr const char* kDeploymentLabels[] = {
 // The `vllm bench serve` command that measures the plan at its workload (mean prompt and output
 // lengths of the random dataset, the plan's concurrency or request rate), saving a result file
 // `memwall import --format vllm-serve` reads back.
-std::string benchmark_command(const Emission& e, const plan::InferenceWorkload& w);
+// `base_url` (empty: the Service of the plan's pool, or the router in front of two pools) names
+// what the benchmark sends its requests to.
+std::string benchmark_command(const Emission& e, const plan::InferenceWorkload& w,
+                              const std::string& base_url = "",
+                              const std::string& base_url_from = "");
+
+// A file of keys rather than a command line (llm-d's Helm values, MindIE's config.json): the
+// document, and each key written with the plan field it comes from.
+struct KeyedEmission {
+  int pick = 1;
+  std::string plan_description;
+  std::string display;  // "llm-d-modelservice v0.4.12"
+  std::string source;   // where the keys were read (repository, file, commit)
+  Json document;
+  std::vector<TracedArg> keys;       // flag: the key's path ("decode.replicas"), value, from
+  std::vector<std::string> notes;    // what the file leaves to the user, in words
+  std::vector<TracedArg> env;        // environment of the server (flag: the variable's name)
+  std::optional<Emission> engine;    // llm-d: the vLLM commands of the pools (their flags)
+};
+
+// A key of a file memwall writes, as the file's owner defines it: its type (string | integer |
+// boolean | map | string-list | k8s-list | integer-list-list) and, for some, the values allowed.
+struct RecordedKey {
+  std::string type;
+  std::vector<std::string> values;
+};
+
+// The llm-d-modelservice chart's keys memwall writes, as its values schema and templates define
+// them (data/deploy/llm-d-modelservice-<version>.json).
+struct ValuesTable {
+  std::string chart, version, display, repository, source;
+  std::string model_command;             // "vllmServe"
+  std::vector<std::string> chart_args;   // the vLLM flags the chart writes itself
+  struct AcceleratorType {
+    std::string type, resource;
+  };
+  // Catalog vendor (lower case) -> the chart's accelerator type and device-plugin resource.
+  std::map<std::string, AcceleratorType> accelerator_types;
+  int service_port = 0, proxy_target_port = 0;
+  std::string kv_connector, kv_role;
+  int side_channel_port = 0;
+  std::string kv_source;
+  std::map<std::string, RecordedKey> keys;  // "decode.containers[].args" -> type
+};
+const ValuesTable& llm_d_table();
+
+// llm-d Helm values (llm-d-modelservice) for plan `p`: the decode role (and, disaggregated, the
+// prefill role) with its replicas, tensor parallelism, accelerator type and resources, the model,
+// and the vLLM flags of the vLLM table at `vllm_version` (default: the plan's profile version) as
+// the container's args. InputError naming --emit for a plan not estimated with vLLM, a vendor the
+// chart has no accelerator type for, or a replica that spans nodes.
+KeyedEmission llm_d_values(const plan::Plan& p, const ModelSpec& model, int pick,
+                           const std::optional<std::string>& vllm_version);
+std::string llm_d_yaml(const KeyedEmission& e);  // comment lines per key, then the YAML
+
+// MindIE Service's config.json fields memwall writes (data/deploy/mindie-<version>.json).
+struct ConfigTable {
+  std::string engine, version, display, install_path, launch, source;
+  int port = 0;
+  std::string memory_fraction_env;
+  double memory_fraction_default = 0;
+  std::map<std::string, RecordedKey> fields;  // "BackendConfig.ScheduleConfig.maxBatchSize"
+};
+const ConfigTable& mindie_table();
+// MindIE's config.json for plan `p` (engine profile mindie, an Ascend NPU, aggregated, one node,
+// PP1, EP1, a KV cache in the weights' dtype or int8 with int8 weights); anything else is an
+// InputError naming --emit and why.
+KeyedEmission mindie_config(const plan::Plan& p, const ModelSpec& model,
+                            const plan::InferenceWorkload& w, int pick);
+// The launch script beside it: the traced fields and notes as comments, the memory fraction the
+// plan's KV capacity assumes, the daemon.
+std::string mindie_script(const KeyedEmission& e);
+std::string explain_text(const KeyedEmission& e);
 
 // What `plan infer --emit/--benchmark` asks for.
 struct EmitRequest {
-  std::optional<std::string> emit;  // vllm | sglang | trtllm | k8s
+  std::optional<std::string> emit;  // vllm | sglang | trtllm | k8s | llm-d | mindie
   int pick = 1;                     // plan number, 1-based
   bool benchmark = false;
   bool explain = false;
@@ -123,7 +196,7 @@ struct EmitRequest {
   void validate() const;  // InputError naming --emit or --pick (before the search runs)
 };
 struct EmittedFile {
-  std::string name;  // "plan-1-vllm.sh", "plan-1-k8s.yaml", "plan-1-benchmark.sh"
+  std::string name;  // "plan-1-vllm.sh", "plan-1-k8s.yaml", "plan-1-llm-d.yaml", "plan-1-mindie.json"
   std::string text;
 };
 // The files of the request for the answer's plan `pick` (InputError naming --pick when the search

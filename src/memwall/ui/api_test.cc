@@ -435,6 +435,26 @@ TEST(UiApi, PlanReturnsTheEmittedFilesOfTheCli) {
   EXPECT_NE(script.find("vllm serve Qwen/Qwen2.5-72B --tensor-parallel-size 4"), std::string::npos);
   EXPECT_EQ(plan["emitted"][1]["name"], "plan-1-benchmark.sh");
   EXPECT_THROW(handle(c, "plan", Json{{"emit", "helm"}}), InputError);
+  // The keyed files too: llm-d's Helm values, MindIE's config.json and its launch script.
+  const Json llm_d = handle(c, "plan",
+                            Json{{"concurrency", 300},
+                                 {"gpus", {"h100"}},
+                                 {"serving", "aggregated"},
+                                 {"emit", "llm-d"},
+                                 {"engine_version", "0.11"}});
+  ASSERT_EQ(llm_d.at("emitted").size(), 1u);
+  EXPECT_EQ(llm_d["emitted"][0]["name"], "plan-1-llm-d.yaml");
+  const Json mindie = handle(c, "plan",
+                             Json{{"model", "qwen2.5-7b"},
+                                  {"concurrency", 50},
+                                  {"gpus", {"ascend-910b"}},
+                                  {"engine", "mindie"},
+                                  {"serving", "aggregated"},
+                                  {"emit", "mindie"}});
+  ASSERT_EQ(mindie.at("emitted").size(), 2u);
+  EXPECT_EQ(mindie["emitted"][0]["name"], "plan-1-mindie.json");
+  EXPECT_EQ(Json::parse(mindie["emitted"][0]["text"].get<std::string>())["Version"], "1.0.0");
+  EXPECT_EQ(mindie["emitted"][1]["name"], "plan-1-mindie.sh");
 }
 
 TEST(UiApi, SimulateAnswersWithPercentilesAndAKvTimeSeries) {
