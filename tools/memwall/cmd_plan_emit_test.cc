@@ -576,8 +576,10 @@ Json check_llm_d(const std::string& out) {
     if (!values[role].contains("containers")) continue;
     const Json& c = values[role]["containers"][0];
     const auto flags = check_args(c["args"], "data/deploy/vllm-0.11.json");
-    // The chart writes these itself (templates/_helpers.tpl vllmServeModelCommand).
-    for (const auto& f : read_json(kLlmd)["helm_values"]["chart_args"])
+    // The chart writes these itself (templates/_helpers.tpl vllmServeModelCommand). The table is
+    // held by name: a range-for over a member of a temporary would read freed memory (C++20).
+    const Json table = read_json(kLlmd);
+    for (const auto& f : table["helm_values"]["chart_args"])
       EXPECT_FALSE(flags.count(f.get<std::string>())) << role << " " << f;
     Json container = {{"name", c["name"]}, {"image", c["image"]}, {"args", c["args"]}};
     for (const char* k : {"env", "ports", "resources"})
