@@ -9,22 +9,17 @@
 #include "memwall/core/document.h"
 #include "memwall/core/error.h"
 #include "memwall/core/test_paths.h"
+#include "memwall/measure/import_test_util.h"
 #include "memwall/measure/import.h"
 #include "memwall/measure/predict.h"
 
 namespace memwall::measure {
 namespace {
 
-std::string fixture() {
-  return memwall::test::source_dir() +
-         "/src/memwall/measure/testdata/llmd_benchmark_report_v0_2.yaml";
-}
+std::string fixture() { return testdata::fixture("llmd_benchmark_report_v0_2.yaml"); }
 
 Json report() {
-  std::ifstream f(fixture());
-  std::stringstream s;
-  s << f.rdbuf();
-  return parse_document(s.str(), fixture());
+  return parse_document(testdata::text_of("llmd_benchmark_report_v0_2.yaml"), fixture());
 }
 
 ImportOptions llmd_options() {

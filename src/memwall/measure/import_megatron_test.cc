@@ -7,22 +7,16 @@
 
 #include "memwall/core/error.h"
 #include "memwall/core/test_paths.h"
+#include "memwall/measure/import_test_util.h"
 #include "memwall/measure/import.h"
 #include "memwall/measure/predict.h"
 
 namespace memwall::measure {
 namespace {
 
-std::string fixture() {
-  return memwall::test::source_dir() + "/src/memwall/measure/testdata/megatron_training.log";
-}
+std::string fixture() { return testdata::fixture("megatron_training.log"); }
 
-std::string log_text() {
-  std::ifstream f(fixture());
-  std::stringstream s;
-  s << f.rdbuf();
-  return s.str();
-}
+std::string log_text() { return testdata::text_of("megatron_training.log"); }
 
 // llama-3.1-8b on one HGX H100 node, data parallel 8, micro-batch 1, sequence 8192.
 ImportOptions megatron_options() {

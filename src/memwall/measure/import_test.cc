@@ -9,21 +9,14 @@
 #include "memwall/core/error.h"
 #include "memwall/core/precision.h"
 #include "memwall/core/test_paths.h"
+#include "memwall/measure/import_test_util.h"
 #include "memwall/measure/predict.h"
 
 namespace memwall::measure {
 namespace {
 
-std::string fixture(const std::string& name) {
-  return memwall::test::source_dir() + "/src/memwall/measure/testdata/" + name;
-}
-
-std::string text_of(const std::string& name) {
-  std::ifstream f(fixture(name));
-  std::stringstream s;
-  s << f.rdbuf();
-  return s.str();
-}
+using testdata::fixture;
+using testdata::text_of;
 
 ImportOptions serve_options() {
   ImportOptions o;

@@ -8,22 +8,15 @@
 
 #include "memwall/core/error.h"
 #include "memwall/core/test_paths.h"
+#include "memwall/measure/import_test_util.h"
 #include "memwall/measure/import.h"
 #include "memwall/measure/predict.h"
 
 namespace memwall::measure {
 namespace {
 
-std::string fixture(const std::string& name) {
-  return memwall::test::source_dir() + "/src/memwall/measure/testdata/" + name;
-}
-
-std::string text_of(const std::string& name) {
-  std::ifstream f(fixture(name));
-  std::stringstream s;
-  s << f.rdbuf();
-  return s.str();
-}
+using testdata::fixture;
+using testdata::text_of;
 
 // llama-3.1-8b on one HGX H100 node, FSDP over 8 GPUs, local batch 1, sequence 8192.
 ImportOptions torchtitan_options() {
