@@ -226,29 +226,9 @@ int run_prometheus(MonitorOptions& o, const GlobalOptions& g, const CLI::App& su
         std::make_shared<const perf::Efficiency>(perf::load_calibration(*o.d.calibration_file));
   const measure::ImportOptions flags = deployment_of(o, sub);
   std::vector<std::optional<monitor::OperatingPointEstimate>> estimates;
-  for (const auto& p : engines.points) {
-    const monitor::EngineDeployment d = monitor::engine_deployment(p, flags, catalog);
-    if (!d.options.accelerator) {
-      // No accelerator from a flag or a label: an estimate is asked for only where the series
-      // carry deployment labels, and then what was not mapped says why there is none.
-      std::optional<monitor::OperatingPointEstimate> none;
-      if (!p.deployment_labels.empty()) {
-        none.emplace();
-        none->not_estimated =
-            "the series name no accelerator (memwall_io_accelerator, or --gpu)" +
-            (d.unmapped.empty() ? std::string()
-                                : fmt::format("; {}", fmt::join(d.unmapped, "; ")));
-      }
-      estimates.push_back(none);
-      continue;
-    }
-    auto e = monitor::estimate_operating_point(p, d.options, "prometheus " + p.job, catalog, po);
-    std::vector<std::string> notes;
-    for (const auto& u : d.used) notes.push_back("deployment from the engine's labels: " + u);
-    for (const auto& u : d.unmapped) notes.push_back("label not used: " + u);
-    e.notes.insert(e.notes.begin(), notes.begin(), notes.end());
-    estimates.push_back(std::move(e));
-  }
+  for (const auto& p : engines.points)
+    estimates.push_back(
+        monitor::estimate_engine_point(p, flags, "prometheus " + p.job, catalog, po));
   if (g.json) {
     Json out = monitor::to_json(fleet, advice ? &*advice : nullptr);
     out["engine_query"] = engines.query;

@@ -1,6 +1,7 @@
 #include "memwall/monitor/label_deployment.h"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <algorithm>
 #include <cctype>
@@ -182,6 +183,28 @@ EngineDeployment engine_deployment(const EngineOperatingPoint& p,
     used_for("kv_precision");
   }
   return out;
+}
+
+std::optional<OperatingPointEstimate> estimate_engine_point(const EngineOperatingPoint& p,
+                                                            const measure::ImportOptions& flags,
+                                                            const std::string& where,
+                                                            const Catalog& c,
+                                                            const measure::PredictOptions& po) {
+  const EngineDeployment d = engine_deployment(p, flags, c);
+  if (!d.options.accelerator) {
+    if (p.deployment_labels.empty()) return std::nullopt;
+    OperatingPointEstimate none;
+    none.not_estimated = "the series name no accelerator (memwall_io_accelerator, or --gpu)" +
+                         (d.unmapped.empty() ? std::string()
+                                             : fmt::format("; {}", fmt::join(d.unmapped, "; ")));
+    return none;
+  }
+  OperatingPointEstimate e = estimate_operating_point(p, d.options, where, c, po);
+  std::vector<std::string> notes;
+  for (const auto& u : d.used) notes.push_back("deployment from the engine's labels: " + u);
+  for (const auto& u : d.unmapped) notes.push_back("label not used: " + u);
+  e.notes.insert(e.notes.begin(), notes.begin(), notes.end());
+  return e;
 }
 
 std::map<std::string, JobDeployment> job_deployments(

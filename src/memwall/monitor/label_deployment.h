@@ -10,6 +10,7 @@
 
 #include <cstdint>
 #include <map>
+#include <optional>
 #include <set>
 #include <string>
 #include <string_view>
@@ -18,6 +19,7 @@
 #include "memwall/catalog/catalog.h"
 #include "memwall/infer/deployment.h"
 #include "memwall/monitor/engine_metrics.h"
+#include "memwall/monitor/engine_records.h"
 #include "memwall/measure/import.h"
 #include "memwall/monitor/fleet.h"
 
@@ -55,6 +57,15 @@ struct EngineDeployment {
 };
 EngineDeployment engine_deployment(const EngineOperatingPoint& p,
                                    const measure::ImportOptions& flags, const Catalog& c);
+// memwall's estimate for the engine's operating point on engine_deployment(p, flags, c), its
+// notes first naming each label used and each not mapped. nullopt where neither a flag nor a
+// label names an accelerator and the series carry no deployment labels (nothing was asked for);
+// with labels but no accelerator, `not_estimated` says why.
+std::optional<OperatingPointEstimate> estimate_engine_point(const EngineOperatingPoint& p,
+                                                            const measure::ImportOptions& flags,
+                                                            const std::string& where,
+                                                            const Catalog& c,
+                                                            const measure::PredictOptions& po);
 
 // The workload the flags give: 0 where not given.
 struct FlagWorkload {
