@@ -37,6 +37,13 @@ fi
     echo "\`memwall validate FILE --calibrate-on 2 --kind $kind --markdown\`."
     echo
     "$bin" validate "$cases" --calibrate-on 2 --kind "$kind" --markdown
+    echo
+    echo "### In sample (an oracle): each group fitted on all its cases, the predicted ones included"
+    echo
+    echo "\`memwall validate FILE --calibrate-on 2 --kind $kind --in-sample --markdown\`: the floor a"
+    echo "fit of the stack parameters reaches on the same cases (docs/validate.md, In sample)."
+    echo
+    "$bin" validate "$cases" --calibrate-on 2 --kind "$kind" --in-sample --markdown
   done
   if [[ -f "$extra" ]]; then
     echo

@@ -23,6 +23,7 @@ struct ValidateOptions {
   bool markdown = false;
   bool fit_uncertainty = false;
   int calibrate_on = 0;  // 0: off
+  bool in_sample = false;
   bool profile_drift = false;
 };
 
@@ -37,6 +38,8 @@ int run_validate(const ValidateOptions& o, const GlobalOptions& g) {
     std::cout << (g.json ? validate::to_json(r).dump(2) + "\n" : validate::to_text(r));
     return 0;
   }
+  if (o.in_sample && o.calibrate_on < 1)
+    throw InputError("--in-sample", "given", "only with --calibrate-on K");
   if (o.calibrate_on > 0) {
     // Engine parameters for inference, framework parameters for training (docs/calibrate.md);
     // other kinds have no stack to calibrate.
@@ -48,7 +51,7 @@ int run_validate(const ValidateOptions& o, const GlobalOptions& g) {
                        "not with --calibrate-on (its report is text, --markdown or --json)");
     const Json cases = o.file.empty() ? validate::builtin_cases("dev-cases.json") : load_document(o.file);
     const validate::CalibrateOnReport r = validate::calibrate_on(
-        cases, catalog, o.calibrate_on, o.kind.empty() ? "inference" : o.kind);
+        cases, catalog, o.calibrate_on, o.kind.empty() ? "inference" : o.kind, o.in_sample);
     std::cout << (g.json       ? validate::to_json(r).dump(2) + "\n"
                   : o.markdown ? validate::to_markdown(r)
                                : validate::to_text(r));
@@ -112,6 +115,10 @@ void register_validate(CLI::App& app, GlobalOptions& g, Runner& run) {
       "inference cases (--kind training: (accelerator, framework, precision) of the\n"
       "training cases), fit the engine's (framework's) parameters on the first K cases\n"
       "(memwall calibrate) and predict the rest; report both errors (docs/validate.md)");
+  sub->add_flag("--in-sample", o->in_sample,
+                "With --calibrate-on K: fit each group on all its cases, the predicted ones\n"
+                "included, and report the same cases: the floor a fit of the stack parameters\n"
+                "reaches on them (an oracle that sees the answers, not a forecast)");
   sub->add_flag("--profile-drift", o->profile_drift,
                 "Fit every (engine profile, accelerator) group of the inference cases on all its\n"
                 "cases and list each built-in parameter with its fitted value and 80 % interval:\n"

@@ -86,7 +86,7 @@ measure::Observation observation_of(const Json& c, const CaseResult& r, const Ca
 }
 
 CalibrateOnReport calibrate_on(const Json& cases, const Catalog& catalog, int k,
-                               const std::string& kind) {
+                               const std::string& kind, bool in_sample) {
   if (k < 1 || k > 1000) throw InputError("--calibrate-on", std::to_string(k), "1 to 1000 cases");
   if (kind != "inference" && kind != "training")
     throw InputError("--kind", kind, "inference or training with --calibrate-on");
@@ -95,6 +95,7 @@ CalibrateOnReport calibrate_on(const Json& cases, const Catalog& catalog, int k,
   CalibrateOnReport out;
   out.k = k;
   out.kind = kind;
+  out.in_sample = in_sample;
   // One case under a calibration (null: the built-in parameters).
   auto predict = [&](const Json& c, const std::shared_ptr<const perf::Efficiency>& e) {
     return training ? predict_training_case(c, catalog, e) : predict_inference_case(c, catalog, e);
@@ -134,7 +135,8 @@ CalibrateOnReport calibrate_on(const Json& cases, const Catalog& catalog, int k,
     if (idx.size() <= static_cast<size_t>(k)) continue;
     const CaseResult& first = predicted[idx.front()].second;
     std::vector<measure::Observation> obs;
-    for (size_t i = 0; i < static_cast<size_t>(k); ++i) {
+    const size_t fitted_on = in_sample ? idx.size() : static_cast<size_t>(k);
+    for (size_t i = 0; i < fitted_on; ++i) {
       const auto& [c, r] = predicted[idx[i]];
       obs.push_back(observation_of(*c, r, catalog));
     }
@@ -152,12 +154,15 @@ CalibrateOnReport calibrate_on(const Json& cases, const Catalog& catalog, int k,
     std::string fitted;
     for (const auto& p : fit.parameters)
       if (p.identified) fitted += fmt::format("{}{} {:.4g} -> {:.4g}", fitted.empty() ? "" : ", ", p.name, p.before, p.after);
-    out.fits.push_back(fmt::format("{}: {} of {} cases fitted: {}", key, k, idx.size(),
+    out.fits.push_back(fmt::format("{}: {} cases fitted: {}", key,
+                                   in_sample ? fmt::format("all of {} (in sample)", idx.size())
+                                             : fmt::format("{} of {}", k, idx.size()),
                                    fitted.empty() ? "nothing identified" : fitted));
     ++out.groups_fitted;
     const auto efficiency = std::make_shared<const perf::Efficiency>(perf::apply_calibration(
         perf::default_efficiency(), measure::calibration_document(fit), "calibrate-on fit"));
-    Fitted f{key, first.source, first.accelerator, k, 0, fit.residual_sd_log, {}};
+    Fitted f{key, first.source, first.accelerator, static_cast<int>(fitted_on), 0,
+             fit.residual_sd_log, {}};
     for (const auto& p : fit.parameters) f.parameters += p.identified ? 1 : 0;
     for (size_t i = static_cast<size_t>(k); i < idx.size(); ++i) {
       const auto& [c, r] = predicted[idx[i]];
@@ -245,6 +250,10 @@ std::string to_text(const CalibrateOnReport& r) {
       "group and predicting the rest: {} groups, {} with more than {} cases, {} cases held out\n",
       r.kind, r.k, r.kind == "training" ? "framework" : "engine", r.groups, r.groups_fitted, r.k,
       r.before.size());
+  if (r.in_sample)
+    out += "in sample: each group was fitted on all its cases, the predicted ones included; the "
+           "calibrated figures are the floor a fit of these parameters reaches (an oracle that saw "
+           "the answers), not a forecast\n";
   out += fmt::format("{:<10} {:<44} {:>5}  {:>30}  {:>30}\n", "dimension", "value", "cases",
                      "uncalibrated med/p90/sgn/cov80", "calibrated med/p90/sgn/cov80");
   for (const auto& row : r.rows)
@@ -266,6 +275,10 @@ std::string to_markdown(const CalibrateOnReport& r) {
       "case's source; calibrated: the group fit's interval moderated with the pooled scatter fitted "
       "without the case's source). {}\n",
       r.before.size(), r.groups, r.groups_fitted, r.k, scatter_text(r));
+  if (r.in_sample)
+    out += "\nIn sample: each group fitted on all its cases, the predicted ones included, so the "
+           "calibrated columns are the floor a fit of these parameters reaches (an oracle that saw "
+           "the answers), not a forecast.\n";
   out +=
       "| dimension | value | cases | uncal. median | uncal. p90 | uncal. signed | uncal. cov80 | "
       "cal. median | cal. p90 | cal. signed | cal. cov80 | cal. median width |\n"
@@ -306,7 +319,7 @@ Json to_json(const CalibrateOnReport& r) {
   }
   const Json scatter = {{"sd_log", r.scatter.sd_log}, {"prior_dof", r.scatter.prior_dof},
                         {"groups", r.scatter.groups}, {"cases", r.scatter.cases}};
-  return {{"calibrate_on", r.k}, {"kind", r.kind},
+  return {{"calibrate_on", r.k}, {"kind", r.kind}, {"in_sample", r.in_sample},
           {"groups", r.groups},  {"groups_fitted", r.groups_fitted},
           {"rows", rows},        {"cases", cases},
           {"fits", r.fits},      {"pooled_scatter", scatter}};

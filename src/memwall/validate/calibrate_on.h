@@ -31,6 +31,8 @@ struct CalibrateOnRow {
 struct CalibrateOnReport {
   int k = 0;
   std::string kind = "inference";
+  // Each group fitted on all its cases, the predicted ones included (calibrate_on's in_sample).
+  bool in_sample = false;
   int groups = 0, groups_fitted = 0;
   // The held-out cases, uncalibrated and calibrated; each one's interval in held_out (before: the
   // built-in one fitted without its source; after: the calibrated one, CalibrateOnRow).
@@ -46,8 +48,11 @@ struct CalibrateOnReport {
 // `kind`: inference (engine parameters per engine profile) or training (the framework's compute
 // share, overlap efficiency and host time per step, per TrainingCase::framework). InputError for
 // k < 1, another kind, or a document that is not a list of cases.
+// `in_sample`: each group is fitted on all its cases, the ones predicted included, and the same
+// cases as without it are reported: the floor any fit of these parameters reaches on them (an
+// oracle that sees the answers, never a forecast; docs/validate.md "Calibrate on K").
 CalibrateOnReport calibrate_on(const Json& cases, const Catalog& catalog, int k,
-                               const std::string& kind = "inference");
+                               const std::string& kind = "inference", bool in_sample = false);
 
 std::string to_text(const CalibrateOnReport& r);
 Json to_json(const CalibrateOnReport& r);
