@@ -13,6 +13,7 @@
 #include "commands.h"
 #include "memwall/catalog/catalog.h"
 #include "memwall/core/error.h"
+#include "memwall/cost/prices.h"
 #include "memwall/hw/host_io.h"
 #include "memwall/hw/hw_io.h"
 #include "memwall/model/counts.h"
@@ -215,7 +216,7 @@ int run_list(const Catalog& c, const CatalogOptions& o, bool json) {
   return 0;
 }
 
-void show_accelerator(const Accelerator& a) {
+void show_accelerator(const Accelerator& a, const cost::PriceBook& book) {
   auto row = [](const char* label, const std::string& value) {
     fmt::print("  {:<22}{}\n", label, value);
   };
@@ -290,6 +291,11 @@ void show_accelerator(const Accelerator& a) {
     if (a.price_low && a.price_high)
       price += fmt::format(" (range ${:g} to ${:g})", a.price_low->value(), a.price_high->value());
     if (!a.price_source.empty()) price += "; source: " + a.price_source;
+  } else if (const auto p = book.find(a); p && p->capex_usd.known()) {
+    // The price plans use (data/prices, or a --catalog file's prices key), so that this face and
+    // plan/compare give the same answer (cost/tco.cc device_hour_cost).
+    price = fmt::format("${:g} (price book); source: {}", *p->capex_usd.value, p->capex_usd.source);
+    if (!p->capex_usd.date.empty()) price += " (" + p->capex_usd.date + ")";
   }
   row("price", price);
   row("confidence", text_or_unknown(a.confidence));
@@ -360,13 +366,18 @@ void print_parameters(const ModelSpec& m) {
              vs(p.active, m.is_moe() ? m.published_active_params : m.published_total_params));
 }
 
-int run_show(const Catalog& c, const CatalogOptions& o, bool json) {
+int run_show(const Catalog& c, const cost::PriceBook& book, const CatalogOptions& o, bool json) {
   std::string kind;
   Json entry;
+  Json price_book;  // the accelerator's price-book capex, when it has one
   if (const auto* a = c.find_accelerator(o.id)) {
     kind = "accelerator";
     entry = accelerator_to_json(*a);
-    if (!json) show_accelerator(*a);
+    if (const auto p = book.find(*a); p && p->capex_usd.known())
+      price_book = {{"capex_usd", *p->capex_usd.value},
+                    {"source", p->capex_usd.source},
+                    {"date", p->capex_usd.date}};
+    if (!json) show_accelerator(*a, book);
   } else if (const auto* n = c.find_node(o.id)) {
     kind = "node";
     entry = node_to_json(*n);
@@ -385,6 +396,7 @@ int run_show(const Catalog& c, const CatalogOptions& o, bool json) {
   if (json) {
     Json out = {{"kind", kind}, {"entry", entry}};
     if (kind == "model") out["parameters"] = parameter_json(*c.find_model(o.id));
+    if (!price_book.is_null()) out["price_book"] = price_book;
     fmt::print("{}\n", out.dump(2));
   } else if (kind != "accelerator") {
     show_generic(kind, entry);
@@ -443,7 +455,8 @@ void register_catalog(CLI::App& app, GlobalOptions& g, Runner& run) {
   show->add_option("id", opts->id, "An id or alias, e.g. h100, nvidia-h100-sxm, llama-3.1-8b")
       ->required();
   show->callback([&run, &g, opts] {
-    run = [&g, opts] { return run_show(Catalog::with_user_files(g.catalog_files), *opts, g.json); };
+    run = [&g, opts] { return run_show(Catalog::with_user_files(g.catalog_files),
+                    cost::PriceBook::with_user_files(g.catalog_files), *opts, g.json); };
   });
 
   auto* import = sub->add_subcommand(

@@ -48,7 +48,24 @@ TEST(CatalogCli, ShowH100PrintsDatasheetValuesAndSources) {
 TEST(CatalogCli, UnknownValuesPrintAsUnknown) {
   const Result r = run("catalog show enflame-s60");
   ASSERT_EQ(r.status, 0);
-  EXPECT_NE(r.out.find("memory bandwidth      unknown"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("    bf16                unknown"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("compute units         unknown"), std::string::npos) << r.out;
+}
+
+// The same price in every face: a part priced only in the price book (data/prices) shows that
+// price and its source in `catalog show`, as plan and compare use it, not "unknown".
+TEST(CatalogCli, ShowGivesThePriceBookPriceThatPlansUse) {
+  const Result r = run("catalog show metax-c500");
+  ASSERT_EQ(r.status, 0);
+  EXPECT_NE(r.out.find("price                 $6337 (price book); source: derived from MetaX"),
+            std::string::npos)
+      << r.out;
+  const Result j = run("catalog show metax-c500 --json");
+  ASSERT_EQ(j.status, 0);
+  EXPECT_EQ(nlohmann::json::parse(j.out)["price_book"]["capex_usd"], 6337);
+  const Result none = run("catalog show moorethreads-mtt-s4000 --json");
+  ASSERT_EQ(none.status, 0);
+  EXPECT_FALSE(nlohmann::json::parse(none.out).contains("price_book"));
 }
 
 TEST(CatalogCli, Show910bPrintsBandwidthAndPeaksWithTheirSources) {

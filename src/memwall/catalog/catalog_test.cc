@@ -182,10 +182,13 @@ TEST(Catalog, HostLinkFollowsPcieGeneration) {
 
 TEST(Catalog, UnknownValuesStayUnknown) {
   const Catalog& c = Catalog::builtin();
-  const Accelerator& s60 = c.accelerator("enflame-s60");  // no sourced figure found
-  EXPECT_FALSE(s60.memory.has_value());
-  EXPECT_FALSE(s60.memory_bandwidth.has_value());
+  // The S60's manual gives memory, bandwidth and power but no per-precision peak.
+  const Accelerator& s60 = c.accelerator("enflame-s60");
+  EXPECT_DOUBLE_EQ(s60.memory_bandwidth->value(), 672e9);
+  EXPECT_DOUBLE_EQ(s60.tdp->value(), 300);
   EXPECT_FALSE(s60.peak(Precision::bf16).has_value());
+  EXPECT_FALSE(s60.peak(Precision::fp16).has_value());
+  EXPECT_FALSE(s60.peak(Precision::int8).has_value());
   EXPECT_FALSE(c.accelerator("910b").tdp.has_value());
   EXPECT_FALSE(c.accelerator("moorethreads-mtt-s4000").tdp.has_value());
   EXPECT_DOUBLE_EQ(c.accelerator("910b3").peak(Precision::fp16)->value(), 313e12);
