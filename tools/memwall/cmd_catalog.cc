@@ -14,6 +14,7 @@
 #include "memwall/catalog/catalog.h"
 #include "memwall/core/error.h"
 #include "memwall/cost/prices.h"
+#include "memwall/cost/tco.h"
 #include "memwall/hw/host_io.h"
 #include "memwall/hw/hw_io.h"
 #include "memwall/model/counts.h"
@@ -285,17 +286,15 @@ void show_accelerator(const Accelerator& a, const cost::PriceBook& book) {
   row("compute units", a.compute_units ? fmt::format("{}", *a.compute_units) : kUnknown);
   row("TDP", a.tdp ? fmt::format("{:g} W", a.tdp->value()) : kUnknown);
   row("year", a.year ? fmt::format("{}", *a.year) : kUnknown);
+  // The price costs are computed with (cost::device_capex), so this face and plan/compare agree.
   std::string price = kUnknown;
-  if (a.price) {
-    price = fmt::format("${:g}", a.price->value());
-    if (a.price_low && a.price_high)
+  if (const cost::SourcedValue capex = cost::device_capex(a, book); capex.known()) {
+    const bool own_row = a.price && a.price->value() == *capex.value;
+    price = fmt::format("${:g}{}", *capex.value, own_row ? "" : " (price book)");
+    if (own_row && a.price_low && a.price_high)
       price += fmt::format(" (range ${:g} to ${:g})", a.price_low->value(), a.price_high->value());
-    if (!a.price_source.empty()) price += "; source: " + a.price_source;
-  } else if (const auto p = book.find(a); p && p->capex_usd.known()) {
-    // The price plans use (data/prices, or a --catalog file's prices key), so that this face and
-    // plan/compare give the same answer (cost/tco.cc device_hour_cost).
-    price = fmt::format("${:g} (price book); source: {}", *p->capex_usd.value, p->capex_usd.source);
-    if (!p->capex_usd.date.empty()) price += " (" + p->capex_usd.date + ")";
+    if (!capex.source.empty()) price += "; source: " + capex.source;
+    if (!capex.date.empty()) price += " (" + capex.date + ")";
   }
   row("price", price);
   row("confidence", text_or_unknown(a.confidence));
@@ -369,14 +368,12 @@ void print_parameters(const ModelSpec& m) {
 int run_show(const Catalog& c, const cost::PriceBook& book, const CatalogOptions& o, bool json) {
   std::string kind;
   Json entry;
-  Json price_book;  // the accelerator's price-book capex, when it has one
+  Json price;  // the accelerator's purchase price as costs use it, when known
   if (const auto* a = c.find_accelerator(o.id)) {
     kind = "accelerator";
     entry = accelerator_to_json(*a);
-    if (const auto p = book.find(*a); p && p->capex_usd.known())
-      price_book = {{"capex_usd", *p->capex_usd.value},
-                    {"source", p->capex_usd.source},
-                    {"date", p->capex_usd.date}};
+    if (const cost::SourcedValue capex = cost::device_capex(*a, book); capex.known())
+      price = {{"capex_usd", *capex.value}, {"source", capex.source}, {"date", capex.date}};
     if (!json) show_accelerator(*a, book);
   } else if (const auto* n = c.find_node(o.id)) {
     kind = "node";
@@ -396,7 +393,7 @@ int run_show(const Catalog& c, const cost::PriceBook& book, const CatalogOptions
   if (json) {
     Json out = {{"kind", kind}, {"entry", entry}};
     if (kind == "model") out["parameters"] = parameter_json(*c.find_model(o.id));
-    if (!price_book.is_null()) out["price_book"] = price_book;
+    if (!price.is_null()) out["price"] = price;
     fmt::print("{}\n", out.dump(2));
   } else if (kind != "accelerator") {
     show_generic(kind, entry);

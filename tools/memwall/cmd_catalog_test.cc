@@ -62,10 +62,14 @@ TEST(CatalogCli, ShowGivesThePriceBookPriceThatPlansUse) {
       << r.out;
   const Result j = run("catalog show metax-c500 --json");
   ASSERT_EQ(j.status, 0);
-  EXPECT_EQ(nlohmann::json::parse(j.out)["price_book"]["capex_usd"], 6337);
+  EXPECT_EQ(nlohmann::json::parse(j.out)["price"]["capex_usd"], 6337);
   const Result none = run("catalog show moorethreads-mtt-s4000 --json");
   ASSERT_EQ(none.status, 0);
-  EXPECT_FALSE(nlohmann::json::parse(none.out).contains("price_book"));
+  EXPECT_FALSE(nlohmann::json::parse(none.out).contains("price"));
+  // A row with its own price_usd keeps it, with its range and source, as costs use it.
+  const Result h100 = run("catalog show h100 --json");
+  ASSERT_EQ(h100.status, 0);
+  EXPECT_EQ(nlohmann::json::parse(h100.out)["price"]["capex_usd"], 27500);
 }
 
 TEST(CatalogCli, Show910bPrintsBandwidthAndPeaksWithTheirSources) {

@@ -81,6 +81,17 @@ Watts board_power(Watts tdp, double utilisation, double idle_fraction) {
   return tdp * (idle_fraction + (1.0 - idle_fraction) * u);
 }
 
+SourcedValue device_capex(const Accelerator& a, const PriceBook& book) {
+  const auto prices = book.find(a);
+  SourcedValue out = prices ? prices->capex_usd : SourcedValue{};
+  if (!(prices && prices->from_user) && a.price) {
+    out.value = a.price->value();
+    out.source = a.price_source.empty() ? "catalog price_usd of " + a.id : a.price_source;
+    out.date.clear();
+  }
+  return out;
+}
+
 DeviceHourCost device_hour_cost(const Accelerator& a, const PriceBook& book,
                                 const CostOverrides& o, double utilisation, const Node* node) {
   DeviceHourCost out;
@@ -91,14 +102,8 @@ DeviceHourCost device_hour_cost(const Accelerator& a, const PriceBook& book,
   const std::optional<NodePrices> np = node ? book.find_node(node->id) : std::nullopt;
   const double per_server = node && node->devices > 0 ? node->devices : 1.0;
 
-  // The device's own price: command line, a user price file, the catalog's price_usd, the
-  // built-in price book, in that order.
-  SourcedValue device_price = p.capex_usd;
-  if (!p.from_user && a.price) {
-    device_price.value = a.price->value();
-    device_price.source = a.price_source.empty() ? "catalog price_usd of " + a.id : a.price_source;
-    device_price.date.clear();
-  }
+  // The device's own price: command line (below), then device_capex's order.
+  const SourcedValue device_price = device_capex(a, book);
   // Whole-server price when the node has one, else device + platform + network shares (< 0: unknown).
   double capex = -1;
   std::vector<std::string> capex_sources;

@@ -63,6 +63,10 @@ Watts board_power(Watts tdp, double utilisation, double idle_fraction);
 // bought whole"): the node's whole-server price / devices when known, else the device price plus
 // the host platform and one scale-out port (switch share + optics) per NIC, all / devices; power
 // is the node's wall power / devices when known, else TDP plus the host's share.
+// The purchase price of one device that costs are computed with: a user price file's, else the
+// catalog row's price_usd, else the built-in price book's (unknown when none gives one). The
+// command line's --capex overrides it in device_hour_cost.
+SourcedValue device_capex(const Accelerator& a, const PriceBook& book);
 DeviceHourCost device_hour_cost(const Accelerator& a, const PriceBook& book,
                                 const CostOverrides& o, double utilisation,
                                 const Node* node = nullptr);
