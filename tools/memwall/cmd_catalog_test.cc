@@ -63,7 +63,7 @@ TEST(CatalogCli, ShowGivesThePriceBookPriceThatPlansUse) {
   const Result j = run("catalog show metax-c500 --json");
   ASSERT_EQ(j.status, 0);
   EXPECT_EQ(nlohmann::json::parse(j.out)["price"]["capex_usd"], 6337);
-  const Result none = run("catalog show moorethreads-mtt-s4000 --json");
+  const Result none = run("catalog show biren-br104 --json");
   ASSERT_EQ(none.status, 0);
   EXPECT_FALSE(nlohmann::json::parse(none.out).contains("price"));
   // A row with its own price_usd keeps it, with its range and source, as costs use it.

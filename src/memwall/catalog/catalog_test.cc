@@ -249,7 +249,10 @@ TEST(Catalog, DomesticInferenceCardsCarryTheirSources) {
   EXPECT_DOUBLE_EQ(r200.memory_bandwidth->value(), 512e9);
   EXPECT_DOUBLE_EQ(r200.peak(Precision::fp16)->value(), 128e12);
   EXPECT_FALSE(r200.peak(Precision::bf16).has_value());  // not stated: unknown, not assumed
-  EXPECT_FALSE(r200.tdp.has_value());
+  // Kunlunxin's product page: the R200 has 16 GB and 150 W (32 GB and 160 W are the R200-8F's).
+  EXPECT_DOUBLE_EQ(*r200.memory_datasheet_figure(), 16);
+  EXPECT_DOUBLE_EQ(r200.tdp->value(), 150);
+  EXPECT_EQ(r200.figure_sources.at("tdp_w").confidence, "medium");
   // The Iluvatar Tiangai 100: Iluvatar's own 147 TFLOPS FP16/BF16 (FlagPerf
   // training/iluvatar/README.md, commit 744274d), 32 GiB as ixsmi reports it, no fp8 path.
   const Accelerator& tg = c.accelerator("bi-v100");

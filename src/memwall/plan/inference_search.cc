@@ -595,8 +595,11 @@ class InferenceSearch {
           for (int ep : eps) {
             for (Precision asked_wp : space_.weight_precisions) {
               for (Precision asked_kp : space_.kv_precisions) {
-                // A generation without bf16 (Volta) stores the same 16-bit tensors as fp16.
-                const bool fp16_for_bf16 = !a.supports(Precision::bf16) && a.supports(Precision::fp16);
+                // A generation without bf16 (Volta) stores the same 16-bit tensors as fp16; so
+                // does a card whose vendor states an fp16 peak and none for bf16 (Kunlun R200):
+                // the plan runs at the precision the datasheet gives, never at an invented peak.
+                const bool fp16_for_bf16 =
+                    (!a.supports(Precision::bf16) || !a.peak(Precision::bf16)) && a.peak(Precision::fp16);
                 ReplicaShape shape;
                 shape.accelerator = &a;
                 shape.node = node;
