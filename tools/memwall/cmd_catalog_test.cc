@@ -19,12 +19,12 @@ using memwall::cli_test::run;
 
 std::string run_stderr(const std::string& args) { return run(args, "2>&1 >/dev/null").out; }
 
-TEST(CatalogCli, ListGpusJsonHasAll46ReferenceRowsAndTheAddedTwelve) {
+TEST(CatalogCli, ListGpusJsonHasAll46ReferenceRowsAndTheAddedSixteen) {
   const Result r = run("catalog list gpus --json");
   ASSERT_EQ(r.status, 0);
   const auto j = nlohmann::json::parse(r.out);  // exactly one JSON object on stdout
   ASSERT_TRUE(j.is_object());
-  ASSERT_EQ(j["accelerators"].size(), 58u);
+  ASSERT_EQ(j["accelerators"].size(), 62u);
   EXPECT_EQ(j["accelerators"][0]["id"], "nvidia-v100-sxm2-32gb");
   EXPECT_FALSE(j.contains("models"));
 }
@@ -106,7 +106,7 @@ TEST(CatalogCli, UserCatalogFileAddsAnAccelerator) {
                             "/fuzz/corpus/catalog/new-npu.yaml gpus --json");
   ASSERT_EQ(listed.status, 0);
   const auto all = nlohmann::json::parse(listed.out);
-  EXPECT_EQ(all["accelerators"].size(), 59u);
+  EXPECT_EQ(all["accelerators"].size(), 63u);
   EXPECT_FALSE(all.contains("models"));
   EXPECT_EQ(run(std::string("catalog list --catalog ") + memwall::test::source_dir() +
                 "/fuzz/corpus/catalog/negative.json")

@@ -36,9 +36,9 @@ TEST(Catalog, BuiltinHasEveryReferenceAcceleratorWithItsValues) {
   const Catalog& c = Catalog::builtin();
   // The 46 reference rows, the three the validation cases name (L40, RTX 6000 Ada, GH200) and the
   // domestic and other accelerators a buyer shortlists (Kunlun P800, MTT S4000, MetaX C500, Biren
-  // BR100/BR104, Enflame S60) and the domestic PCIe cards (Atlas 300I Duo per chip, Kunlun R200,
-  // Iluvatar Tiangai 100).
-  ASSERT_EQ(c.accelerators().size(), 58u);
+  // BR100/BR104, Enflame S60) and the domestic PCIe cards (Atlas 300I Duo per chip, Atlas 300I A2,
+  // Kunlun R200, R200-8F and RG800, MLU370-X4, Iluvatar Tiangai 100).
+  ASSERT_EQ(c.accelerators().size(), 62u);
   const Json ref = load_document(memwall::test::source_dir() + "/data/reference/accelerators.json");
   ASSERT_EQ(ref.size(), 46u);
   for (const auto& row : ref) {
@@ -263,8 +263,29 @@ TEST(Catalog, DomesticInferenceCardsCarryTheirSources) {
   EXPECT_DOUBLE_EQ(tg.tdp->value(), 250);
   EXPECT_EQ(tg.figure_sources.at("tflops.bf16").confidence, "medium");
   EXPECT_EQ(tg.figure_sources.at("tdp_w").confidence, "low");
+  // The other inference cards on their vendors' product pages: the R200-8F and RG800 (the R200's
+  // chip with 32 GB), the MLU370-X4 (one chip of the X8) and the Atlas 300I A2 (64 GB version).
+  const Accelerator& r8f = c.accelerator("r200-8f");
+  EXPECT_DOUBLE_EQ(*r8f.memory_datasheet_figure(), 32);
+  EXPECT_DOUBLE_EQ(r8f.tdp->value(), 160);
+  const Accelerator& rg800 = c.accelerator("rg800");
+  EXPECT_DOUBLE_EQ(*rg800.memory_datasheet_figure(), 32);
+  EXPECT_DOUBLE_EQ(rg800.tdp->value(), 130);
+  EXPECT_DOUBLE_EQ(rg800.peak(Precision::fp16)->value(), 128e12);
+  const Accelerator& x4 = c.accelerator("mlu370-x4");
+  EXPECT_DOUBLE_EQ(x4.memory_bandwidth->value(), 307.2e9);
+  EXPECT_DOUBLE_EQ(x4.peak(Precision::bf16)->value(), 96e12);
+  EXPECT_DOUBLE_EQ(x4.tdp->value(), 150);
+  const Accelerator& a2 = c.accelerator("atlas-300i-a2");
+  EXPECT_DOUBLE_EQ(*a2.memory_datasheet_figure(), 64);
+  EXPECT_DOUBLE_EQ(a2.memory_bandwidth->value(), 1600e9);
+  EXPECT_DOUBLE_EQ(a2.peak(Precision::fp16)->value(), 280e12);
+  EXPECT_FALSE(a2.peak(Precision::bf16).has_value());  // not on the page: unknown
+  EXPECT_DOUBLE_EQ(a2.tdp->value(), 350);
   // Their 1-, 2- and 4-card hosts, with the chips of a Duo card counted as devices.
   for (int cards : {1, 2, 4}) {
+    for (const char* host : {"kunlun-r200-8f-", "kunlun-rg800-", "mlu370-x4-", "atlas-300i-a2-"})
+      EXPECT_EQ(c.node(host + std::to_string(cards)).devices, cards) << host;
     EXPECT_EQ(c.node("atlas-300i-duo-" + std::to_string(cards)).devices, 2 * cards);
     EXPECT_EQ(c.node("kunlun-r200-" + std::to_string(cards)).devices, cards);
     EXPECT_EQ(c.node("mlu370-x8-" + std::to_string(cards)).devices, cards);
@@ -334,7 +355,7 @@ TEST(Catalog, UserJsonReplacesByIdKeepingAliases) {
     {"id": "my-npu", "aliases": ["npu1"], "memory_gb": 64, "mem_bw_gbps": 1600,
      "tflops": {"fp16": 300}}]})J");
   const Catalog c = Catalog::with_user_files({path});
-  EXPECT_EQ(c.accelerators().size(), 59u);
+  EXPECT_EQ(c.accelerators().size(), 63u);
   const Accelerator& l4 = c.accelerator("l4");  // alias kept
   EXPECT_EQ(l4.name, "L4 (my numbers)");
   EXPECT_DOUBLE_EQ(l4.memory_bandwidth->value(), 280e9);
