@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cctype>
 #include <cmath>
 #include <map>
 #include <memory>
@@ -16,6 +17,29 @@
 
 namespace memwall::validate {
 namespace {
+
+// The version a case's config.framework states ("TensorRT-LLM v0.6.1" -> "0.6.1", "vLLM 0.11.0"
+// -> "0.11"; trailing ".0" parts dropped so both spellings of one release group together), empty
+// when none is stated.
+std::string stated_version(const Json& c) {
+  if (!c.contains("config") || !c["config"].is_object()) return {};
+  const Json& f = c["config"].value("framework", Json());
+  if (!f.is_string()) return {};
+  const std::string text = f.get<std::string>();
+  for (size_t i = 0; i < text.size(); ++i) {
+    if (!std::isdigit(static_cast<unsigned char>(text[i]))) continue;
+    size_t j = i;
+    while (j < text.size() && (std::isdigit(static_cast<unsigned char>(text[j])) || text[j] == '.')) ++j;
+    std::string v = text.substr(i, j - i);
+    if (v.find('.') == std::string::npos) return {};  // a count or a year, not a release
+    while (!v.empty() && v.back() == '.') v.pop_back();
+    while (v.size() > 2 && v.compare(v.size() - 2, 2, ".0") == 0 &&
+           std::count(v.begin(), v.end(), '.') > 1)
+      v.resize(v.size() - 2);
+    return v;
+  }
+  return {};
+}
 
 const perf::EngineProfile* profile_of(const std::string& key) {
   for (const auto& p : perf::default_efficiency().engines)
@@ -112,7 +136,12 @@ CalibrateOnReport calibrate_on(const Json& cases, const Catalog& catalog, int k,
       residuals.push_back({r.id, r.source, r.regime, std::log(*r.predicted / r.measured)});
     const std::string& stack = training ? r.framework : r.engine_profile;
     if (!r.predicted || !(r.measured > 0) || stack.empty()) continue;
-    const std::string key = r.source + " | " + r.accelerator + " | " + stack + " | " + r.precisions;
+    // The engine's stated version splits a publication's rows of one profile (TensorRT-LLM
+    // 0.5 latency and 0.6.1 throughput tables both run the 0.6 profile): a user's own stack is one
+    // version, and a fit on one release says nothing of another's kernels.
+    const std::string stated = stated_version(c);
+    const std::string key = r.source + " | " + r.accelerator + " | " + stack +
+                            (stated.empty() ? "" : " (stated " + stated + ")") + " | " + r.precisions;
     if (!groups.count(key)) order.push_back(key);
     groups[key].push_back(predicted.size());
     predicted.emplace_back(&c, std::move(r));

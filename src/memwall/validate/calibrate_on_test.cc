@@ -130,6 +130,26 @@ TEST(CalibrateOn, InSampleFitsEachGroupOnTheCasesItPredicts) {
   EXPECT_EQ(to_json(in).at("in_sample"), true);
 }
 
+// A group is one stack: the engine's stated release splits a publication's rows that run one
+// profile. TensorRT-LLM's performance page has v0.5 latency tables and v0.6.1 throughput tables,
+// both on the 0.6 profile; a fit on the throughput rows must not be judged on the latency ones.
+TEST(CalibrateOn, TheStatedEngineReleaseIsPartOfTheGroup) {
+  const CalibrateOnReport r = calibrate_on(builtin_cases("dev-cases.json"), Catalog::builtin(), 2);
+  bool v05 = false, v061 = false;
+  for (const std::string& f : r.fits) {
+    if (f.rfind("NVIDIA/TensorRT-LLM | nvidia-h100-sxm | trtllm@0.6 (stated 0.5) |", 0) == 0) v05 = true;
+    if (f.rfind("NVIDIA/TensorRT-LLM | nvidia-h100-sxm | trtllm@0.6 (stated 0.6.1) |", 0) == 0) v061 = true;
+  }
+  EXPECT_TRUE(v05);
+  EXPECT_TRUE(v061);
+  // "vLLM 0.11.0" and "vLLM 0.11" are one release: GPUStack's H100 vLLM rows stay one group.
+  int gpustack_vllm_h100 = 0;
+  for (const std::string& f : r.fits)
+    if (f.rfind("GPUStack Performance Lab | nvidia-h100-sxm | vllm@0.8 (stated 0.11) | bf16/bf16", 0) == 0)
+      ++gpustack_vllm_h100;
+  EXPECT_EQ(gpustack_vllm_h100, 1);
+}
+
 TEST(CalibrateOn, RefusesANonPositiveCount) {
   EXPECT_THROW(calibrate_on(Json::array(), Catalog::builtin(), 0), InputError);
 }
