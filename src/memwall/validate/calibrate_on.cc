@@ -13,6 +13,7 @@
 #include "memwall/measure/calibrate.h"
 #include "memwall/perf/efficiency.h"
 #include "memwall/uncertainty/regime.h"
+#include "memwall/validate/names.h"
 #include "memwall/validate/runner.h"
 
 namespace memwall::validate {
@@ -25,20 +26,12 @@ std::string stated_version(const Json& c) {
   if (!c.contains("config") || !c["config"].is_object()) return {};
   const Json& f = c["config"].value("framework", Json());
   if (!f.is_string()) return {};
-  const std::string text = f.get<std::string>();
-  for (size_t i = 0; i < text.size(); ++i) {
-    if (!std::isdigit(static_cast<unsigned char>(text[i]))) continue;
-    size_t j = i;
-    while (j < text.size() && (std::isdigit(static_cast<unsigned char>(text[j])) || text[j] == '.')) ++j;
-    std::string v = text.substr(i, j - i);
-    if (v.find('.') == std::string::npos) return {};  // a count or a year, not a release
-    while (!v.empty() && v.back() == '.') v.pop_back();
-    while (v.size() > 2 && v.compare(v.size() - 2, 2, ".0") == 0 &&
-           std::count(v.begin(), v.end(), '.') > 1)
-      v.resize(v.size() - 2);
-    return v;
-  }
-  return {};
+  std::string v = release_in(f.get<std::string>());
+  if (v.find('.') == std::string::npos) return {};  // a count or a year, not a release
+  while (v.size() > 2 && v.compare(v.size() - 2, 2, ".0") == 0 &&
+         std::count(v.begin(), v.end(), '.') > 1)
+    v.resize(v.size() - 2);
+  return v;
 }
 
 const perf::EngineProfile* profile_of(const std::string& key) {

@@ -27,15 +27,7 @@ namespace {
 // ("vLLM 0.10.2" -> vllm@0.10.2, resolved to the nearest profile at or below it).
 std::string engine_of(const std::string& framework) {
   const std::string f = to_lower(framework);
-  auto version = [&](const char* name) {
-    const size_t at = f.find(name);
-    size_t i = at == std::string::npos ? std::string::npos : f.find_first_of("0123456789", at);
-    if (i == std::string::npos) return std::string();
-    size_t j = f.find_first_not_of("0123456789.", i);
-    std::string v = f.substr(i, j == std::string::npos ? std::string::npos : j - i);
-    while (!v.empty() && v.back() == '.') v.pop_back();
-    return v;
-  };
+  auto version = [&](const char* name) { return release_in(f, f.find(name)); };
   auto with = [](const char* id, const std::string& v) {
     return v.empty() ? std::string(id) : std::string(id) + "@" + v;
   };

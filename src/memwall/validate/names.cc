@@ -106,4 +106,13 @@ CasePrecision case_precision(const std::string& text, std::string& note) {
   return p;
 }
 
+std::string release_in(const std::string& text, size_t from) {
+  const size_t i = from >= text.size() ? std::string::npos : text.find_first_of("0123456789", from);
+  if (i == std::string::npos) return {};
+  const size_t j = text.find_first_not_of("0123456789.", i);
+  std::string v = text.substr(i, j == std::string::npos ? std::string::npos : j - i);
+  while (!v.empty() && v.back() == '.') v.pop_back();
+  return v;
+}
+
 }  // namespace memwall::validate

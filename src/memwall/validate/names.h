@@ -30,4 +30,10 @@ struct CasePrecision {
 };
 CasePrecision case_precision(const std::string& text, std::string& note);
 
+// The first release number in a case's engine or framework text at or after `from` ("vLLM
+// 0.11.0" -> "0.11.0", "TensorRT-LLM v0.6.1" -> "0.6.1"): the first run of digits and dots, its
+// trailing dots dropped; empty when there is none (or `from` is npos). engine_of reads the
+// release after the engine's name, calibrate-on's group key the first one in the text.
+std::string release_in(const std::string& text, size_t from = 0);
+
 }  // namespace memwall::validate

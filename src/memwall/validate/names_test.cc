@@ -38,5 +38,15 @@ TEST(ValidateNames, CasePrecisionTexts) {
   EXPECT_THROW(case_precision("fp5", note), InputError);
 }
 
+TEST(Names, ReleaseInReadsTheFirstDottedNumberFromAPosition) {
+  EXPECT_EQ(release_in("vLLM 0.11.0"), "0.11.0");
+  EXPECT_EQ(release_in("TensorRT-LLM v0.6.1."), "0.6.1");
+  const std::string both = "pytorch 2.4, vllm 0.6.3";
+  EXPECT_EQ(release_in(both), "2.4");
+  EXPECT_EQ(release_in(both, both.find("vllm")), "0.6.3");
+  EXPECT_EQ(release_in("sglang", std::string::npos), "");
+  EXPECT_EQ(release_in("no release here"), "");
+}
+
 }  // namespace
 }  // namespace memwall::validate
