@@ -484,6 +484,26 @@ TEST(PlanEmit, BenchmarkCarriesThePlansWorkloadAndSavesAResult) {
   EXPECT_NE(r.out.find("--dataset-name random"), std::string::npos);
 }
 
+// A newcomer's first try: no --engine-version. The plan is estimated with vLLM 0.14, and the
+// emitted command and benchmark use the 0.14 table's flags only.
+TEST(PlanEmit, TheDefaultVersionEmitsAndBenchmarksWithThePlansEngineRelease) {
+  auto r = run(kAggregated + " --emit vllm");
+  ASSERT_EQ(r.status, 0) << r.out;
+  const auto cmds = check_flags(r.out, "data/deploy/vllm-0.14.json");
+  ASSERT_EQ(cmds.size(), 1u);
+  EXPECT_EQ(cmds[0].at("--tensor-parallel-size"), "4");
+  EXPECT_NE(r.out.find("# engine: vLLM 0.14"), std::string::npos) << r.out;
+  r = run(kAggregated + " --pick 1 --benchmark");
+  ASSERT_EQ(r.status, 0) << r.out;
+  const Json table = read_json("data/deploy/vllm-0.14.json")["engine_flags"]["benchmark"];
+  const auto bench = commands(r.out, "vllm bench serve");
+  ASSERT_EQ(bench.size(), 1u) << r.out;
+  for (const auto& w : bench[0]) {
+    if (w.rfind("--", 0) != 0) continue;
+    EXPECT_NE(std::find(table["flags"].begin(), table["flags"].end(), w), table["flags"].end()) << w;
+  }
+}
+
 TEST(PlanEmit, BadValuesExit2NamingTheField) {
   auto r = run(kAggregated + " --emit helm", "2>&1");
   EXPECT_EQ(r.status, 2);
@@ -496,11 +516,12 @@ TEST(PlanEmit, BadValuesExit2NamingTheField) {
   EXPECT_EQ(r.status, 2);
   EXPECT_NE(r.out.find("--pick"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("a plan number from 1 to "), std::string::npos) << r.out;
-  // The plan was estimated with vLLM 0.14, which has no flag table: refused, naming the tables.
-  r = run(kAggregated + " --emit vllm", "2>&1");
+  // A version with no flag table: refused, naming the tables there are.
+  r = run(kAggregated + " --emit vllm --engine-version 0.12", "2>&1");
   EXPECT_EQ(r.status, 2);
   EXPECT_NE(r.out.find("--engine-version"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("vllm 0.11"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("vllm 0.14"), std::string::npos) << r.out;
   // SGLang commands for a plan estimated with vLLM: refused, naming the plan's engine.
   r = run(kAggregated + " --emit sglang --engine-version main-001067f", "2>&1");
   EXPECT_EQ(r.status, 2);
