@@ -156,4 +156,10 @@ Json to_json(const ContinuousEstimate& c) {
               {"requests_per_s", c.requests_per_s}};
 }
 
+double burst_frontend_scale(const Deployment& d, double engine_requests_per_s) {
+  const double c = d.engine_profile ? d.engine_profile->frontend_per_request.value() : 0.0;
+  if (!(c > 0) || !(engine_requests_per_s > 0)) return 1.0;
+  return 1.0 / (1.0 + c * engine_requests_per_s);
+}
+
 }  // namespace memwall::infer

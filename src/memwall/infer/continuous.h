@@ -50,4 +50,11 @@ ContinuousEstimate continuous_max_throughput(const Deployment& d, int64_t input_
 
 Json to_json(const ContinuousEstimate& c);
 
+// A benchmark that sends its N requests to the engine's HTTP server at once: the server's front
+// end (EngineProfile::frontend_per_request c: HTTP, chat template, tokenisation) takes them in
+// before the engine sees them, so the run lasts N c + N / r at the engine's rate r, and the
+// served rate is r / (1 + c r) (measured on GPUStack's burst runs, data/engines/vllm.json). This
+// factor, 1 where the profile has no front-end cost.
+double burst_frontend_scale(const Deployment& d, double engine_requests_per_s);
+
 }  // namespace memwall::infer

@@ -181,6 +181,32 @@ TEST(ImportVllmServe, VaryingLengthsNeedToBeReadAsADistribution) {
       << serve_refusal(run, o);
 }
 
+// The route the client used, from serve.py's "backend" (endpoint_request_func.py
+// ASYNC_REQUEST_FUNCS): completions, chat, or left unknown with a note; never a guess.
+TEST(ImportVllmServe, TheBackendSaysWhichServerRouteTheRequestsTook) {
+  auto endpoint_of = [](const Json& run, std::vector<std::string>& notes) {
+    const auto rs = import_text(run.dump(), "run.json", serve_options(), Catalog::builtin(), notes);
+    return rs.at(0).workload.endpoint;
+  };
+  std::vector<std::string> notes;
+  EXPECT_EQ(endpoint_of(concurrency_run(), notes), Endpoint::completions);
+  Json chat = concurrency_run();
+  chat["backend"] = chat["endpoint_type"] = "openai-chat";
+  EXPECT_EQ(endpoint_of(chat, notes), Endpoint::chat);
+  Json other = concurrency_run();
+  other["backend"] = other["endpoint_type"] = "tgi";
+  notes.clear();
+  EXPECT_FALSE(endpoint_of(other, notes).has_value());
+  bool noted = false;
+  for (const auto& n : notes) noted = noted || n.find("backend 'tgi'") != std::string::npos;
+  EXPECT_TRUE(noted);
+  Json pooling = concurrency_run();
+  pooling["backend"] = "openai-embeddings";
+  EXPECT_NE(serve_refusal(pooling).find("run.json.backend: value 'openai-embeddings'"),
+            std::string::npos)
+      << serve_refusal(pooling);
+}
+
 TEST(ImportVllmServe, RefusesWhatItCannotMapByName) {
   Json gamma = concurrency_run();
   gamma["request_rate"] = 8.0;

@@ -117,6 +117,33 @@ void serve_run(const Json& run, const std::string& where, const ImportOptions& o
     workload = {
         {"mode", "request_rate"}, {"request_rate", rate.get<double>()}, {"requests", prompts}};
   }
+  // The route the client used (serve.py --backend, saved as "backend"): its request function in
+  // vllm/benchmarks/lib/endpoint_request_func.py at commit 02cfb534df5674737558730b10f23d1b7aef9b7c,
+  // ASYNC_REQUEST_FUNCS: "vllm" and "openai" post to /v1/completions, "openai-chat" to
+  // /v1/chat/completions (the chat template runs in the server); the audio, embedding, pooling
+  // and rerank backends are no generation benchmark. Another name: the endpoint stays unknown.
+  {
+    const Json* b = field_or_null(run, "backend");
+    if (!b) b = field_or_null(run, "endpoint_type");
+    if (b && !b->is_string()) throw InputError(where + ".backend", b->dump().substr(0, 80), "a backend name");
+    const std::string name = b ? b->get<std::string>() : std::string();
+    if (name == "vllm" || name == "openai") {
+      workload["endpoint"] = "completions";
+    } else if (name == "openai-chat") {
+      workload["endpoint"] = "chat";
+    } else if (name == "openai-audio" || starts_with(name, "openai-embeddings") ||
+               starts_with(name, "infinity-") || name == "vllm-pooling" || name == "vllm-rerank") {
+      throw InputError(where + ".backend", name,
+                       "a text-generation backend (vllm, openai, openai-chat); this one is an "
+                       "audio, embedding, pooling or rerank run");
+    } else {
+      notes.push_back(fmt::format(
+          "{}: backend '{}' is not one whose route memwall knows (vllm, openai: completions; "
+          "openai-chat: chat): the endpoint is left unknown, and no server front-end cost is "
+          "applied to a burst",
+          where, b ? name : std::string("(none)")));
+    }
+  }
   if (rate_inf && run.contains("burstiness") && run.at("burstiness") != 1)
     notes.push_back(fmt::format("{}: burstiness {} has no effect at request_rate inf (serve.py)",
                                 where, run.at("burstiness").dump()));

@@ -259,6 +259,34 @@ void inference(const Record& r, const Catalog& catalog, const PredictOptions& o,
     simulated(r, catalog, dopt, o, p);
   else
     steady_state(r, d, p);
+  // Every request sent at once to the engine's HTTP server: its front end takes them in first
+  // (infer::burst_frontend_scale, the same factor `memwall validate` applies to such cases).
+  const bool rate_metric = m.metric == Metric::output_throughput ||
+                           m.metric == Metric::total_throughput ||
+                           m.metric == Metric::request_throughput;
+  if (w.mode != Mode::offline || !rate_metric || !p.si) return;
+  const double c = d.engine_profile ? d.engine_profile->frontend_per_request.value() : 0.0;
+  if (!w.endpoint) {
+    if (c > 0)
+      p.assumptions += fmt::format(
+          "Endpoint not stated: requests assumed to reach the engine without its HTTP server's "
+          "front end ({:.1f} ms per request sent at once; give workload.endpoint). ",
+          c * 1e3);
+    return;
+  }
+  if (*w.endpoint == Endpoint::none || !(c > 0)) return;
+  const double devices = m.scope == Scope::per_device ? double(dopt.tp * dopt.pp * r.stack.dp) : 1.0;
+  const double tokens_per_request = m.metric == Metric::request_throughput ? 1.0
+                                    : m.metric == Metric::output_throughput
+                                        ? w.output->mean
+                                        : w.input->mean + w.output->mean;
+  const double per_server = *p.si * devices / tokens_per_request / std::max(1, r.stack.dp);
+  const double k = infer::burst_frontend_scale(d, per_server);
+  *p.si *= k;
+  p.assumptions += fmt::format(
+      "The {} endpoint's front end takes in the requests sent at once at {:.1f} ms each before "
+      "the engine sees them ({}): the engine's {:.3g} requests/s per server become {:.3g}. ",
+      to_string(*w.endpoint), c * 1e3, d.engine_profile->display, per_server, per_server * k);
 }
 
 void training(const Record& r, const Catalog& catalog, const PredictOptions& o, Prediction& p) {

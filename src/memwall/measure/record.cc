@@ -43,6 +43,9 @@ constexpr Names<Mode, 5> kModes{{{Mode::static_batch, "static_batch"},
                                  {Mode::concurrency, "concurrency"},
                                  {Mode::request_rate, "request_rate"},
                                  {Mode::training, "training"}}};
+constexpr Names<Endpoint, 3> kEndpoints{{{Endpoint::none, "none"},
+                                         {Endpoint::completions, "completions"},
+                                         {Endpoint::chat, "chat"}}};
 
 template <class E, size_t N>
 std::string_view name_of(const Names<E, N>& names, E e) {
@@ -255,6 +258,7 @@ Measured measured_at(const Json& v, const std::string& field, Mode mode) {
 std::string_view to_string(Metric m) { return name_of(kMetrics, m); }
 std::string_view to_string(Statistic s) { return name_of(kStatistics, s); }
 std::string_view to_string(Mode m) { return name_of(kModes, m); }
+std::string_view to_string(Endpoint e) { return name_of(kEndpoints, e); }
 
 bool is_latency(Metric m) {
   return m == Metric::ttft || m == Metric::tpot || m == Metric::itl || m == Metric::e2e_latency ||
@@ -300,14 +304,16 @@ Record parse_record(const Json& r, const std::string& where, const Catalog& cata
 
   const std::string wl_where = where + ".workload";
   const Json& wl = require_field(r, "workload", where);
-  only_keys(wl, wl_where, {"mode", "batch", "concurrency", "requests", "request_rate", "input_tokens",
-                           "output_tokens", "seq_len", "tokens"});
+  only_keys(wl, wl_where, {"mode", "batch", "concurrency", "requests", "request_rate", "endpoint",
+                           "input_tokens", "output_tokens", "seq_len", "tokens"});
   Workload& w = out.workload;
   w.mode = parse_name(kModes, require_field(wl, "mode", wl_where), wl_where + ".mode");
   w.batch = opt_count(wl, "batch", wl_where, 1, 1 << 24);
   w.concurrency = opt_count(wl, "concurrency", wl_where, 1, 1 << 24);
   w.requests = opt_count(wl, "requests", wl_where, 1, 100'000'000);
   w.request_rate = opt_number(wl, "request_rate", wl_where, 1e-6, 1e7);
+  if (const Json* v = find(wl, "endpoint"))
+    w.endpoint = parse_name(kEndpoints, *v, wl_where + ".endpoint");
   if (const Json* v = find(wl, "input_tokens")) w.input = lengths_at(*v, wl_where + ".input_tokens");
   if (const Json* v = find(wl, "output_tokens")) w.output = lengths_at(*v, wl_where + ".output_tokens");
   w.seq_len = opt_count(wl, "seq_len", wl_where, 1, 64 << 20);
@@ -326,7 +332,8 @@ Record parse_record(const Json& r, const std::string& where, const Catalog& cata
     require(w.seq_len.has_value(), "seq_len");
     for (auto [p, k] : {std::pair{w.batch.has_value(), "batch"}, {w.concurrency.has_value(), "concurrency"},
                         {w.request_rate.has_value(), "request_rate"}, {w.input.has_value(), "input_tokens"},
-                        {w.output.has_value(), "output_tokens"}, {w.requests.has_value(), "requests"}})
+                        {w.output.has_value(), "output_tokens"}, {w.requests.has_value(), "requests"},
+                        {w.endpoint.has_value(), "endpoint"}})
       forbid(p, k);
   } else {
     require(w.input.has_value(), "input_tokens");
@@ -514,6 +521,7 @@ Json to_json(const Record& r) {
   if (w.concurrency) wl["concurrency"] = *w.concurrency;
   if (w.requests) wl["requests"] = *w.requests;
   if (w.request_rate) wl["request_rate"] = *w.request_rate;
+  if (w.endpoint) wl["endpoint"] = std::string(to_string(*w.endpoint));
   if (w.input) wl["input_tokens"] = lengths_json(*w.input);
   if (w.output) wl["output_tokens"] = lengths_json(*w.output);
   if (w.seq_len) wl["seq_len"] = *w.seq_len;

@@ -51,7 +51,13 @@ enum class Mode {
 
 std::string_view to_string(Metric m);
 std::string_view to_string(Statistic s);
+// Where the requests entered the engine: in-process (the engine's own offline benchmark, no
+// server), or the OpenAI-compatible HTTP server's completions or chat-completions route (whose
+// front end takes each request in: EngineProfile::frontend_per_request).
+enum class Endpoint { none, completions, chat };
+
 std::string_view to_string(Mode m);
+std::string_view to_string(Endpoint e);
 bool is_latency(Metric m);  // ttft, tpot, itl, e2e_latency, step_time: lower is better, seconds
 bool is_training(Metric m);
 
@@ -98,6 +104,7 @@ struct Workload {
   Mode mode = Mode::static_batch;
   std::optional<int64_t> batch, concurrency, requests;
   std::optional<double> request_rate;  // requests per second
+  std::optional<Endpoint> endpoint;    // not stated: unknown
   std::optional<Lengths> input, output;
   std::optional<int64_t> seq_len;  // training
   std::optional<double> tokens;    // training: tokens to train (gpu_hours)

@@ -54,6 +54,38 @@ TEST(MeasurementRecord, ReadsEveryPartTyped) {
   EXPECT_DOUBLE_EQ(again.measured.si, r.measured.si);
 }
 
+// A burst of requests sent at once to the engine's HTTP server: its front end takes them in first
+// (the vllm profile's frontend_us_per_request), the same factor validate applies to such cases;
+// in-process (endpoint none) or not stated, the engine's own rate.
+TEST(MeasurementRecord, ABurstThroughTheServerPaysItsFrontEnd) {
+  Json j = serving_record();
+  j["workload"] = Json::parse(R"({"mode": "offline", "requests": 1000, "input_tokens": 128,
+                                  "output_tokens": 4, "endpoint": "chat"})");
+  j["metric"] = Json::parse(R"({"name": "request_throughput", "value": 50, "unit": "requests/s"})");
+  const Prediction chat = predict(parse_record(j, "r", Catalog::builtin()), Catalog::builtin());
+  j["workload"]["endpoint"] = "none";
+  const Prediction none = predict(parse_record(j, "r", Catalog::builtin()), Catalog::builtin());
+  j["workload"].erase("endpoint");
+  const Prediction unstated = predict(parse_record(j, "r", Catalog::builtin()), Catalog::builtin());
+  ASSERT_TRUE(chat.si && none.si && unstated.si) << chat.unpredicted << none.unpredicted;
+  EXPECT_DOUBLE_EQ(*none.si, *unstated.si);
+  const infer::Deployment d = infer::make_deployment(Catalog::builtin(), [] {
+    infer::DeploymentOptions o;
+    o.model = "llama-3.1-8b";
+    o.gpu = "nvidia-h100-sxm";
+    o.engine = "vllm@0.10.2";
+    return o;
+  }());
+  const double c = d.engine_profile->frontend_per_request.value();
+  ASSERT_GT(c, 0);
+  EXPECT_NEAR(*chat.si, *none.si / (1 + c * *none.si), 1e-9 * *none.si);
+  EXPECT_NE(chat.assumptions.find("chat endpoint's front end"), std::string::npos) << chat.assumptions;
+  EXPECT_NE(unstated.assumptions.find("Endpoint not stated"), std::string::npos);
+  // Named, never guessed: another route, or a route in a training record, is refused.
+  j["workload"]["endpoint"] = "grpc";
+  EXPECT_NE(refusal(j).find("r.workload.endpoint"), std::string::npos) << refusal(j);
+}
+
 TEST(MeasurementRecord, RefusesWhatItCannotMapByName) {
   Json j = serving_record();
   j["metric"]["unit"] = "tokens/s";  // a throughput unit for a latency

@@ -475,12 +475,14 @@ Efficiency apply_calibration(const Efficiency& base, const Json& doc, const std:
               it->custom_all_reduce_max_bytes = number_in_range(x, f, 0, 1 << 20) * kMiB;
             else if (k == "moe_layer_overhead_us")
               it->moe_layer_overhead = us(number_in_range(x, f, 0.0, 1e5));
+            else if (k == "frontend_us_per_request")
+              it->frontend_per_request = us(number_in_range(x, f, 0.0, 1e6));
             else
               throw InputError(f, x.dump(),
                                "kernel_overhead_us, step_overhead_us, "
                                "step_overhead_us_per_sequence, max_num_seqs, "
                                "max_num_batched_tokens, custom_all_reduce_max_mib, "
-                               "moe_layer_overhead_us (numbers), "
+                               "moe_layer_overhead_us, frontend_us_per_request (numbers), "
                                "fp8_skinny_gemm_max_tokens (a whole number), "
                                "fp8_gemm_rate_scale, blockwise_fp8_gemm_rate_scale, memory_stream_fraction, "
                                "compute_in_situ_fraction, "

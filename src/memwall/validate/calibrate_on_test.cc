@@ -91,7 +91,12 @@ TEST(CalibrateOn, ReportsTheCoverageOfBothIntervalsOnHeldOutSources) {
 // PCIe's 10.1-15.8 us), and vLLM 0.6 sharing vLLM 0.8's Hopper compute share (its Neural Magic
 // H100 cases want 0.62-0.75). vLLM Ascend 0.14 on the 910B sits at the memory share its one
 // source (the suffix-decoding tutorial, TPOT 53-70 ms from 1 to 34 sequences) was fitted to
-// (data/engines/vllm-ascend.json). A new drift, or one of these fixed, fails here.
+// (data/engines/vllm-ascend.json). vLLM's front end per chat request (12.8 ms, a median over
+// chat templates from pages outside the dev cases) sits outside every GPUStack group's fit, which
+// pools different templates per accelerator (H100 4.9 ms, A100 9.8 ms, H200 with DeepSeek-R1's
+// template 15.9 ms): a cost per chat template, which the engine profile cannot carry; fitting it
+// jointly moves the H100 group's compute share to 0.51 (0.42-0.59). A new drift, or one of these
+// fixed, fails here.
 TEST(ProfileDrift, BuiltInProfilesSitWhereTheirDevCasesPutThem) {
   const ProfileDriftReport r = profile_drift(builtin_cases("dev-cases.json"), Catalog::builtin());
   EXPECT_GE(r.groups, 15);
@@ -105,6 +110,10 @@ TEST(ProfileDrift, BuiltInProfilesSitWhereTheirDevCasesPutThem) {
   }
   EXPECT_EQ(drifted, (std::vector<std::string>{
                          "llama.cpp@2024 nvidia-rtx-4090 kernel_overhead_us",
+                         "vllm@0.8 nvidia-h100-sxm compute_in_situ_fraction",
+                         "vllm@0.8 nvidia-h100-sxm frontend_us_per_request",
+                         "vllm@0.8 nvidia-h200-sxm frontend_us_per_request",
+                         "vllm@0.8 nvidia-a100-80gb-sxm frontend_us_per_request",
                          "vllm@0.6 nvidia-h100-sxm compute_in_situ_fraction"}));
 }
 

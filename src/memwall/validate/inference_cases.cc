@@ -215,12 +215,11 @@ CaseResult predict_inference_case(const Json& c, const Catalog& catalog,
                             ce.requests_per_s);
       }
       // An online benchmark that sends its N requests at once: the server's front end takes them
-      // in before the engine sees them (EngineProfile::frontend_per_request c), so the run lasts
-      // N c + N / r at the engine's rate r, i.e. the rate is r / (1 + c r).
+      // in before the engine sees them (infer::burst_frontend_scale).
       double rate_scale = 1.0;
       const Seconds frontend = d.engine_profile ? d.engine_profile->frontend_per_request : Seconds(0);
       if (burst && frontend.value() > 0) {
-        rate_scale = 1.0 / (1.0 + frontend.value() * requests_per_s);
+        rate_scale = infer::burst_frontend_scale(d, requests_per_s);
         note += fmt::format("The server's front end takes in the {} requests sent at once at {:.1f} ms "
                             "each before the engine sees them ({}). ",
                             *prompts, frontend.value() * 1e3, d.engine_profile->display);
