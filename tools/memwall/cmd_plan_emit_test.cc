@@ -7,6 +7,7 @@
 // src/memwall/deploy/testdata/k8s-openapi-v1.31.json; the validator is k8s_openapi_validator.h).
 #include <gtest/gtest.h>
 
+#include <filesystem>
 #include <fstream>
 #include <set>
 #include <sstream>
@@ -502,6 +503,44 @@ TEST(PlanEmit, TheDefaultVersionEmitsAndBenchmarksWithThePlansEngineRelease) {
     if (w.rfind("--", 0) != 0) continue;
     EXPECT_NE(std::find(table["flags"].begin(), table["flags"].end(), w), table["flags"].end()) << w;
   }
+}
+
+// The loop closed: the import line the benchmark script prints reads the benchmark's result (a
+// file of serve.py's schema, here the importer's fixture at the plan's load) into records of the
+// plan's deployment, and memwall calibrate fits them.
+TEST(PlanEmit, TheBenchmarksImportLineReadsItsResultBackForCalibrate) {
+  const auto r = run(kAggregated + " --pick 1 --benchmark");
+  ASSERT_EQ(r.status, 0) << r.out;
+  const std::string marker = "# then: memwall import ";
+  const size_t at = r.out.find(marker);
+  ASSERT_NE(at, std::string::npos) << r.out;
+  std::string line = r.out.substr(at + marker.size(), r.out.find('\n', at) - at - marker.size());
+  const std::string file = line.substr(0, line.find(' '));
+  EXPECT_EQ(file, "memwall-plan-1-vllm-serve.json");
+  line = line.substr(file.size(), line.find(" > ") - file.size());
+  for (const char* f : {"--gpu nvidia-h100-sxm", "--tp 4", "--dp 2", "--engine vllm",
+                        "--engine-version 0.14", "--input 155", "--output 324"})
+    EXPECT_NE(line.find(f), std::string::npos) << f << " in " << line;
+  // The result of that run, as serve.py writes it at the plan's load.
+  Json result = read_json("src/memwall/measure/testdata/vllm_serve_concurrency.json");
+  result["model_id"] = result["tokenizer_id"] = "Qwen/Qwen2.5-72B";
+  result["max_concurrency"] = 300;
+  result["num_prompts"] = result["completed"] = 3000;
+  result["total_input_tokens"] = 3000 * 155;
+  result["total_output_tokens"] = 3000 * 324;
+  const auto dir = std::filesystem::path(testing::TempDir());
+  const std::string result_path = (dir / file).string();
+  std::ofstream(result_path) << result.dump();
+  const std::string records = (dir / "memwall-plan-1-records.json").string();
+  const auto imported = run("import " + result_path + line + " > " + records, "2>/dev/null");
+  ASSERT_EQ(imported.status, 0) << run("import " + result_path + line, "2>&1").out;
+  const Json doc = load_document(records);
+  ASSERT_GT(doc["records"].size(), 10u);
+  EXPECT_EQ(doc["records"][0]["stack"]["tp"], 4);
+  EXPECT_EQ(doc["records"][0]["stack"]["dp"], 2);
+  EXPECT_EQ(doc["records"][0]["hardware"]["count"], 8);
+  const auto fitted = run("calibrate " + records + " --json");
+  EXPECT_EQ(fitted.status, 0) << fitted.out;
 }
 
 TEST(PlanEmit, BadValuesExit2NamingTheField) {

@@ -769,11 +769,12 @@ std::string k8s_manifest(const Emission& e) {
 
 std::string benchmark_command(const Emission& e, const plan::InferenceWorkload& w,
                               const std::string& base_url, const std::string& base_url_from) {
-  const FlagTable* bench = nullptr;
-  for (const auto& t : flag_tables())
-    if (!t.benchmark_launch.empty()) bench = &t;
-  if (!bench) throw std::logic_error("no benchmark flags in data/deploy");
   const FlagTable& t = *e.table;
+  // The benchmark flags of the emitted vLLM version, else of the newest table that has them.
+  const FlagTable* bench = t.benchmark_launch.empty() ? nullptr : &t;
+  for (const auto& other : flag_tables())
+    if (!bench && !other.benchmark_launch.empty()) bench = &other;
+  if (!bench) throw std::logic_error("no benchmark flags in data/deploy");
   const std::string result = fmt::format("memwall-plan-{}-vllm-serve.json", e.pick);
   std::vector<TracedArg> args;
   auto arg = [&](const std::string& flag, const std::string& value, const std::string& from) {
@@ -820,7 +821,36 @@ std::string benchmark_command(const Emission& e, const plan::InferenceWorkload& 
   s += bench->benchmark_launch;
   for (const auto& a : args)
     s += " " + a.flag + (a.value.empty() ? "" : " " + quote_shell(a.value));
-  s += fmt::format("\n# then: memwall import {} --format vllm-serve\n", result);
+  s += "\n";
+  // Reading the result back: what the file does not record (the accelerator, the parallel sizes
+  // and replicas, the engine and its settings, the lengths, of which it keeps only totals) is
+  // the plan's, given as memwall import's flags; then memwall calibrate fits the records.
+  if (e.commands.size() != 1) {
+    s += fmt::format("# then: memwall import {} --format vllm-serve ... reads an aggregated run; "
+                     "a measurement record cannot describe separate prefill and decode pools, so "
+                     "this run is for comparing with the plan, not for memwall calibrate\n",
+                     result);
+    return s;
+  }
+  const EngineCommand& c = e.commands.front();
+  const std::string records = fmt::format("memwall-plan-{}-records.json", e.pick);
+  std::string import = fmt::format(
+      "memwall import {} --format vllm-serve --gpu {} --tp {} --pp {} --dp {}", result,
+      c.shape.accelerator ? c.shape.accelerator->id : std::string("GPU"), c.shape.tp, c.shape.pp,
+      c.replicas);
+  if (c.shape.ep > 1) import += fmt::format(" --ep {}", c.shape.ep);
+  import += fmt::format(" --engine {} --engine-version {} --weight-precision {} --kv-precision {}",
+                        t.engine, t.version, to_string(c.shape.weights), to_string(c.shape.kv));
+  for (const auto& [flag, option] : std::vector<std::pair<std::string, std::string>>{
+           {"--max-num-seqs", "--max-num-seqs"},
+           {"--max-num-batched-tokens", "--max-num-batched-tokens"},
+           {"--gpu-memory-utilization", "--memory-utilization"}})
+    for (const auto& a : c.args)
+      if (a.flag == flag && !a.value.empty()) import += " " + option + " " + a.value;
+  import += fmt::format(" --input {} --output {} > {}", in, out_len, records);
+  s += "# then: " + import + "\n";
+  s += fmt::format("#       memwall calibrate {} --out memwall-plan-{}-profile.json\n", records,
+                   e.pick);
   return s;
 }
 
