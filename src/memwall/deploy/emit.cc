@@ -833,10 +833,11 @@ std::string benchmark_command(const Emission& e, const plan::InferenceWorkload& 
     return s;
   }
   const EngineCommand& c = e.commands.front();
+  if (!c.shape.accelerator) throw std::logic_error("an emitted plan without its accelerator");
   const std::string records = fmt::format("memwall-plan-{}-records.json", e.pick);
   std::string import = fmt::format(
       "memwall import {} --format vllm-serve --gpu {} --tp {} --pp {} --dp {}", result,
-      c.shape.accelerator ? c.shape.accelerator->id : std::string("GPU"), c.shape.tp, c.shape.pp,
+      c.shape.accelerator->id, c.shape.tp, c.shape.pp,
       c.replicas);
   if (c.shape.ep > 1) import += fmt::format(" --ep {}", c.shape.ep);
   import += fmt::format(" --engine {} --engine-version {} --weight-precision {} --kv-precision {}",

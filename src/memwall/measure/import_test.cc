@@ -290,6 +290,7 @@ TEST(ImportVllmThroughput, OfflineRunToTwoRecords) {
   ASSERT_EQ(rs.size(), 2u);
   EXPECT_EQ(rs[0].workload.mode, Mode::offline);
   EXPECT_EQ(*rs[0].workload.requests, 1000);
+  EXPECT_EQ(rs[0].workload.endpoint, Endpoint::none);  // LLM.generate in-process: no server
   EXPECT_EQ(rs[0].measured.metric, Metric::total_throughput);
   EXPECT_EQ(rs[0].measured.value, 24427.480916030534);
   EXPECT_EQ(rs[0].measured.unit, "tokens/s");

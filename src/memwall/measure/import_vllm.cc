@@ -298,13 +298,15 @@ std::vector<Json> import_vllm_throughput(const std::string& text, const std::str
   const double tokens =
       file_number(require_field(run, "total_num_tokens", where), where + ".total_num_tokens");
   Json base = offline_base(where, o, catalog, "vllm bench throughput", notes);
-  // LLM.generate of every request at once: an offline run of num_requests requests.
+  // LLM.generate of every request at once: an offline run of num_requests requests, in-process
+  // (no HTTP server, so no front end: endpoint none).
   const std::string why = fmt::format(
       "{} holds only total_num_tokens {} (prompt + output over {} requests): give the run's "
       "--input-len and --output-len (or the dataset's lengths)",
       where, tokens, requests);
   base["workload"] = {{"mode", "offline"},
                       {"requests", requests},
+                      {"endpoint", "none"},
                       {"input_tokens", lengths_from_flag(o.input, "--input", why)},
                       {"output_tokens", lengths_from_flag(o.output, "--output", why)}};
   base["source"] = fmt::format("vllm bench throughput --output-json {} ({})", where, kSchema);
