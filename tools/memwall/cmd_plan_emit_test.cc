@@ -129,6 +129,31 @@ TEST(PlanEmit, VllmDisaggregatedHasAPrefillAndADecodeServerWithAConnectorOf011) 
   EXPECT_EQ(cmds[1].at("--tensor-parallel-size"), "8");
 }
 
+// Pools of two GPU generations: vLLM's NIXL handshake wants one vLLM build and one attention
+// backend on both, and the default backend differs by generation, so the script says to pin it.
+TEST(PlanEmit, VllmPoolsOfTwoGpuGenerationsAreToldToShareOneAttentionBackend) {
+  const std::string q = "plan infer --concurrency 300 --gpus h100,b200 --serving disaggregated";
+  const auto plans = run(q + " --json");
+  ASSERT_EQ(plans.status, 0) << plans.out;
+  const Json j = Json::parse(plans.out);
+  int mixed = 0, same = 0;
+  for (size_t i = 0; i < j["plans"].size() && (!mixed || !same); ++i) {
+    const Json& p = j["plans"][i];
+    ASSERT_TRUE(p["prefill_pool"].is_object());
+    EXPECT_EQ(p["prefill_pool"]["engine"], p["software"]["engine"]);
+    (p["prefill_pool"]["accelerator"] != p["accelerator"] ? mixed : same) = static_cast<int>(i) + 1;
+  }
+  ASSERT_TRUE(mixed && same) << "the scenario has no plan of one kind";
+  const std::string note = "the pools run different GPU generations";
+  const auto m = run(q + " --emit vllm --pick " + std::to_string(mixed));
+  ASSERT_EQ(m.status, 0) << m.out;
+  EXPECT_NE(m.out.find(note), std::string::npos) << m.out;
+  EXPECT_NE(m.out.find("set one attention backend on both pools"), std::string::npos) << m.out;
+  const auto s = run(q + " --emit vllm --pick " + std::to_string(same));
+  ASSERT_EQ(s.status, 0) << s.out;
+  EXPECT_EQ(s.out.find(note), std::string::npos) << s.out;
+}
+
 TEST(PlanEmit, VllmMoeTurnsOnExpertParallelism) {
   const auto r = run(kMoe + " --emit vllm --engine-version 0.11");
   ASSERT_EQ(r.status, 0) << r.out;

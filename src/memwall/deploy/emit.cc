@@ -656,6 +656,15 @@ Emission engine_commands(const plan::Plan& p, const ModelSpec& model, int pick,
         "a router that sends each request to a prefill server, then to a decode server, is not "
         "generated (vLLM: its disaggregated-prefill proxy or llm-d; SGLang: sglang-router in PD "
         "mode)");
+    if (engine == "vllm" && p.prefill->shape.accelerator->arch != p.shape.accelerator->arch)
+      e.notes.push_back(fmt::format(
+          "the pools run different GPU generations ({} prefill, {} decode): vLLM's NIXL handshake "
+          "refuses a peer whose vLLM version, attention backend or KV dtype differ "
+          "(compute_nixl_compatibility_hash, vllm-project/vllm 002a1057), and the default backend "
+          "is chosen per GPU (vllm/platforms/cuda.py _get_backend_priorities: FlashInfer first "
+          "on compute capability 10.x, FlashAttention first on others), so install one vLLM "
+          "build and set one attention backend on both pools",
+          p.prefill->shape.accelerator->id, p.shape.accelerator->id));
   } else {
     e.commands.push_back(
         command_for(p.shape, p.replicas, p.batch_cap, "", model, *e.table, profile, e.notes));

@@ -871,8 +871,21 @@ class InferenceSearch {
     return true;
   }
 
+  // Whether a prefill replica of `pre` can hand its KV cache to a decode replica of `dec`. The
+  // transfer is the engine's own (vLLM's KV connectors, SGLang's disaggregation transfer backend,
+  // TensorRT-LLM's cache transceiver), so both pools run one engine. And one vendor's build of it:
+  // vLLM's NIXL handshake refuses a peer whose vLLM version, attention backend or KV dtype differ
+  // (compute_nixl_compatibility_hash, vllm/distributed/kv_transfer/kv_connector/v1/
+  // nixl_connector.py at vllm-project/vllm 002a1057; PR #29503), and each vendor's platform has
+  // its own attention backends. Different accelerators of one vendor pair (Splitwise-HA, Patel et
+  // al. ISCA 2024: A100 token machines beside H100 prompt machines).
+  static bool kv_handover(const ReplicaShape& pre, const ReplicaShape& dec) {
+    return pre.engine == dec.engine && pre.accelerator->vendor == dec.accelerator->vendor;
+  }
+
   // Stage 6, disaggregated pools: every decode shape with every prefill shape of the same
-  // precisions; each decode shape keeps its best partner under the objective, priced as one plan.
+  // precisions, engine and vendor (kv_handover); each decode shape keeps its best partner under
+  // the objective, priced as one plan.
   void pair_pools() {
     for (auto& [key, cands] : pools_) {
       const Requirements& req = requirements_of(key.first, key.second);
@@ -910,7 +923,7 @@ class InferenceSearch {
     bool ordered = true;  // every bound is a number (NaN figures: solve in candidate order)
     for (size_t i = 0; i < cands.size(); ++i) {
       const Candidate& pc = cands[i];
-      if (!pc.prefill) continue;
+      if (!pc.prefill || !kv_handover(pc.shape, d.shape)) continue;
       ++result_.pool_pairs;
       const Seconds t_mean = kv_transfer_time(req.kv_bytes_per_token, w_.input.mean, *pc.link, *d.link);
       auto side = std::find_if(sides.begin(), sides.end(),

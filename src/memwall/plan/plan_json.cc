@@ -15,6 +15,7 @@ Json prefill_to_json(const Plan& p) {
   const auto& f = *p.prefill;
   return Json{{"accelerator", f.shape.accelerator->id},
               {"node", f.shape.node ? Json(f.shape.node->id) : Json(nullptr)},
+              {"engine", f.shape.engine.empty() ? Json(nullptr) : Json(f.shape.engine)},
               {"tp", f.shape.tp}, {"pp", f.shape.pp}, {"ep", f.shape.ep}, {"replicas", f.replicas},
               {"devices", f.replicas * f.shape.devices()}, {"utilisation", f.utilisation},
               {"prompt_mean_s", f.prompt_mean.value()}, {"prompt_p99_s", f.prompt_p99.value()},

@@ -141,6 +141,36 @@ TEST(SoftwareFit, DomesticInferencePlansOnServersWithSourcedPrices) {
   EXPECT_EQ(j["explanation"].size(), 3u);
 }
 
+// A disaggregated plan is deployable only where the two pools can hand KV over: one engine's
+// connector on both sides (vLLM's NixlConnector, SGLang's and TensorRT-LLM's own transfer), and
+// one vendor's build of it, since vLLM's NIXL handshake refuses a peer whose vLLM version or
+// attention backend differ (docs/plan.md "Disaggregated serving"). Different accelerators of one
+// vendor still pair (Splitwise's A100 + H100 pools).
+TEST(SoftwareFit, DisaggregatedPoolsShareOneEngineAndOneVendor) {
+  for (const std::vector<std::string>& vendors :
+       {std::vector<std::string>{"nvidia", "huawei"}, std::vector<std::string>{"nvidia", "amd", "huawei", "cambricon"}}) {
+    InferenceQuery q;
+    q.model = "llama-3.1-70b";
+    q.concurrency = 200;
+    q.vendors = vendors;
+    q.serving = "disaggregated";
+    q.offload = false;
+    q.top = 1000;
+    const auto a = answer_inference(Catalog::builtin(), cost::PriceBook::builtin(), q);
+    int pairs = 0, mixed_hardware = 0;
+    for (const Plan& p : a->result.plans) {
+      if (!p.prefill) continue;
+      ++pairs;
+      const ReplicaShape& pre = p.prefill->shape;
+      EXPECT_EQ(pre.engine, p.shape.engine) << p.describe();
+      EXPECT_EQ(pre.accelerator->vendor, p.shape.accelerator->vendor) << p.describe();
+      if (pre.accelerator != p.shape.accelerator) ++mixed_hardware;
+    }
+    EXPECT_GT(pairs, 0) << "no disaggregated plan to check";
+    EXPECT_GT(mixed_hardware, 0) << "one vendor's different accelerators still pair";
+  }
+}
+
 TEST(SoftwareFit, BudgetWithMissingPriceNamesIt) {
   InferenceQuery q = domestic_70b();
   q.gpus = {"910c"};  // no sourced price for a 910C outside the CloudMatrix rack
