@@ -721,7 +721,8 @@ void add_search_options(CLI::App* cmd, PlanInferOptions& o) {
                     "llama.cpp, tgi); default: any engine in the support matrix");
   cmd->add_flag("--risk-averse", o.risk_averse,
                   "Drop plans flagged as risky (immature stack: ecosystem < 6/10 or unknown; a precision or "
-                  "engine whose support is unknown). Default: rank by cost and flag them");
+                  "engine whose support is unknown; a card or node whose catalog entry names a risk, e.g. GeForce's driver "
+                  "licence). Default: rank by cost and flag them");
   add_quality_options(cmd, o.quality, o.min_recovery);
   cmd->add_option("--calibration", o.calibration,
                     "Calibration profile every candidate is timed with (memwall calibrate --out,\n"

@@ -63,6 +63,10 @@ struct Accelerator {
   std::string price_source;
   std::vector<std::string> sources;
   std::string notes;
+  // What deploying this device risks beyond its stack's maturity, with its source, e.g. a driver
+  // licence that excludes datacenter use (empty: none); plans on it carry it as a software risk
+  // (RISK column, --risk-averse), as a node's `risk`.
+  std::string risk;
   // Per-figure provenance, keyed by the file's field name: "mem_bw_gbps", "tdp_w",
   // "tflops.bf16" ... A figure without an entry is covered by `sources` and `confidence`.
   std::map<std::string, FigureSource> figure_sources;

@@ -21,13 +21,13 @@ constexpr std::array<std::string_view, 8> kPeakKeys = {"fp32", "tf32", "fp16", "
                                                        "fp8",  "int8", "int4", "fp4"};
 
 // clang-format off
-constexpr std::array<std::string_view, 35> kFields = {
+constexpr std::array<std::string_view, 36> kFields = {
     "id", "aliases", "extends", "vendor", "name", "arch", "form_factor", "memory_type",
     "confidence", "memory_gb", "memory_unit", "memory_unit_basis", "memory_reported_mib", "mem_bw_gbps", "tflops", "tflops_basis", "tflops_accumulate", "tflops_fp32_accumulate", "unsupported_precisions",
     "dense_method", "scaleup_interconnect", "scaleup_bw_gbps", "scaleup_bw_direction",
     "scaleup_bw_per_direction_gbps_derived", "pcie", "host_bandwidth_per_direction_gbps", "tdp_w",
     "compute_units", "year", "price_usd", "price_usd_range", "price_source", "sources", "notes",
-    "figure_sources"};
+    "figure_sources", "risk"};
 // clang-format on
 
 // Plausibility limits: values beyond these are typing errors, not hardware (a 100 TB device,
@@ -237,6 +237,7 @@ Accelerator accelerator_from_json(const Json& e, const std::string& where) {
   a.price_source = opt_string(e, "price_source", w);
   a.sources = string_list(e, "sources", w);
   a.notes = opt_string(e, "notes", w);
+  a.risk = opt_string(e, "risk", w);
   if (!is_null_or_missing(e, "figure_sources")) {
     const Json& f = e.at("figure_sources");
     const std::string field = w + ".figure_sources";
@@ -306,6 +307,7 @@ Json accelerator_to_json(const Accelerator& a) {
   j["confidence"] = text(a.confidence);
   j["sources"] = a.sources;
   j["notes"] = text(a.notes);
+  if (!a.risk.empty()) j["risk"] = a.risk;
   if (!a.figure_sources.empty()) {
     Json f = Json::object();
     for (const auto& [key, s] : a.figure_sources) {

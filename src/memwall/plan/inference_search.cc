@@ -201,6 +201,7 @@ SoftwareFit stack_fit(const Accelerator& a, Precision matmul, const score::Ecosy
     fit.ecosystem_reasons.push_back("no sourced software facts for " + a.vendor);
     fit.risks.push_back("immature stack: ecosystem unknown (no sourced software facts for " + a.vendor + ")");
   }
+  if (!a.risk.empty()) fit.risks.push_back(a.id + ": " + a.risk);
   const perf::EfficiencyPrior prior = perf::efficiency_for(perf::default_efficiency(), a, matmul);
   fit.efficiency_calibrated = prior.calibrated;
   fit.efficiency_source = prior.source;

@@ -171,6 +171,37 @@ TEST(SoftwareFit, DisaggregatedPoolsShareOneEngineAndOneVendor) {
   }
 }
 
+// A card whose catalog entry names a deployment risk (GeForce: its driver licence excludes
+// datacenter deployment, which an owned plan's colocation hosting is) flags every plan on it, in
+// both planners, and --risk-averse plans without it.
+TEST(SoftwareFit, GeforcePlansCarryTheirDriverLicenceAndRiskAverseDropsThem) {
+  InferenceQuery q;
+  q.model = "llama-3.1-70b";
+  q.concurrency = 200;
+  q.vendors = {"nvidia"};
+  q.serving = "aggregated";
+  q.offload = false;
+  const auto all = answer_inference(Catalog::builtin(), cost::PriceBook::builtin(), q);
+  const auto geforce = [](const Plan& p) { return p.shape.accelerator->name.find("GeForce") != std::string::npos; };
+  int flagged = 0;
+  for (const Plan& p : all->result.plans) {
+    if (!geforce(p)) continue;
+    ++flagged;
+    EXPECT_TRUE(std::any_of(p.software.risks.begin(), p.software.risks.end(), [](const std::string& r) {
+      return r.find("No Datacenter Deployment") != std::string::npos;
+    })) << p.describe();
+  }
+  ASSERT_GT(flagged, 0) << "no GeForce plan in the scenario";
+  q.risk_averse = true;
+  const auto averse = answer_inference(Catalog::builtin(), cost::PriceBook::builtin(), q);
+  ASSERT_FALSE(averse->result.plans.empty());
+  for (const Plan& p : averse->result.plans) EXPECT_FALSE(geforce(p)) << p.describe();
+  // The training planner reads the same stack verdict.
+  const Accelerator& card = *Catalog::builtin().find_accelerator("nvidia-rtx-4090");
+  const SoftwareFit fit = stack_fit(card, Precision::bf16, score::EcosystemBook::builtin());
+  EXPECT_EQ(fit.risks.size(), 1u);
+}
+
 TEST(SoftwareFit, BudgetWithMissingPriceNamesIt) {
   InferenceQuery q = domestic_70b();
   q.gpus = {"910c"};  // no sourced price for a 910C outside the CloudMatrix rack
