@@ -144,8 +144,8 @@ TEST(SoftwareFit, DomesticInferencePlansOnServersWithSourcedPrices) {
 // A disaggregated plan is deployable only where the two pools can hand KV over: one engine's
 // connector on both sides (vLLM's NixlConnector, SGLang's and TensorRT-LLM's own transfer), and
 // one vendor's build of it, since vLLM's NIXL handshake refuses a peer whose vLLM version or
-// attention backend differ (docs/plan.md "Disaggregated serving"). Different accelerators of one
-// vendor still pair (Splitwise's A100 + H100 pools).
+// attention backend differ (docs/plan.md "Disaggregated pools", *pairing*). Different accelerators
+// of one vendor still pair (Splitwise-HA's A100 + H100 pools).
 TEST(SoftwareFit, DisaggregatedPoolsShareOneEngineAndOneVendor) {
   for (const std::vector<std::string>& vendors :
        {std::vector<std::string>{"nvidia", "huawei"}, std::vector<std::string>{"nvidia", "amd", "huawei", "cambricon"}}) {
@@ -199,7 +199,9 @@ TEST(SoftwareFit, GeforcePlansCarryTheirDriverLicenceAndRiskAverseDropsThem) {
   // The training planner reads the same stack verdict.
   const Accelerator& card = *Catalog::builtin().find_accelerator("nvidia-rtx-4090");
   const SoftwareFit fit = stack_fit(card, Precision::bf16, score::EcosystemBook::builtin());
-  EXPECT_EQ(fit.risks.size(), 1u);
+  ASSERT_EQ(fit.risks.size(), 1u);
+  EXPECT_EQ(fit.risks[0].rfind("nvidia-rtx-4090: ", 0), 0u) << fit.risks[0];
+  EXPECT_NE(fit.risks[0].find("section 2.1.3 'No Datacenter Deployment'"), std::string::npos) << fit.risks[0];
 }
 
 TEST(SoftwareFit, BudgetWithMissingPriceNamesIt) {
