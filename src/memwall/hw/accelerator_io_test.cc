@@ -61,6 +61,7 @@ TEST(AcceleratorIo, RoundTripsThroughJson) {
   j["price_usd_range"] = {25000, 30000};
   j["compute_units"] = 132;
   j["sources"] = {"a datasheet"};
+  j["risk"] = "a driver licence that excludes datacenter deployment (its section)";
   const Accelerator a = accelerator_from_json(j, "t");
   const Accelerator b = accelerator_from_json(accelerator_to_json(a), "round trip");
   EXPECT_EQ(accelerator_to_json(a), accelerator_to_json(b));
@@ -69,6 +70,23 @@ TEST(AcceleratorIo, RoundTripsThroughJson) {
   EXPECT_TRUE(accelerator_to_json(a)["tflops"]["fp8"].is_null());
   EXPECT_DOUBLE_EQ(b.price_low->value(), 25000);
   EXPECT_EQ(*b.compute_units, 132);
+  EXPECT_EQ(b.risk, "a driver licence that excludes datacenter deployment (its section)");
+  // An entry without a risk writes none.
+  EXPECT_FALSE(accelerator_to_json(accelerator_from_json(minimal(), "t")).contains("risk"));
+}
+
+TEST(AcceleratorIo, ARiskThatIsNotTextIsRefusedByName) {
+  for (const Json& bad : {Json(1), Json::array({"licence"}), Json::object(), Json(true)}) {
+    Json j = minimal();
+    j["risk"] = bad;
+    try {
+      accelerator_from_json(j, "user.yaml: accelerators[0]");
+      FAIL() << bad.dump();
+    } catch (const InputError& e) {
+      EXPECT_NE(std::string(e.what()).find("user.yaml: accelerators[0] (test-gpu).risk"), std::string::npos) << e.what();
+      EXPECT_NE(std::string(e.what()).find("a string"), std::string::npos) << e.what();
+    }
+  }
 }
 
 TEST(AcceleratorIo, RejectsBadNumbers) {
